@@ -1,0 +1,172 @@
+# Turnstile - one non-recursive GNU Makefile.
+#
+#   make            build library, binaries and test binaries (debug, into build/)
+#   make test       check dependencies, build, run every test, print a summary
+#   make asan       the same tests built with ASan+UBSan (into build/asan/)
+#   make valgrind   unit tests under valgrind
+#   make lint / fmt clang-format check / rewrite, cppcheck, banned functions
+#   make deps       install the Debian packages (needs root)
+#   make help       this list
+#
+# MODE=debug|asan|release selects flags and the build subtree; V=1 shows
+# full command lines.
+
+MODE ?= debug
+ifeq ($(MODE),debug)
+BUILD := build
+else
+BUILD := build/$(MODE)
+endif
+
+CC ?= cc
+PKGS := libcurl libcjson yaml-0.1 libmicrohttpd openssl
+TEST_PKGS := cmocka
+DEB_PKGS := libcurl4-openssl-dev libcjson-dev libyaml-dev libmicrohttpd-dev libssl-dev \
+	libcmocka-dev pkg-config make gcc
+APT_CMD = apt-get install -y --no-install-recommends $(DEB_PKGS)
+
+# Recursive (=) so pkg-config runs only when something is compiled, i.e.
+# after check-deps had its chance to install what is missing.
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+TEST_CFLAGS = $(shell pkg-config --cflags $(TEST_PKGS) 2>/dev/null)
+TEST_LIBS = $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wpointer-arith -Wcast-qual -Wformat=2 -Wvla -Wundef -Wnull-dereference
+STD := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+OPT_debug := -O1 -g
+OPT_release := -O2 -g -DNDEBUG
+OPT_asan := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
+LDOPT_asan := -fsanitize=address,undefined
+OPT := $(OPT_$(MODE))
+CFLAGS_ALL = $(STD) $(WARN) $(OPT) -Ipkg $(PKG_CFLAGS) -MMD -MP $(EXTRA_CFLAGS)
+LDFLAGS_ALL = $(LDOPT_$(MODE)) $(EXTRA_LDFLAGS)
+
+# Quantity arithmetic is where silent narrowing would hurt most, so that
+# module is also held to -Wconversion.
+CONV_DIRS := pkg/resource
+CONV_FLAGS := -Wconversion -Wsign-conversion
+
+LIB_SRCS := $(sort $(shell find pkg -name '*.c'))
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+LIB := $(BUILD)/libturnstile.a
+
+CMDS := $(sort $(notdir $(wildcard cmd/*)))
+BINS := $(CMDS:%=$(BUILD)/bin/%)
+
+TEST_SRCS := $(sort $(wildcard test/unit/test_*.c))
+TEST_HELPER_SRCS := $(sort $(filter-out $(TEST_SRCS),$(wildcard test/unit/*.c)))
+TEST_HELPER_OBJS := $(TEST_HELPER_SRCS:%.c=$(BUILD)/obj/%.o)
+TEST_BINS := $(TEST_SRCS:test/unit/%.c=$(BUILD)/test/%)
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+.PHONY: all lib bins tests test unit asan valgrind lint fmt clean deps check-deps \
+	check-test-deps help
+.DEFAULT_GOAL := all
+
+all: lib bins tests
+
+lib: $(LIB)
+bins: $(BINS)
+tests: $(TEST_BINS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_ALL) $(if $(filter $(CONV_DIRS)/%,$<),$(CONV_FLAGS)) \
+		$(if $(filter test/%,$<),$(TEST_CFLAGS) -Itest/unit) -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# Each binary is every .c in cmd/<name>/ linked with the library.
+.SECONDEXPANSION:
+$(BUILD)/bin/%: $$(patsubst %.c,$(BUILD)/obj/%.o,$$(wildcard cmd/%/*.c)) $(LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(filter %.o,$^) $(LIB) $(PKG_LIBS) -lm
+
+$(BUILD)/test/%: $(BUILD)/obj/test/unit/%.o $(TEST_HELPER_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(filter %.o,$^) $(LIB) $(PKG_LIBS) $(TEST_LIBS) -lm
+
+# --- dependency check: install when root, else one clear line -----------
+check-deps:
+	@missing=""; \
+	command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"; \
+	command -v $(CC) >/dev/null 2>&1 || missing="$$missing $(CC)"; \
+	if [ -z "$$missing" ]; then \
+		for p in $(PKGS) $(TEST_PKGS); do \
+			pkg-config --exists $$p || missing="$$missing $$p"; \
+		done; \
+	fi; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "turnstile: missing$$missing; running 'make deps'"; \
+			$(MAKE) --no-print-directory deps || exit 1; \
+		else \
+			echo "turnstile: missing$$missing; install with: sudo apt-get update && sudo $(APT_CMD)"; \
+			exit 1; \
+		fi; \
+	fi
+
+deps:
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive $(APT_CMD)
+	@command -v kubectl >/dev/null 2>&1 || \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends kubernetes-client
+
+# --- tests ----------------------------------------------------------------
+test: check-deps
+	@$(MAKE) --no-print-directory all
+	@test/run-tests.sh $(BUILD)
+
+unit: all
+	@test/run-tests.sh $(BUILD)
+
+asan: check-deps
+	@$(MAKE) --no-print-directory MODE=asan all
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		test/run-tests.sh build/asan
+
+valgrind: check-deps
+	@$(MAKE) --no-print-directory all
+	@command -v valgrind >/dev/null 2>&1 || { \
+		echo "turnstile: valgrind missing; install with: sudo apt-get install -y valgrind"; exit 1; }
+	@TS_TEST_WRAPPER="valgrind -q --error-exitcode=99 --leak-check=full \
+		--errors-for-leak-kinds=definite,indirect --suppressions=test/valgrind.supp" \
+		test/run-tests.sh $(BUILD)
+
+# --- style ----------------------------------------------------------------
+FMT_SRCS = $(shell find pkg cmd test -name '*.[ch]')
+BANNED := '\b(strcpy|strcat|sprintf|vsprintf|strtok|atoi|atol|atoll|gets)[[:space:]]*\('
+
+lint:
+	@command -v clang-format >/dev/null && command -v cppcheck >/dev/null || { \
+		echo "turnstile: lint needs clang-format and cppcheck: sudo apt-get install -y clang-format cppcheck"; exit 1; }
+	@! grep -nE $(BANNED) $(FMT_SRCS) || { echo "lint: banned function used (see above)"; exit 1; }
+	@clang-format --dry-run -Werror $(FMT_SRCS)
+	@cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
+		--suppress=missingIncludeSystem --std=c11 -Ipkg pkg cmd
+	@echo "lint: ok"
+
+fmt:
+	@clang-format -i $(FMT_SRCS)
+
+clean:
+	rm -rf build
+
+help:
+	@sed -n '3,12p' Makefile | sed 's/^# \{0,1\}//'
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

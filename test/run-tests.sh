@@ -1,0 +1,41 @@
+#!/bin/sh
+# Runs every test binary in BUILD/test (cmocka), then prints one summary.
+# Usage: test/run-tests.sh BUILD_DIR [NAME_FILTER]
+# TS_TEST_WRAPPER (e.g. valgrind ...) is prefixed to every command.
+# Tests run from the repository root so they find test/data and ../shared.
+set -u
+build=${1:?usage: run-tests.sh BUILD_DIR [FILTER]}
+filter=${2:-}
+cd "$(dirname "$0")/.." || exit 1
+log_dir=$build/test-logs
+mkdir -p "$log_dir"
+
+passed=0 failed=0 bins=0 bad_bins=""
+for t in "$build"/test/test_*; do
+    [ -x "$t" ] || continue
+    name=$(basename "$t")
+    case "$name" in *"$filter"*) ;; *) continue ;; esac
+    bins=$((bins + 1))
+    log=$log_dir/$name.log
+    # shellcheck disable=SC2086
+    ${TS_TEST_WRAPPER:-} "$t" >"$log" 2>&1
+    rc=$?
+    cat "$log"
+    p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
+    f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
+    passed=$((passed + p))
+    failed=$((failed + f))
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+        # crashed, or a sanitizer/valgrind error after the tests passed
+        failed=$((failed + 1))
+        bad_bins="$bad_bins $name(exit $rc)"
+    elif [ "$rc" -ne 0 ]; then
+        bad_bins="$bad_bins $name"
+    fi
+done
+
+echo
+echo "== $bins test programs in $build =="
+[ -n "$bad_bins" ] && echo "failing:$bad_bins"
+echo "total: $passed passed, $failed failed"
+[ "$bins" -gt 0 ] && [ "$failed" -eq 0 ] && [ -z "$bad_bins" ]

@@ -1,0 +1,185 @@
+/* Tests for pkg/util: errors, buffers, strict integer parsing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/alloc.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/parse.h"
+
+static void test_err_set_returns_code_and_formats(void **state)
+{
+    struct ts_err e = {0};
+
+    (void)state;
+    assert_int_equal(ts_err_set(&e, TS_EINVAL, "spec.%s: bad '%d'", "x", 7), TS_EINVAL);
+    assert_int_equal(e.code, TS_EINVAL);
+    assert_string_equal(e.msg, "spec.x: bad '7'");
+    assert_int_equal(ts_err_prefix(&e, "clusterqueue %s", "cq"), TS_EINVAL);
+    assert_string_equal(e.msg, "clusterqueue cq: spec.x: bad '7'");
+    assert_int_equal(ts_err_set(NULL, TS_EIO, "ignored"), TS_EIO);
+    ts_err_clear(&e);
+    assert_int_equal(e.code, 0);
+    assert_string_equal(e.msg, "");
+}
+
+static void test_err_names_and_retryable(void **state)
+{
+    static const struct {
+        int code;
+        const char *name;
+        int retry;
+    } cases[] = {
+        {TS_OK, "OK", 0},           {TS_EINVAL, "EINVAL", 0},   {TS_ECONFLICT, "ECONFLICT", 1},
+        {TS_EGONE, "EGONE", 1},     {TS_ETOOMANY, "ETOOMANY", 1}, {TS_ENOTFOUND, "ENOTFOUND", 0},
+        {TS_EIO, "EIO", 1},         {TS_EPARSE, "EPARSE", 0},   {-999, "UNKNOWN", 0},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        assert_string_equal(ts_err_name(cases[i].code), cases[i].name);
+        assert_int_equal(ts_err_retryable(cases[i].code), cases[i].retry);
+        assert_non_null(ts_strerror(cases[i].code));
+    }
+    assert_string_equal(ts_strerror(TS_ECONFLICT), "conflict");
+    assert_string_equal(ts_strerror(-999), "unknown error");
+}
+
+static void test_err_message_truncates(void **state)
+{
+    struct ts_err e = {0};
+    char big[600];
+
+    (void)state;
+    memset(big, 'a', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    ts_err_set(&e, TS_EINVAL, "%s", big);
+    assert_int_equal(strlen(e.msg), TS_ERR_MSG_MAX - 1);
+}
+
+static void test_buf_grows_and_takes(void **state)
+{
+    struct ts_buf b;
+    char *s;
+
+    (void)state;
+    ts_buf_init(&b, 0);
+    assert_string_equal(b.ptr, "");
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(ts_buf_addf(&b, "%d,", i % 10), 0);
+    assert_int_equal(b.len, 200);
+    assert_int_equal(b.ptr[b.len], '\0');
+    assert_int_equal(ts_buf_adds(&b, "end"), 0);
+    assert_memory_equal(b.ptr + 200, "end", 4);
+    s = ts_buf_take(&b);
+    assert_int_equal(strlen(s), 203);
+    assert_int_equal(b.len, 0);
+    assert_string_equal(b.ptr, "");
+    free(s);
+    s = ts_buf_take(&b); /* empty buffer still yields an owned "" */
+    assert_string_equal(s, "");
+    free(s);
+    ts_buf_release(&b);
+}
+
+static void test_buf_cap_is_enforced(void **state)
+{
+    struct ts_buf b;
+
+    (void)state;
+    ts_buf_init(&b, 8);
+    assert_int_equal(ts_buf_adds(&b, "12345678"), 0);
+    assert_int_equal(ts_buf_addc(&b, '9'), TS_EOVERFLOW);
+    assert_int_equal(ts_buf_addf(&b, "%s", "x"), TS_EOVERFLOW);
+    assert_string_equal(b.ptr, "12345678");
+    ts_buf_reset(&b);
+    assert_int_equal(b.len, 0);
+    assert_int_equal(ts_buf_adds(&b, "abc"), 0);
+    ts_buf_release(&b);
+}
+
+static void test_str_views(void **state)
+{
+    struct ts_str v = ts_str_c("main");
+    struct ts_str n = ts_str_c(NULL);
+
+    (void)state;
+    assert_true(ts_str_eq(v, "main"));
+    assert_false(ts_str_eq(v, "mai"));
+    assert_false(ts_str_eq(v, "mains"));
+    assert_int_equal(n.len, 0);
+    assert_true(ts_str_eq(n, ""));
+}
+
+static void test_parse_i64_table(void **state)
+{
+    static const struct {
+        const char *in;
+        int rc;
+        int64_t want;
+    } cases[] = {
+        {"0", 0, 0},
+        {"42", 0, 42},
+        {"-42", 0, -42},
+        {"+7", 0, 7},
+        {"9223372036854775807", 0, INT64_MAX},
+        {"-9223372036854775808", 0, INT64_MIN},
+        {"9223372036854775808", TS_EOVERFLOW, 0},
+        {"-9223372036854775809", TS_EOVERFLOW, 0},
+        {"", TS_EINVAL, 0},
+        {"-", TS_EINVAL, 0},
+        {"12a", TS_EINVAL, 0},
+        {" 1", TS_EINVAL, 0},
+        {"1.0", TS_EINVAL, 0},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int64_t v = 0;
+        int rc = ts_parse_i64_c(cases[i].in, &v);
+
+        if (rc != cases[i].rc)
+            fail_msg("case '%s': rc %d, want %d", cases[i].in, rc, cases[i].rc);
+        if (rc == 0 && v != cases[i].want)
+            fail_msg("case '%s': got %lld", cases[i].in, (long long)v);
+    }
+}
+
+static void test_xgrow_doubles(void **state)
+{
+    int *arr = NULL;
+    size_t cap = 0;
+
+    (void)state;
+    TS_GROW(arr, cap, 5);
+    assert_true(cap >= 5);
+    for (int i = 0; i < 5; i++)
+        arr[i] = i;
+    TS_GROW(arr, cap, 100);
+    assert_true(cap >= 100);
+    assert_int_equal(arr[4], 4);
+    free(arr);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_err_set_returns_code_and_formats),
+        cmocka_unit_test(test_err_names_and_retryable),
+        cmocka_unit_test(test_err_message_truncates),
+        cmocka_unit_test(test_buf_grows_and_takes),
+        cmocka_unit_test(test_buf_cap_is_enforced),
+        cmocka_unit_test(test_str_views),
+        cmocka_unit_test(test_parse_i64_table),
+        cmocka_unit_test(test_xgrow_doubles),
+    };
+
+    ts_alloc_init();
+    return cmocka_run_group_tests_name("util", tests, NULL, NULL);
+}
