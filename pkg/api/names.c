@@ -1,0 +1,161 @@
+#include "api/names.h"
+
+#include <string.h>
+
+#define DNS1123_LABEL_MSG                                                                          \
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "      \
+    "and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', "     \
+    "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+#define DNS1123_SUBDOMAIN_MSG                                                                      \
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or " \
+    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex "     \
+    "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+#define QUALIFIED_NAME_MSG                                                                         \
+    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "    \
+    "end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "    \
+    "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+#define LABEL_VALUE_MSG                                                                            \
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or " \
+    "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "           \
+    "'my_value',  or '12345', regex used for validation is "                                      \
+    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+
+static int lower_alnum(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+static int alnum(char c)
+{
+    return lower_alnum(c) || (c >= 'A' && c <= 'Z');
+}
+
+static int label_n(const char *s, size_t n)
+{
+    if (n == 0 || n > 63 || !lower_alnum(s[0]) || !lower_alnum(s[n - 1]))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!lower_alnum(s[i]) && s[i] != '-')
+            return 0;
+    }
+    return 1;
+}
+
+int ts_names_is_dns1123_label(const char *v)
+{
+    return label_n(v, strlen(v));
+}
+
+int ts_names_is_dns1123_subdomain(const char *v)
+{
+    size_t n = strlen(v);
+    const char *p = v;
+
+    if (n == 0 || n > 253)
+        return 0;
+    for (;;) {
+        const char *dot = strchr(p, '.');
+        size_t len = dot ? (size_t)(dot - p) : strlen(p);
+
+        /* labels inside a subdomain have no 63-char limit of their own */
+        if (len == 0 || !lower_alnum(p[0]) || !lower_alnum(p[len - 1]))
+            return 0;
+        for (size_t i = 0; i < len; i++) {
+            if (!lower_alnum(p[i]) && p[i] != '-')
+                return 0;
+        }
+        if (!dot)
+            return 1;
+        p = dot + 1;
+    }
+}
+
+static int name_part(const char *s, size_t n)
+{
+    if (n == 0 || n > 63 || !alnum(s[0]) || !alnum(s[n - 1]))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!alnum(s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
+            return 0;
+    }
+    return 1;
+}
+
+int ts_names_is_qualified(const char *v)
+{
+    const char *slash = strchr(v, '/');
+    char prefix[254];
+    size_t plen;
+
+    if (!slash)
+        return name_part(v, strlen(v));
+    plen = (size_t)(slash - v);
+    if (plen == 0 || plen >= sizeof(prefix) || strchr(slash + 1, '/'))
+        return 0;
+    memcpy(prefix, v, plen);
+    prefix[plen] = '\0';
+    return ts_names_is_dns1123_subdomain(prefix) && name_part(slash + 1, strlen(slash + 1));
+}
+
+int ts_names_is_label_value(const char *v)
+{
+    size_t n = strlen(v);
+
+    return n == 0 || name_part(v, n);
+}
+
+int ts_names_dns1123_label(const char *v, const char *path, struct ts_field_errors *errs)
+{
+    if (strlen(v) > 63) {
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1,
+                            "must be no more than 63 characters");
+        return 1;
+    }
+    if (ts_names_is_dns1123_label(v))
+        return 0;
+    ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1, "%s", DNS1123_LABEL_MSG);
+    return 1;
+}
+
+int ts_names_dns1123_subdomain(const char *v, const char *path, struct ts_field_errors *errs)
+{
+    if (strlen(v) > 253) {
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1,
+                            "must be no more than 253 characters");
+        return 1;
+    }
+    if (ts_names_is_dns1123_subdomain(v))
+        return 0;
+    ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1, "%s", DNS1123_SUBDOMAIN_MSG);
+    return 1;
+}
+
+int ts_names_qualified(const char *v, const char *path, struct ts_field_errors *errs)
+{
+    const char *slash = strchr(v, '/');
+    const char *name = slash ? slash + 1 : v;
+
+    if (ts_names_is_qualified(v))
+        return 0;
+    if (slash && name_part(name, strlen(name))) /* then the prefix is what is wrong */
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1,
+                            "prefix part %s", DNS1123_SUBDOMAIN_MSG);
+    else if (strlen(name) > 63)
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1,
+                            "name part must be no more than 63 characters");
+    else
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1, "%s", QUALIFIED_NAME_MSG);
+    return 1;
+}
+
+int ts_names_label_value(const char *v, const char *path, struct ts_field_errors *errs)
+{
+    if (ts_names_is_label_value(v))
+        return 0;
+    if (strlen(v) > 63)
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1,
+                            "must be no more than 63 characters");
+    else
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1, "%s", LABEL_VALUE_MSG);
+    return 1;
+}
