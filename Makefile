@@ -68,7 +68,7 @@ Q := @
 endif
 
 .PHONY: all lib bins tests test unit asan valgrind lint fmt clean deps check-deps \
-	check-test-deps help
+	print-deb-packages help
 .DEFAULT_GOAL := all
 
 all: lib bins tests
@@ -119,6 +119,9 @@ check-deps:
 			exit 1; \
 		fi; \
 	fi
+
+print-deb-packages:
+	@echo $(DEB_PKGS)
 
 deps:
 	apt-get update
