@@ -5,12 +5,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/alloc.h"
 #include "util/buf.h"
 #include "util/err.h"
+#include "util/hmap.h"
 #include "util/parse.h"
 
 static void test_err_set_returns_code_and_formats(void **state)
@@ -167,6 +169,58 @@ static void test_xgrow_doubles(void **state)
     free(arr);
 }
 
+static void test_hmap_put_get_del_iterate(void **state)
+{
+    struct ts_hmap m = TS_HMAP_INIT;
+    static int vals[2000];
+    char key[32];
+    size_t it = 0, seen = 0;
+    const char *k;
+    void *v;
+
+    (void)state;
+    assert_null(ts_hmap_get(&m, "absent"));
+    for (int i = 0; i < 2000; i++) {
+        vals[i] = i;
+        snprintf(key, sizeof(key), "ns-%d/wl-%d", i % 7, i);
+        assert_null(ts_hmap_put(&m, key, &vals[i]));
+    }
+    assert_int_equal(m.n, 2000);
+    snprintf(key, sizeof(key), "ns-%d/wl-%d", 5 % 7, 5);
+    assert_ptr_equal(ts_hmap_put(&m, key, &vals[6]), &vals[5]); /* replace returns old */
+    assert_ptr_equal(ts_hmap_get(&m, key), &vals[6]);
+    ts_hmap_put(&m, key, &vals[5]);
+    /* delete every other key, reinsert a few: tombstones must not break lookups */
+    for (int i = 0; i < 2000; i += 2) {
+        snprintf(key, sizeof(key), "ns-%d/wl-%d", i % 7, i);
+        assert_non_null(ts_hmap_del(&m, key));
+        assert_null(ts_hmap_del(&m, key));
+    }
+    assert_int_equal(m.n, 1000);
+    for (int i = 1; i < 2000; i += 2) {
+        snprintf(key, sizeof(key), "ns-%d/wl-%d", i % 7, i);
+        assert_ptr_equal(ts_hmap_get(&m, key), &vals[i]);
+    }
+    while (ts_hmap_next(&m, &it, &k, &v)) {
+        assert_true(*(int *)v % 2 == 1);
+        seen++;
+    }
+    assert_int_equal(seen, 1000);
+    for (int round = 0; round < 50; round++) { /* churn: put/del the same keys */
+        for (int i = 0; i < 100; i++) {
+            snprintf(key, sizeof(key), "churn-%d", i);
+            ts_hmap_put(&m, key, &vals[i]);
+        }
+        for (int i = 0; i < 100; i++) {
+            snprintf(key, sizeof(key), "churn-%d", i);
+            assert_ptr_equal(ts_hmap_del(&m, key), &vals[i]);
+        }
+    }
+    assert_int_equal(m.n, 1000);
+    assert_true(m.cap <= 4096);
+    ts_hmap_release(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -178,6 +232,7 @@ int main(void)
         cmocka_unit_test(test_str_views),
         cmocka_unit_test(test_parse_i64_table),
         cmocka_unit_test(test_xgrow_doubles),
+        cmocka_unit_test(test_hmap_put_get_del_iterate),
     };
 
     ts_alloc_init();
