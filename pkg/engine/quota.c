@@ -1,0 +1,284 @@
+#include "engine/quota.h"
+
+#include "util/alloc.h"
+#include "util/err.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int64_t ts_amount_add(int64_t a, int64_t b)
+{
+    if (a == TS_AMOUNT_UNLIMITED || b == TS_AMOUNT_UNLIMITED)
+        return TS_AMOUNT_UNLIMITED;
+    if (b > 0 && a > INT64_MAX - b)
+        return TS_AMOUNT_UNLIMITED;
+    if (b < 0 && a < INT64_MIN - b)
+        return INT64_MIN;
+    return a + b;
+}
+
+int64_t ts_amount_sub(int64_t a, int64_t b)
+{
+    if (b == TS_AMOUNT_UNLIMITED)
+        return a == TS_AMOUNT_UNLIMITED ? 0 : INT64_MIN;
+    if (a == TS_AMOUNT_UNLIMITED)
+        return TS_AMOUNT_UNLIMITED;
+    return ts_amount_add(a, -b);
+}
+
+static int64_t max0(int64_t v)
+{
+    return v > 0 ? v : 0;
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+void ts_quota_node_init(struct ts_quota_node *n, const char *name, int is_cohort, size_t nfr)
+{
+    memset(n, 0, sizeof(*n));
+    n->name = ts_xstrdup(name);
+    n->is_cohort = is_cohort;
+    ts_quota_node_resize(n, nfr);
+}
+
+void ts_quota_node_release(struct ts_quota_node *n)
+{
+    free(n->name);
+    free(n->children);
+    free(n->nominal);
+    free(n->borrowing_limit);
+    free(n->lending_limit);
+    free(n->subtree);
+    free(n->usage);
+    memset(n, 0, sizeof(*n));
+}
+
+static int64_t *grow(int64_t *a, size_t old, size_t nfr, int64_t fill)
+{
+    a = ts_xrealloc(a, (nfr ? nfr : 1) * sizeof(*a));
+    for (size_t i = old; i < nfr; i++)
+        a[i] = fill;
+    return a;
+}
+
+void ts_quota_node_resize(struct ts_quota_node *n, size_t nfr)
+{
+    size_t old = n->nfr;
+
+    if (nfr <= old && n->nominal)
+        return;
+    n->nominal = grow(n->nominal, old, nfr, 0);
+    n->borrowing_limit = grow(n->borrowing_limit, old, nfr, TS_AMOUNT_NONE);
+    n->lending_limit = grow(n->lending_limit, old, nfr, TS_AMOUNT_NONE);
+    n->subtree = grow(n->subtree, old, nfr, 0);
+    n->usage = grow(n->usage, old, nfr, 0);
+    n->nfr = nfr;
+}
+
+int64_t ts_quota_local(const struct ts_quota_node *n, size_t fr)
+{
+    if (n->lending_limit[fr] == TS_AMOUNT_NONE)
+        return 0;
+    return max0(ts_amount_sub(n->subtree[fr], n->lending_limit[fr]));
+}
+
+/* What the parent sees of n: its lendable quota and its usage beyond local. */
+static int64_t visible_quota(const struct ts_quota_node *n, size_t fr)
+{
+    return ts_amount_sub(n->subtree[fr], ts_quota_local(n, fr));
+}
+
+static int64_t visible_usage(const struct ts_quota_node *n, size_t fr)
+{
+    return max0(n->usage[fr] - ts_quota_local(n, fr));
+}
+
+/* Applies a change of what `child` shows its ancestors, from (q0, u0) to
+ * its current (quota, usage), walking up as long as something changes. */
+static void propagate(struct ts_quota_node *child, size_t fr, int64_t q0, int64_t u0)
+{
+    struct ts_quota_node *p = child->parent;
+
+    while (p) {
+        int64_t pq0 = visible_quota(p, fr), pu0 = visible_usage(p, fr);
+        int64_t dq = ts_amount_sub(visible_quota(child, fr), q0);
+        int64_t du = visible_usage(child, fr) - u0;
+
+        if (!dq && !du)
+            return;
+        p->subtree[fr] = ts_amount_add(p->subtree[fr], dq);
+        p->usage[fr] += du;
+        q0 = pq0;
+        u0 = pu0;
+        child = p;
+        p = p->parent;
+    }
+}
+
+void ts_quota_set(struct ts_quota_node *n, size_t fr, int64_t nominal, int64_t borrowing_limit,
+                  int64_t lending_limit)
+{
+    int64_t q0 = visible_quota(n, fr), u0 = visible_usage(n, fr);
+    int64_t delta = ts_amount_sub(nominal, n->nominal[fr]);
+
+    n->nominal[fr] = nominal;
+    n->borrowing_limit[fr] = borrowing_limit;
+    n->lending_limit[fr] = lending_limit;
+    n->subtree[fr] = ts_amount_add(n->subtree[fr], delta);
+    propagate(n, fr, q0, u0);
+}
+
+static int is_ancestor(const struct ts_quota_node *a, const struct ts_quota_node *n)
+{
+    for (; n; n = n->parent) {
+        if (n == a)
+            return 1;
+    }
+    return 0;
+}
+
+static void detach(struct ts_quota_node *n)
+{
+    struct ts_quota_node *p = n->parent;
+
+    for (size_t fr = 0; fr < n->nfr && fr < p->nfr; fr++) {
+        int64_t pq0 = visible_quota(p, fr), pu0 = visible_usage(p, fr);
+
+        p->subtree[fr] = ts_amount_sub(p->subtree[fr], visible_quota(n, fr));
+        p->usage[fr] -= visible_usage(n, fr);
+        propagate(p, fr, pq0, pu0);
+    }
+    for (size_t i = 0; i < p->n_children; i++) {
+        if (p->children[i] == n) {
+            p->children[i] = p->children[--p->n_children];
+            break;
+        }
+    }
+    n->parent = NULL;
+}
+
+int ts_quota_node_set_parent(struct ts_quota_node *n, struct ts_quota_node *parent)
+{
+    if (n->parent == parent)
+        return 0;
+    if (parent && is_ancestor(n, parent))
+        return TS_EINVAL;
+    if (n->parent)
+        detach(n);
+    if (!parent)
+        return 0;
+    TS_GROW(parent->children, parent->cap_children, parent->n_children + 1);
+    parent->children[parent->n_children++] = n;
+    n->parent = parent;
+    for (size_t fr = 0; fr < n->nfr && fr < parent->nfr; fr++) {
+        int64_t pq0 = visible_quota(parent, fr), pu0 = visible_usage(parent, fr);
+
+        parent->subtree[fr] = ts_amount_add(parent->subtree[fr], visible_quota(n, fr));
+        parent->usage[fr] += visible_usage(n, fr);
+        propagate(parent, fr, pq0, pu0);
+    }
+    return 0;
+}
+
+int64_t ts_quota_available(const struct ts_quota_node *n, size_t fr)
+{
+    int64_t local_avail, parent_avail;
+
+    if (!n->parent)
+        return max0(ts_amount_sub(n->subtree[fr], n->usage[fr]));
+    local_avail = max0(ts_quota_local(n, fr) - n->usage[fr]);
+    parent_avail = ts_quota_available(n->parent, fr);
+    if (n->borrowing_limit[fr] != TS_AMOUNT_NONE) {
+        int64_t cap = ts_amount_add(
+            ts_amount_sub(visible_quota(n, fr), visible_usage(n, fr)), n->borrowing_limit[fr]);
+
+        parent_avail = min64(parent_avail, cap);
+    }
+    return max0(ts_amount_add(local_avail, parent_avail));
+}
+
+int64_t ts_quota_potential(const struct ts_quota_node *n, size_t fr)
+{
+    int64_t v;
+
+    if (!n->parent)
+        return n->subtree[fr];
+    v = ts_amount_add(ts_quota_local(n, fr), ts_quota_potential(n->parent, fr));
+    if (n->borrowing_limit[fr] != TS_AMOUNT_NONE)
+        v = min64(v, ts_amount_add(n->subtree[fr], n->borrowing_limit[fr]));
+    return v;
+}
+
+int ts_quota_borrowing_with(const struct ts_quota_node *n, size_t fr, int64_t extra)
+{
+    return ts_amount_add(n->usage[fr], extra) > n->subtree[fr];
+}
+
+static int height(const struct ts_quota_node *n)
+{
+    int h = 0;
+
+    for (size_t i = 0; i < n->n_children; i++) {
+        int ch = height(n->children[i]) + 1;
+
+        if (ch > h)
+            h = ch;
+    }
+    return h;
+}
+
+int ts_quota_fit_height(const struct ts_quota_node *n, size_t fr, int64_t val, int *may_reclaim)
+{
+    int64_t remaining;
+    const struct ts_quota_node *t;
+
+    *may_reclaim = n->parent != NULL;
+    if (!n->parent || !ts_quota_borrowing_with(n, fr, val))
+        return 0;
+    remaining = val - max0(ts_quota_local(n, fr) - n->usage[fr]);
+    for (t = n->parent; t; t = t->parent) {
+        if (!ts_quota_borrowing_with(t, fr, remaining))
+            return height(t);
+        remaining -= max0(ts_quota_local(t, fr) - t->usage[fr]);
+        if (!t->parent)
+            break;
+    }
+    *may_reclaim = 0;
+    return height(t);
+}
+
+void ts_quota_add_usage(struct ts_quota_node *n, size_t fr, int64_t v)
+{
+    while (n) {
+        int64_t local_avail = max0(ts_quota_local(n, fr) - n->usage[fr]);
+
+        n->usage[fr] += v;
+        if (v <= local_avail)
+            return;
+        v -= local_avail;
+        n = n->parent;
+    }
+}
+
+void ts_quota_remove_usage(struct ts_quota_node *n, size_t fr, int64_t v)
+{
+    while (n) {
+        int64_t in_parent = n->usage[fr] - ts_quota_local(n, fr);
+
+        n->usage[fr] -= v;
+        if (in_parent <= 0 || !n->parent)
+            return;
+        v = min64(v, in_parent);
+        n = n->parent;
+    }
+}
+
+struct ts_quota_node *ts_quota_root(struct ts_quota_node *n)
+{
+    while (n->parent)
+        n = n->parent;
+    return n;
+}

@@ -1,0 +1,188 @@
+/* Tests for pkg/engine/quota: Kueue's resource-node arithmetic, checked on
+ * the reference's worked examples and by an invariant over random edits. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+
+#include "engine/quota.h"
+#include "util/alloc.h"
+#include "util/err.h"
+
+#define NONE TS_AMOUNT_NONE
+
+static void test_amount_saturation(void **state)
+{
+    (void)state;
+    assert_true(ts_amount_add(TS_AMOUNT_UNLIMITED, 5) == TS_AMOUNT_UNLIMITED);
+    assert_true(ts_amount_add(INT64_MAX - 1, 5) == TS_AMOUNT_UNLIMITED);
+    assert_true(ts_amount_sub(5, TS_AMOUNT_UNLIMITED) == INT64_MIN);
+    assert_true(ts_amount_sub(TS_AMOUNT_UNLIMITED, TS_AMOUNT_UNLIMITED) == 0);
+    assert_true(ts_amount_sub(TS_AMOUNT_UNLIMITED, 7) == TS_AMOUNT_UNLIMITED);
+    assert_true(ts_amount_add(3, 4) == 7);
+    assert_true(ts_amount_sub(3, 4) == -1);
+}
+
+/* Reference §3.1 worked example: cohort C, A nominal 10 lending 4, B nominal 6. */
+static void test_flat_cohort_lending_borrowing(void **state)
+{
+    struct ts_quota_node c, a, b;
+
+    (void)state;
+    ts_quota_node_init(&c, "C", 1, 1);
+    ts_quota_node_init(&a, "A", 0, 1);
+    ts_quota_node_init(&b, "B", 0, 1);
+    ts_quota_set(&a, 0, 10, NONE, 4);
+    ts_quota_set(&b, 0, 6, NONE, NONE);
+    assert_int_equal(ts_quota_node_set_parent(&a, &c), 0);
+    assert_int_equal(ts_quota_node_set_parent(&b, &c), 0);
+    assert_int_equal(ts_quota_local(&a, 0), 6);
+    assert_int_equal(ts_quota_local(&b, 0), 0);
+    assert_int_equal(c.subtree[0], 10);
+    ts_quota_add_usage(&a, 0, 3);
+    assert_int_equal(c.usage[0], 0); /* fits A's private 6 */
+    ts_quota_add_usage(&b, 0, 5);
+    assert_int_equal(c.usage[0], 5);
+    assert_int_equal(ts_quota_available(&b, 0), 5);
+    assert_int_equal(ts_quota_available(&a, 0), 8);
+    assert_int_equal(ts_quota_potential(&a, 0), 16);
+    ts_quota_set(&b, 0, 6, 2, NONE);
+    assert_int_equal(ts_quota_available(&b, 0), 3);
+    assert_int_equal(ts_quota_potential(&b, 0), 8);
+    /* release everything: the cohort returns to zero usage */
+    ts_quota_remove_usage(&b, 0, 5);
+    ts_quota_remove_usage(&a, 0, 3);
+    assert_int_equal(c.usage[0], 0);
+    assert_int_equal(a.usage[0], 0);
+    ts_quota_node_release(&a);
+    ts_quota_node_release(&b);
+    ts_quota_node_release(&c);
+}
+
+/* Reference §3.1 hierarchical example: R <- X (nominal 2, lending 0) <- CQ-1 (4). */
+static void test_hierarchy_private_cohort_quota(void **state)
+{
+    struct ts_quota_node r, x, q1, y, q2;
+
+    (void)state;
+    ts_quota_node_init(&r, "R", 1, 1);
+    ts_quota_node_init(&x, "X", 1, 1);
+    ts_quota_node_init(&q1, "CQ-1", 0, 1);
+    ts_quota_node_init(&y, "Y", 1, 1);
+    ts_quota_node_init(&q2, "CQ-2", 0, 1);
+    ts_quota_set(&x, 0, 2, NONE, 0);
+    ts_quota_set(&q1, 0, 4, NONE, NONE);
+    ts_quota_set(&q2, 0, 3, NONE, NONE);
+    ts_quota_node_set_parent(&q1, &x);
+    ts_quota_node_set_parent(&x, &r);
+    ts_quota_node_set_parent(&q2, &y);
+    ts_quota_node_set_parent(&y, &r);
+    assert_int_equal(x.subtree[0], 6);
+    assert_int_equal(r.subtree[0], 3); /* only Y's 3 are shared */
+    assert_int_equal(ts_quota_available(&q1, 0), 6 + 3);
+    assert_int_equal(ts_quota_available(&q2, 0), 3);
+    ts_quota_add_usage(&q1, 0, 6);
+    assert_int_equal(r.usage[0], 0); /* held inside X */
+    assert_int_equal(ts_quota_available(&q2, 0), 3);
+    assert_int_equal(ts_quota_fit_height(&q2, 0, 3, &(int){0}), 0);
+    {
+        int reclaim = 0;
+
+        /* 5 more in CQ-1 exceed CQ-1 (4) and X (6): the root is the lowest fit */
+        assert_int_equal(ts_quota_fit_height(&q1, 0, 2, &reclaim), 2);
+        assert_true(reclaim);
+    }
+    /* a cycle is refused */
+    assert_int_equal(ts_quota_node_set_parent(&r, &x), TS_EINVAL);
+    ts_quota_node_release(&q1);
+    ts_quota_node_release(&q2);
+    ts_quota_node_release(&x);
+    ts_quota_node_release(&y);
+    ts_quota_node_release(&r);
+}
+
+/* Recomputes a cohort's subtree quota and usage from its children. */
+static void check_invariant(const struct ts_quota_node *n)
+{
+    for (size_t fr = 0; fr < n->nfr; fr++) {
+        int64_t q = n->nominal[fr], u = 0;
+
+        if (!n->is_cohort)
+            continue;
+        for (size_t i = 0; i < n->n_children; i++) {
+            const struct ts_quota_node *c = n->children[i];
+            int64_t local = ts_quota_local(c, fr);
+
+            q += c->subtree[fr] - local;
+            u += c->usage[fr] - local > 0 ? c->usage[fr] - local : 0;
+        }
+        if (q != n->subtree[fr] || u != n->usage[fr])
+            fail_msg("node %s fr %zu: subtree %lld (want %lld) usage %lld (want %lld)", n->name,
+                     fr, (long long)n->subtree[fr], (long long)q, (long long)n->usage[fr],
+                     (long long)u);
+    }
+    for (size_t i = 0; i < n->n_children; i++)
+        check_invariant(n->children[i]);
+}
+
+static void test_random_edits_keep_invariants(void **state)
+{
+    enum { NCQ = 6, NCO = 3, NFR = 2, STEPS = 4000 };
+    struct ts_quota_node cq[NCQ], co[NCO];
+    int64_t used[NCQ][NFR] = {{0}};
+    unsigned seed = 12345;
+
+    (void)state;
+    for (int i = 0; i < NCO; i++)
+        ts_quota_node_init(&co[i], "co", 1, NFR);
+    for (int i = 0; i < NCQ; i++)
+        ts_quota_node_init(&cq[i], "cq", 0, NFR);
+    ts_quota_node_set_parent(&co[1], &co[0]);
+    ts_quota_node_set_parent(&co[2], &co[0]);
+    for (int i = 0; i < NCQ; i++)
+        ts_quota_node_set_parent(&cq[i], &co[1 + i % 2]);
+    for (int step = 0; step < STEPS; step++) {
+        int i = (int)(rand_r(&seed) % NCQ), fr = (int)(rand_r(&seed) % NFR);
+        int op = (int)(rand_r(&seed) % 5);
+        int64_t v = rand_r(&seed) % 7;
+
+        if (op == 0) {
+            ts_quota_set(&cq[i], (size_t)fr, v + 2, rand_r(&seed) % 2 ? NONE : v,
+                         rand_r(&seed) % 2 ? NONE : v / 2);
+        } else if (op == 1 && i < NCO) {
+            ts_quota_set(&co[i], (size_t)fr, v, NONE, i ? (int64_t)(rand_r(&seed) % 3) : NONE);
+        } else if (op == 2) {
+            int64_t take = used[i][fr] < v ? used[i][fr] : v;
+
+            ts_quota_remove_usage(&cq[i], (size_t)fr, take);
+            used[i][fr] -= take;
+        } else if (op == 3 && step % 97 == 0) {
+            ts_quota_node_set_parent(&cq[i], &co[1 + (step / 97) % 2]);
+        } else {
+            ts_quota_add_usage(&cq[i], (size_t)fr, v);
+            used[i][fr] += v;
+        }
+        check_invariant(&co[0]);
+        assert_true(ts_quota_available(&cq[i], (size_t)fr) >= 0);
+    }
+    for (int i = 0; i < NCQ; i++)
+        ts_quota_node_release(&cq[i]);
+    for (int i = 0; i < NCO; i++)
+        ts_quota_node_release(&co[i]);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_amount_saturation),
+        cmocka_unit_test(test_flat_cohort_lending_borrowing),
+        cmocka_unit_test(test_hierarchy_private_cohort_quota),
+        cmocka_unit_test(test_random_edits_keep_invariants),
+    };
+
+    ts_alloc_init();
+    return cmocka_run_group_tests_name("engine_quota", tests, NULL, NULL);
+}
