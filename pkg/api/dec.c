@@ -343,6 +343,7 @@ int ts_dec_enum(struct ts_dec *d, const cJSON *obj, const char *key, const char 
         if (strcmp(allowed[i], s) == 0) {
             *out = i;
             free(s);
+            ts_buf_release(&list);
             return 1;
         }
         ts_buf_addf(&list, "%s\"%s\"", i ? ", " : "", allowed[i]);

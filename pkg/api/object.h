@@ -1,0 +1,83 @@
+/*
+ * object.h - any object Turnstile understands, recognised by apiVersion
+ * and kind, converted to the internal version and decoded into its typed
+ * struct: the single entry point for the simulator, the scenario runner,
+ * the webhook and the controller's caches.
+ *
+ * kueue.x-k8s.io objects may be v1beta1 or v1beta2; they are converted to
+ * v1beta2 (convert.h) on a copy before decoding, so the caller's JSON is
+ * never modified.
+ *
+ * Ownership: a struct ts_object owns its typed payload; release it with
+ * ts_object_release().
+ */
+#ifndef TS_API_OBJECT_H
+#define TS_API_OBJECT_H
+
+#include <cJSON.h>
+
+#include "api/clusterqueue.h"
+#include "api/cohort.h"
+#include "api/field.h"
+#include "api/job.h"
+#include "api/localqueue.h"
+#include "api/namespace.h"
+#include "api/priorityclass.h"
+#include "api/pytorchjob.h"
+#include "api/resourceflavor.h"
+#include "api/workload.h"
+#include "api/workloadpriorityclass.h"
+
+enum ts_kind {
+    TS_KIND_UNKNOWN = 0,
+    TS_KIND_RESOURCE_FLAVOR,
+    TS_KIND_CLUSTER_QUEUE,
+    TS_KIND_COHORT,
+    TS_KIND_LOCAL_QUEUE,
+    TS_KIND_WORKLOAD,
+    TS_KIND_WORKLOAD_PRIORITY_CLASS,
+    TS_KIND_PRIORITY_CLASS,
+    TS_KIND_NAMESPACE,
+    TS_KIND_JOB,
+    TS_KIND_PYTORCH_JOB,
+};
+
+struct ts_object {
+    enum ts_kind kind;
+    union {
+        struct ts_resource_flavor rf;
+        struct ts_cluster_queue cq;
+        struct ts_cohort cohort;
+        struct ts_local_queue lq;
+        struct ts_workload wl;
+        struct ts_workload_priority_class wpc;
+        struct ts_priority_class pc;
+        struct ts_namespace ns;
+        struct ts_job job;
+        struct ts_pytorch_job ptj;
+    } u;
+};
+
+/* The kind of obj from its apiVersion and kind (TS_KIND_UNKNOWN when
+ * Turnstile does not model it). */
+enum ts_kind ts_object_kind(const cJSON *obj);
+/* "ClusterQueue", ... ("" for unknown).  Static string. */
+const char *ts_kind_name(enum ts_kind kind);
+
+/* Recognises, converts (kueue kinds to v1beta2) and decodes obj.  Decoding
+ * problems are appended to errs with their field paths (the object is
+ * still filled as far as possible).  Returns 0, TS_EUNSUPPORTED (unknown
+ * apiVersion/kind; message names both) or TS_EINVAL (conversion failed).
+ * Ownership: out owns the payload; obj stays the caller's. */
+int ts_object_decode(const cJSON *obj, struct ts_object *out, struct ts_field_errors *errs,
+                     struct ts_err *err);
+
+/* Runs the kind's create validation. */
+void ts_object_validate(const struct ts_object *o, struct ts_field_errors *errs);
+
+/* The object's metadata. Borrowed. */
+const struct ts_object_meta *ts_object_meta(const struct ts_object *o);
+
+void ts_object_release(struct ts_object *o);
+
+#endif

@@ -1,0 +1,75 @@
+#include "engine/apply.h"
+
+#include "engine/amount.h"
+#include "util/alloc.h"
+#include "util/buf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "Previously: <msg>" on conditions a new reservation supersedes. */
+static void supersede(struct ts_workload *wl, const char *type, ts_time now)
+{
+    const struct ts_condition *c = ts_conditions_find(&wl->status.conditions, type);
+    struct ts_buf msg = TS_BUF_INIT;
+
+    if (!c || !c->status || strcmp(c->status, "True"))
+        return;
+    ts_buf_addf(&msg, "Previously: %s", c->message ? c->message : "");
+    ts_conditions_set(&wl->status.conditions, type, "False", TS_WL_REASON_QUOTA_RESERVED, msg.ptr,
+                      wl->meta.generation, now);
+    ts_buf_release(&msg);
+}
+
+static struct ts_admission *admission_of(const struct ts_decision *d)
+{
+    struct ts_admission *a = ts_admission_new();
+
+    free(a->cluster_queue);
+    a->cluster_queue = ts_xstrdup(d->cluster_queue ? d->cluster_queue : "");
+    for (size_t i = 0; i < d->n_podsets; i++) {
+        const struct ts_decision_podset *p = &d->podsets[i];
+        struct ts_podset_assignment *pa = ts_admission_add(a, p->name);
+
+        pa->count.set = 1;
+        pa->count.v = p->count;
+        for (size_t r = 0; r < p->n_resources; r++) {
+            struct ts_quantity q = ts_amount_quantity(p->resources[r], p->usage[r]);
+
+            ts_strmap_set(&pa->flavors, p->resources[r], p->flavors[r]);
+            ts_resource_list_set(&pa->resource_usage, p->resources[r], &q);
+        }
+    }
+    return a;
+}
+
+int ts_apply_admit(struct ts_workload *wl, const struct ts_decision *d, ts_time now)
+{
+    char msg[512];
+    int changed = 1;
+
+    ts_admission_free(wl->status.admission);
+    wl->status.admission = admission_of(d);
+    snprintf(msg, sizeof(msg), "Quota reserved in ClusterQueue %s",
+             d->cluster_queue ? d->cluster_queue : "");
+    ts_conditions_set(&wl->status.conditions, TS_WL_COND_QUOTA_RESERVED, "True",
+                      TS_WL_REASON_QUOTA_RESERVED, msg, wl->meta.generation, now);
+    supersede(wl, TS_WL_COND_EVICTED, now);
+    supersede(wl, TS_WL_COND_PREEMPTED, now);
+    ts_conditions_set(&wl->status.conditions, TS_WL_COND_ADMITTED, "True", TS_WL_REASON_ADMITTED,
+                      "The workload is admitted", wl->meta.generation, now);
+    return changed;
+}
+
+int ts_apply_pending(struct ts_workload *wl, const struct ts_decision *d, ts_time now)
+{
+    return ts_conditions_set(&wl->status.conditions, TS_WL_COND_QUOTA_RESERVED, "False", d->reason,
+                             d->message, wl->meta.generation, now);
+}
+
+int ts_apply_decision(struct ts_workload *wl, const struct ts_decision *d, ts_time now)
+{
+    return d->kind == TS_DECISION_ADMIT ? ts_apply_admit(wl, d, now)
+                                        : ts_apply_pending(wl, d, now);
+}

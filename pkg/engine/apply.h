@@ -1,0 +1,30 @@
+/*
+ * apply.h - writing the engine's decisions into a Workload's status the way
+ * Kueue writes them (reference §3.8, §10): the controller sends the result
+ * to the API server, the simulator prints it.
+ *
+ * Pure functions on typed objects; `now` is passed in.
+ */
+#ifndef TS_ENGINE_APPLY_H
+#define TS_ENGINE_APPLY_H
+
+#include "api/workload.h"
+#include "engine/engine.h"
+
+/* Admission (Kueue's SetQuotaReservation + SyncAdmittedCondition with no
+ * admission checks): status.admission from the decision, QuotaReserved=True
+ * "Quota reserved in ClusterQueue X", Admitted=True "The workload is
+ * admitted", and any active Evicted/Preempted condition set False with
+ * reason QuotaReserved and message "Previously: <old message>".
+ * Returns 1 when the status changed. */
+int ts_apply_admit(struct ts_workload *wl, const struct ts_decision *d, ts_time now);
+
+/* Pending: QuotaReserved=False with the decision's reason and message
+ * (the workload's generation as observedGeneration).  Returns 1 when the
+ * status changed. */
+int ts_apply_pending(struct ts_workload *wl, const struct ts_decision *d, ts_time now);
+
+/* Dispatches on d->kind. */
+int ts_apply_decision(struct ts_workload *wl, const struct ts_decision *d, ts_time now);
+
+#endif

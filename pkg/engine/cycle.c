@@ -1,0 +1,323 @@
+/* cycle.c - one scheduling cycle (Kueue's scheduler.schedule, reference
+ * §3.2): take the head of every active ClusterQueue, nominate each (checks
+ * and flavor assignment), order them (non-borrowing first, then priority,
+ * then queue time), and admit in that order against usage that already
+ * includes the admissions made earlier in the same cycle. */
+#include "api/workload.h"
+#include "engine/assign.h"
+#include "engine/engine_int.h"
+#include "util/alloc.h"
+#include "util/buf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ts_cycle_init(struct ts_cycle *c)
+{
+    memset(c, 0, sizeof(*c));
+}
+
+void ts_cycle_release(struct ts_cycle *c)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        for (size_t p = 0; p < c->items[i].n_podsets; p++) {
+            free(c->items[i].podsets[p].resources);
+            free(c->items[i].podsets[p].flavors);
+            free(c->items[i].podsets[p].usage);
+        }
+        free(c->items[i].podsets);
+    }
+    free(c->items);
+    ts_cycle_init(c);
+}
+
+static struct ts_decision *decision_add(struct ts_cycle *c, enum ts_decision_kind kind,
+                                        const struct ts__eng_wl *wl)
+{
+    struct ts_decision *d;
+
+    TS_GROW(c->items, c->cap, c->n + 1);
+    d = &c->items[c->n++];
+    memset(d, 0, sizeof(*d));
+    d->kind = kind;
+    d->ns = wl->ns;
+    d->name = wl->name;
+    d->cluster_queue = wl->cq ? wl->cq->name : NULL;
+    return d;
+}
+
+static int same(const char *a, const char *b)
+{
+    return a && b && strcmp(a, b) == 0;
+}
+
+/* Records why wl is pending; emits a decision only when that changed. */
+static void pending(struct ts_cycle *c, struct ts__eng_wl *wl, const char *reason,
+                    const char *message)
+{
+    struct ts_decision *d;
+
+    if (same(wl->last_reason, reason) && same(wl->last_message, message))
+        return;
+    free(wl->last_reason);
+    free(wl->last_message);
+    wl->last_reason = ts_xstrdup(reason);
+    wl->last_message = ts_xstrdup(message);
+    d = decision_add(c, TS_DECISION_PENDING, wl);
+    d->reason = wl->last_reason;
+    d->message = wl->last_message;
+}
+
+/* Why a workload outside every queue waits (reference §3.8). */
+static void orphan_status(const struct ts_engine *e, struct ts__eng_wl *wl, struct ts_cycle *c)
+{
+    char key[512], msg[600];
+    const struct ts__eng_lq *lq;
+    const struct ts__eng_cq *cq;
+    const char *why;
+
+    if (!wl->lq_name)
+        return; /* no queue name: not Kueue's to manage */
+    snprintf(key, sizeof(key), "%s/%s", wl->ns, wl->lq_name);
+    lq = ts_hmap_get(&e->lqs, key);
+    cq = lq && lq->cq_name ? ts_hmap_get(&e->cqs, lq->cq_name) : NULL;
+    if (!lq) {
+        snprintf(msg, sizeof(msg), "LocalQueue %s is terminating or missing", wl->lq_name);
+        pending(c, wl, TS_WL_REASON_MISCONFIGURED, msg);
+    } else if (lq->stopped) {
+        snprintf(msg, sizeof(msg), "LocalQueue %s is stopped", wl->lq_name);
+        pending(c, wl, TS_WL_REASON_SUSPENDED, msg);
+    } else if (!cq) {
+        snprintf(msg, sizeof(msg), "ClusterQueue %s is terminating or missing",
+                 lq->cq_name ? lq->cq_name : "");
+        pending(c, wl, TS_WL_REASON_MISCONFIGURED, msg);
+    } else if ((why = ts__eng_cq_inactive(e, cq))) {
+        snprintf(msg, sizeof(msg), "ClusterQueue %s is %s", cq->name,
+                 strcmp(why, "Stopped") == 0 ? "stopped" : "inactive");
+        pending(c, wl, TS_WL_REASON_SUSPENDED, msg);
+    }
+}
+
+static void process_dirty(struct ts_engine *e, struct ts_cycle *c)
+{
+    for (size_t i = 0; i < e->n_dirty; i++) {
+        struct ts__eng_wl *wl = e->dirty[i];
+
+        wl->dirty = 0;
+        if (wl->state == TS__ENG_WL_PENDING)
+            orphan_status(e, wl, c);
+    }
+    e->n_dirty = 0;
+}
+
+struct entry {
+    struct ts__eng_wl *wl;
+    struct ts__eng_cq *cq;
+    struct ts__eng_assignment a;
+    const char *reason;  /* set when nomination failed before assignment */
+    char *message;
+    int inadmissible;    /* requeue to the inadmissible list even in StrictFIFO */
+};
+
+static int ns_matches(const struct ts_engine *e, const struct ts__eng_cq *cq, const char *ns)
+{
+    const struct ts_strmap *labels = ts_hmap_get(&e->namespaces, ns);
+    struct ts_strmap implicit = TS_STRMAP_INIT;
+    int ok;
+
+    if (!cq->has_ns_selector)
+        return 0; /* nil selector: no namespace */
+    if (labels)
+        return ts_label_selector_matches(&cq->ns_selector, labels);
+    ts_strmap_set(&implicit, "kubernetes.io/metadata.name", ns);
+    ok = ts_label_selector_matches(&cq->ns_selector, &implicit);
+    ts_strmap_release(&implicit);
+    return ok;
+}
+
+static int limits_message(const struct ts__eng_wl *wl, char **out)
+{
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    struct ts_buf b = TS_BUF_INIT;
+
+    for (size_t i = 0; i < wl->n_podsets; i++) {
+        char path[64];
+
+        snprintf(path, sizeof(path), "spec.podSets[%zu]", i);
+        ts_pod_template_validate_limits(&wl->podsets[i].tmpl, path, &errs);
+    }
+    if (!errs.n)
+        return 0;
+    ts_field_errors_format(&errs, &b);
+    ts_field_errors_release(&errs);
+    *out = ts_buf_take(&b);
+    return 1;
+}
+
+static void nominate(struct ts_engine *e, struct entry *en)
+{
+    if (!ns_matches(e, en->cq, en->wl->ns)) {
+        en->reason = TS_WL_REASON_MISCONFIGURED;
+        en->message = ts_xstrdup("Workload namespace doesn't match ClusterQueue selector");
+        en->inadmissible = 1;
+        return;
+    }
+    if (limits_message(en->wl, &en->message)) {
+        en->reason = TS_WL_REASON_MISCONFIGURED;
+        en->inadmissible = 1;
+        return;
+    }
+    ts__eng_assign(e, en->cq, en->wl, NULL, &en->a);
+    if (en->a.mode != TS__ENG_FIT && e->config.partial_admission)
+        ts__eng_assign_partial(e, en->cq, en->wl, &en->a);
+}
+
+static int entry_cmp(const void *pa, const void *pb)
+{
+    const struct entry *a = pa, *b = pb;
+    int ba = a->reason ? 1000 : a->a.borrow_level, bb = b->reason ? 1000 : b->a.borrow_level;
+
+    if (ba != bb)
+        return ba < bb ? -1 : 1;
+    return ts__eng_wl_less(a->wl, b->wl);
+}
+
+static void requeue(struct ts__eng_cq *cq, struct ts__eng_wl *wl, int inadmissible,
+                    size_t *moved)
+{
+    if (!inadmissible) {
+        ts_heap_push(&cq->pending, wl);
+        return;
+    }
+    TS_GROW(cq->inadmissible, cq->cap_inadmissible, cq->n_inadmissible + 1);
+    cq->inadmissible[cq->n_inadmissible++] = wl;
+    wl->inadmissible = 1;
+    (*moved)++;
+}
+
+static const char *nofit_reason(const struct ts__eng_assignment *a)
+{
+    if (a->mode == TS__ENG_NO_CANDIDATES)
+        return TS_WL_REASON_WAITING_FOR_QUOTA;
+    switch (a->nofit) {
+    case TS__ENG_NOFIT_MAX:
+        return TS_WL_REASON_EXCEEDS_MAX_QUOTA;
+    case TS__ENG_NOFIT_QUOTA:
+        return TS_WL_REASON_WAITING_FOR_QUOTA;
+    case TS__ENG_NOFIT_FLAVOR:
+        break;
+    }
+    return TS_WL_REASON_NO_MATCHING_FLAVOR;
+}
+
+
+/* Fills an ADMIT decision's pod sets from the assumed admission. */
+static void admit_decision(const struct ts_engine *e, struct ts_decision *d,
+                           const struct ts__eng_wl *wl, int borrows)
+{
+    d->borrows = borrows;
+    d->n_podsets = wl->n_podsets;
+    d->podsets = ts_xcalloc(wl->n_podsets ? wl->n_podsets : 1, sizeof(*d->podsets));
+    for (size_t i = 0; i < wl->n_podsets; i++) {
+        const struct ts__eng_psa *psa = &wl->admission[i];
+        struct ts_decision_podset *p = &d->podsets[i];
+
+        p->name = wl->podsets[i].name;
+        p->count = psa->count;
+        p->n_resources = psa->n;
+        p->resources = ts_xcalloc(psa->n + 1, sizeof(*p->resources));
+        p->flavors = ts_xcalloc(psa->n + 1, sizeof(*p->flavors));
+        p->usage = ts_xcalloc(psa->n + 1, sizeof(*p->usage));
+        for (size_t j = 0; j < psa->n; j++) {
+            /* insertion by resource name keeps the output sorted */
+            const char *res = e->resource_names[e->fr_resource[psa->fr[j]]];
+            size_t k = j;
+
+            while (k > 0 && strcmp(p->resources[k - 1], res) > 0) {
+                p->resources[k] = p->resources[k - 1];
+                p->flavors[k] = p->flavors[k - 1];
+                p->usage[k] = p->usage[k - 1];
+                k--;
+            }
+            p->resources[k] = res;
+            p->flavors[k] = e->fr_flavor[psa->fr[j]];
+            p->usage[k] = psa->amount[j];
+        }
+    }
+}
+
+/* Assumes the admission: usage counts at once (see engine.h). */
+static void assume(struct ts_engine *e, struct entry *en, struct ts_cycle *c)
+{
+    struct ts__eng_wl *wl = en->wl;
+    struct ts_decision *d;
+
+    wl->admission = en->a.ps;
+    en->a.ps = NULL;
+    free(wl->admission_cq);
+    wl->admission_cq = ts_xstrdup(en->cq->name);
+    wl->state = TS__ENG_WL_ASSUMED;
+    ts__eng_wl_add_usage(wl, 1);
+    free(wl->last_reason);
+    free(wl->last_message);
+    wl->last_reason = wl->last_message = NULL;
+    d = decision_add(c, TS_DECISION_ADMIT, wl);
+    admit_decision(e, d, wl, en->a.borrow_level > 0);
+}
+
+static void process(struct ts_engine *e, struct entry *en, struct ts_cycle *c, size_t *moved)
+{
+    struct ts__eng_wl *wl = en->wl;
+    int strict = en->cq->queueing == TS_QUEUEING_STRICT_FIFO;
+
+    if (en->reason) {
+        pending(c, wl, en->reason, en->message);
+        requeue(en->cq, wl, 1, moved);
+        return;
+    }
+    if (en->a.mode == TS__ENG_FIT) {
+        if (ts__eng_assignment_fits(en->cq, &en->a)) {
+            assume(e, en, c);
+            return;
+        }
+        /* an earlier entry of this cycle took the quota: retry at once */
+        pending(c, wl, TS_WL_REASON_WAITING_FOR_QUOTA,
+                "Workload no longer fits after processing another workload");
+        requeue(en->cq, wl, 0, moved);
+        return;
+    }
+    pending(c, wl, nofit_reason(&en->a), en->a.message ? en->a.message : "");
+    requeue(en->cq, wl, !strict, moved);
+}
+
+size_t ts_engine_cycle(struct ts_engine *e, ts_time now, struct ts_cycle *out)
+{
+    size_t before = out->n, n = 0, moved = 0, it = 0;
+    struct entry *entries;
+    const char *k;
+    void *v;
+
+    (void)now;
+    process_dirty(e, out);
+    entries = ts_xcalloc(e->cqs.n ? e->cqs.n : 1, sizeof(*entries));
+    while (ts_hmap_next(&e->cqs, &it, &k, &v)) {
+        struct ts__eng_cq *cq = v;
+
+        if (!cq->pending.n || ts__eng_cq_inactive(e, cq))
+            continue;
+        entries[n].cq = cq;
+        entries[n++].wl = ts_heap_pop(&cq->pending);
+    }
+    for (size_t i = 0; i < n; i++)
+        nominate(e, &entries[i]);
+    qsort(entries, n, sizeof(*entries), entry_cmp);
+    for (size_t i = 0; i < n; i++) {
+        process(e, &entries[i], out, &moved);
+        ts__eng_assignment_release(&entries[i].a);
+        free(entries[i].message);
+    }
+    free(entries);
+    out->heads += n;
+    return out->n - before + moved;
+}

@@ -1,0 +1,165 @@
+/*
+ * engine.h - the admission engine: Kueue's queueing and quota decisions as
+ * a pure library (reference §3).
+ *
+ * The engine holds the state of flavors, ClusterQueues, Cohorts,
+ * LocalQueues, priority classes, namespaces and Workloads, and decides one
+ * scheduling cycle at a time which pending Workloads get quota.  It does no
+ * I/O, reads no clock (time is passed in) and has no globals: the
+ * controller, `turnstilectl simulate`, the benchmarks and the tests drive
+ * the same code.
+ *
+ * Cycle contract (Kueue's assume/forget):
+ *   ts_engine_cycle() returns decisions.  An ADMIT decision has already
+ *   been *assumed*: its usage counts in the engine, so a later head in the
+ *   same cycle (or the next cycle, while the caller's API write is in
+ *   flight) can never over-commit the same quota.  The caller then either
+ *   confirms it (ts_engine_admit_confirm(): the simulator at once, the
+ *   controller when the status write succeeded) or forgets it
+ *   (ts_engine_admit_forget(): the write failed or conflicted; the usage is
+ *   released and the workload requeued, never double-counted).
+ *   PENDING decisions carry Kueue's QuotaReserved=False reason and a
+ *   message saying exactly why; they are emitted only when the message of
+ *   a workload changes, so a controller never floods the API server.
+ *
+ * Usage accounting is incremental: admitting, finishing, deleting or
+ * evicting a workload changes its queue's and cohorts' usage in O(depth).
+ * A cycle costs O(heads × flavors × resources), independent of the number
+ * of admitted workloads.
+ *
+ * Ownership: objects given to ts_engine_put_*() are copied (the caller
+ * keeps theirs).  Strings in decisions are borrowed from the engine and
+ * valid until the next call that changes the engine.  Thread rule: an
+ * engine belongs to one thread.
+ */
+#ifndef TS_ENGINE_H
+#define TS_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/err.h"
+#include "util/strmap.h"
+#include "util/time.h"
+
+struct ts_engine;
+struct ts_resource_flavor;
+struct ts_cluster_queue;
+struct ts_cohort;
+struct ts_local_queue;
+struct ts_workload;
+
+struct ts_engine_config {
+    int partial_admission; /* PartialAdmission gate (default on) */
+};
+
+/* Kueue's defaults. */
+void ts_engine_config_init(struct ts_engine_config *c);
+
+/* Ownership: caller frees with ts_engine_free(). */
+struct ts_engine *ts_engine_new(const struct ts_engine_config *config);
+void ts_engine_free(struct ts_engine *e);
+
+/* --- state -------------------------------------------------------------- */
+
+/* Upsert / delete by name.  Upserts validate nothing (the webhook does);
+ * they return TS_EINVAL only for input the engine cannot represent, with
+ * the object and field named in err, and leave the previous state. */
+int ts_engine_put_flavor(struct ts_engine *e, const struct ts_resource_flavor *rf,
+                         struct ts_err *err);
+void ts_engine_delete_flavor(struct ts_engine *e, const char *name);
+int ts_engine_put_cluster_queue(struct ts_engine *e, const struct ts_cluster_queue *cq,
+                                struct ts_err *err);
+void ts_engine_delete_cluster_queue(struct ts_engine *e, const char *name);
+int ts_engine_put_cohort(struct ts_engine *e, const struct ts_cohort *co, struct ts_err *err);
+void ts_engine_delete_cohort(struct ts_engine *e, const char *name);
+int ts_engine_put_local_queue(struct ts_engine *e, const struct ts_local_queue *lq,
+                              struct ts_err *err);
+void ts_engine_delete_local_queue(struct ts_engine *e, const char *ns, const char *name);
+/* Namespace labels (for namespaceSelector). A namespace the engine never
+ * saw is treated as existing with only kubernetes.io/metadata.name. */
+void ts_engine_put_namespace(struct ts_engine *e, const char *name, const struct ts_strmap *labels);
+void ts_engine_delete_namespace(struct ts_engine *e, const char *name);
+/* kueue.x-k8s.io WorkloadPriorityClass and scheduling.k8s.io PriorityClass
+ * values, used for workloads that name a class but carry no priority. */
+void ts_engine_put_workload_priority_class(struct ts_engine *e, const char *name, int32_t value);
+void ts_engine_delete_workload_priority_class(struct ts_engine *e, const char *name);
+void ts_engine_put_priority_class(struct ts_engine *e, const char *name, int32_t value,
+                                  int global_default);
+void ts_engine_delete_priority_class(struct ts_engine *e, const char *name);
+
+/* Adds or updates a workload.  One with status.admission and
+ * QuotaReserved=True counts as usage of its flavors; a finished or
+ * inactive one holds nothing and is not queued; any other is queued in its
+ * LocalQueue's ClusterQueue.  Returns TS_EINVAL (object and field in err)
+ * for a workload the engine cannot account, e.g. an admission naming a
+ * flavor/resource pair its queue does not cover. */
+int ts_engine_put_workload(struct ts_engine *e, const struct ts_workload *wl, ts_time now,
+                           struct ts_err *err);
+/* Removes a workload, releasing its usage. */
+void ts_engine_delete_workload(struct ts_engine *e, const char *ns, const char *name);
+
+/* --- the cycle ------------------------------------------------------------ */
+
+enum ts_decision_kind {
+    TS_DECISION_ADMIT = 0,
+    TS_DECISION_PENDING,
+};
+
+struct ts_decision_podset {
+    const char *name;
+    int32_t count;
+    size_t n_resources;
+    const char **resources; /* resource names (sorted) */
+    const char **flavors;   /* flavor chosen for each resource */
+    int64_t *usage;         /* total amount per resource (cpu in milli-units) */
+};
+
+struct ts_decision {
+    enum ts_decision_kind kind;
+    const char *ns;
+    const char *name;
+    const char *cluster_queue; /* NULL when the workload has no queue */
+    const char *reason;        /* PENDING: Kueue's QuotaReserved=False reason */
+    const char *message;       /* PENDING: why, in words */
+    int borrows;               /* ADMIT: the assignment borrows from the cohort */
+    size_t n_podsets;
+    struct ts_decision_podset *podsets; /* ADMIT only */
+};
+
+struct ts_cycle {
+    struct ts_decision *items;
+    size_t n;
+    size_t cap;
+    size_t heads; /* heads considered in this cycle */
+};
+
+void ts_cycle_init(struct ts_cycle *c);
+/* Frees what ts_engine_cycle() allocated for the decisions. */
+void ts_cycle_release(struct ts_cycle *c);
+
+/* Runs one scheduling cycle at time `now`, appending decisions to out.
+ * Returns the number of decisions (0 = nothing changed). */
+size_t ts_engine_cycle(struct ts_engine *e, ts_time now, struct ts_cycle *out);
+
+/* Confirms an assumed admission / forgets it (releasing its usage and
+ * requeueing the workload).  Unknown or not-assumed workloads are ignored. */
+void ts_engine_admit_confirm(struct ts_engine *e, const char *ns, const char *name);
+void ts_engine_admit_forget(struct ts_engine *e, const char *ns, const char *name);
+
+/* --- introspection (status writers, tests, explain) ------------------------ */
+
+struct ts_engine_cq_stats {
+    size_t pending;
+    size_t reserving; /* holding quota (incl. assumed) */
+    size_t admitted;  /* confirmed */
+};
+
+/* Counts for a ClusterQueue; returns TS_ENOTFOUND when unknown. */
+int ts_engine_cq_stats(const struct ts_engine *e, const char *cq, struct ts_engine_cq_stats *out);
+/* Usage of one flavor/resource in a ClusterQueue or Cohort (cpu in
+ * milli-units); returns TS_ENOTFOUND when unknown. */
+int ts_engine_usage(const struct ts_engine *e, const char *node, int is_cohort,
+                    const char *flavor, const char *resource, int64_t *out);
+
+#endif

@@ -1,0 +1,178 @@
+/*
+ * engine_int.h - the engine's private state, shared by its files
+ * (engine.c: objects; workloads.c: workload accounting and queues;
+ * assign.c: flavor assignment; cycle.c: the scheduling cycle).
+ */
+#ifndef TS_ENGINE_INT_H
+#define TS_ENGINE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/engine.h"
+#include "engine/heap.h"
+#include "engine/quota.h"
+#include "api/clusterqueue.h"
+#include "api/core.h"
+#include "api/podtemplate.h"
+#include "util/hmap.h"
+#include "util/strlist.h"
+#include "util/strmap.h"
+
+struct ts__eng_flavor {
+    char *name;
+    struct ts_strmap node_labels;
+    struct ts_taint *taints;
+    size_t n_taints;
+    struct ts_toleration *tolerations;
+    size_t n_tolerations;
+};
+
+/* One flavor of a resource group: the fr id of each covered resource. */
+struct ts__eng_rg_flavor {
+    char *name;
+    size_t *fr; /* indexed like the group's covered resources */
+};
+
+struct ts__eng_rg {
+    size_t n_covered;
+    size_t *covered; /* resource ids */
+    size_t n_flavors;
+    struct ts__eng_rg_flavor *flavors;
+    struct ts_strlist label_keys; /* union of the flavors' nodeLabels keys */
+};
+
+struct ts__eng_cohort {
+    char *name;
+    int explicit_; /* a Cohort object exists (else implicit, from a CQ's cohortName) */
+    char *parent_name;
+    struct ts_quota_node node;
+    size_t refs; /* CQs and cohorts naming it as parent/cohort */
+};
+
+struct ts__eng_cq {
+    char *name;
+    struct ts_quota_node node;
+    char *cohort_name;
+    enum ts_queueing_strategy queueing;
+    struct ts_flavor_fungibility fungibility;
+    struct ts_cq_preemption preemption;
+    int has_ns_selector;
+    struct ts_label_selector ns_selector;
+    int stopped; /* stopPolicy != None */
+    size_t n_rgs;
+    struct ts__eng_rg *rgs;
+    struct ts_heap pending;
+    struct ts__eng_wl **inadmissible;
+    size_t n_inadmissible;
+    size_t cap_inadmissible;
+    size_t n_reserving;
+    size_t n_admitted;
+};
+
+struct ts__eng_lq {
+    char *key; /* ns/name */
+    char *cq_name;
+    int stopped;
+};
+
+enum ts__eng_wl_state {
+    TS__ENG_WL_PENDING = 0, /* queued, or waiting for its queue to exist */
+    TS__ENG_WL_ASSUMED,     /* admitted by a cycle, write not confirmed */
+    TS__ENG_WL_ADMITTED,    /* holds quota (confirmed or found admitted) */
+    TS__ENG_WL_IDLE,        /* finished or inactive: holds nothing */
+};
+
+struct ts__eng_podset {
+    char *name;
+    int32_t count;
+    int32_t min_count; /* 0 = no partial admission */
+    size_t n_req;
+    size_t *req_res;     /* resource ids, sorted by name */
+    int64_t *req_amount; /* per pod */
+    struct ts_pod_template tmpl; /* nodeSelector, affinity, tolerations */
+};
+
+/* One pod set's admitted assignment. */
+struct ts__eng_psa {
+    int32_t count;
+    size_t n;
+    size_t *fr;      /* flavor-resource id per requested resource */
+    int64_t *amount; /* total per requested resource */
+};
+
+struct ts__eng_wl {
+    char *key; /* ns/name */
+    char *ns;
+    char *name;
+    char *uid;
+    char *lq_name;
+    int32_t priority;
+    ts_time created;
+    ts_time queue_ts;
+    size_t n_podsets;
+    struct ts__eng_podset *podsets;
+    enum ts__eng_wl_state state;
+    struct ts__eng_cq *cq; /* queue it is in, or whose quota it holds */
+    size_t heap_pos;
+    int inadmissible;
+    int dirty;
+    struct ts__eng_psa *admission; /* n_podsets entries while holding quota */
+    char *admission_cq;            /* ClusterQueue named by the admission */
+    char *last_reason;
+    char *last_message;
+};
+
+struct ts_engine {
+    struct ts_engine_config config;
+    struct ts_hmap flavors;    /* name -> ts__eng_flavor */
+    struct ts_hmap cqs;        /* name -> ts__eng_cq */
+    struct ts_hmap cohorts;    /* name -> ts__eng_cohort */
+    struct ts_hmap lqs;        /* ns/name -> ts__eng_lq */
+    struct ts_hmap namespaces; /* name -> struct ts_strmap */
+    struct ts_hmap wpcs;       /* name -> int32 (boxed) */
+    struct ts_hmap pcs;        /* name -> int32 (boxed) */
+    struct ts_hmap workloads;  /* ns/name -> ts__eng_wl */
+    struct ts_hmap resource_ids; /* resource name -> id + 1 */
+    char **resource_names;
+    size_t n_resources, cap_resources;
+    struct ts_hmap fr_ids;       /* "flavor/resource" -> id + 1 */
+    size_t *fr_resource;         /* fr id -> resource id */
+    char **fr_flavor;            /* fr id -> flavor name */
+    size_t nfr, cap_fr;
+    /* pending workloads outside any queue whose message must be (re)computed */
+    struct ts__eng_wl **dirty;
+    size_t n_dirty, cap_dirty;
+};
+
+#endif
+
+/* engine.c */
+size_t ts__eng_resource_id(struct ts_engine *e, const char *name);
+size_t ts__eng_fr_id(struct ts_engine *e, const char *flavor, const char *resource);
+long ts__eng_find_fr(const struct ts_engine *e, const char *flavor, const char *resource);
+
+/* queues.c */
+void ts__eng_resize_nodes(struct ts_engine *e);
+void ts__eng_flavors_changed(struct ts_engine *e);
+void ts__eng_free_queues(struct ts_engine *e);
+/* Why workloads of cq cannot be admitted now, or NULL when it is active. */
+const char *ts__eng_cq_inactive(const struct ts_engine *e, const struct ts__eng_cq *cq);
+/* Moves every inadmissible workload of the tree holding node back to its
+ * queue (Kueue's requeue on a quota or configuration change). */
+void ts__eng_requeue_tree(struct ts_engine *e, struct ts_quota_node *node);
+void ts__eng_requeue_all(struct ts_engine *e);
+struct ts__eng_cq *ts__eng_cq_of_node(struct ts_quota_node *n);
+
+/* workloads.c */
+void ts__eng_free_workloads(struct ts_engine *e);
+/* Re-evaluates where pending workloads belong after queues changed. */
+void ts__eng_reroute(struct ts_engine *e);
+/* Attaches admitted workloads that name cq (created after them). */
+void ts__eng_attach_admitted(struct ts_engine *e, struct ts__eng_cq *cq);
+/* Detaches workloads queued in or holding quota of cq (before it goes). */
+void ts__eng_detach_cq(struct ts_engine *e, struct ts__eng_cq *cq);
+void ts__eng_wl_enqueue(struct ts_engine *e, struct ts__eng_wl *wl);
+void ts__eng_wl_add_usage(struct ts__eng_wl *wl, int sign);
+int ts__eng_wl_less(const void *a, const void *b);
+size_t *ts__eng_wl_pos(void *e);

@@ -1,0 +1,522 @@
+/* workloads.c - workloads in the engine: what they request, where they
+ * queue, and the usage they hold. */
+#include "api/workload.h"
+#include "engine/amount.h"
+#include "engine/assign.h"
+#include "engine/engine_int.h"
+#include "util/alloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ts__eng_wl_less(const void *a, const void *b)
+{
+    const struct ts__eng_wl *x = a, *y = b;
+
+    /* Kueue's heap order: higher priority, earlier queue-order time, UID */
+    if (x->priority != y->priority)
+        return x->priority > y->priority ? -1 : 1;
+    if (x->queue_ts != y->queue_ts)
+        return x->queue_ts < y->queue_ts ? -1 : 1;
+    return strcmp(x->uid ? x->uid : x->key, y->uid ? y->uid : y->key);
+}
+
+size_t *ts__eng_wl_pos(void *e)
+{
+    return &((struct ts__eng_wl *)e)->heap_pos;
+}
+
+static void podsets_free(struct ts__eng_wl *wl)
+{
+    for (size_t i = 0; i < wl->n_podsets; i++) {
+        free(wl->podsets[i].name);
+        free(wl->podsets[i].req_res);
+        free(wl->podsets[i].req_amount);
+        ts_pod_template_release(&wl->podsets[i].tmpl);
+    }
+    free(wl->podsets);
+    wl->podsets = NULL;
+    wl->n_podsets = 0;
+}
+
+static void wl_clear(struct ts__eng_wl *wl)
+{
+    ts__eng_psa_free(wl->admission, wl->n_podsets); /* sized by the pod sets: first */
+    wl->admission = NULL;
+    podsets_free(wl);
+    free(wl->uid);
+    free(wl->lq_name);
+    free(wl->admission_cq);
+    wl->uid = wl->lq_name = wl->admission_cq = NULL;
+}
+
+static void wl_free(struct ts__eng_wl *wl)
+{
+    wl_clear(wl);
+    free(wl->key);
+    free(wl->ns);
+    free(wl->name);
+    free(wl->last_reason);
+    free(wl->last_message);
+    free(wl);
+}
+
+/* --- usage ------------------------------------------------------------------ */
+
+void ts__eng_wl_add_usage(struct ts__eng_wl *wl, int sign)
+{
+    if (!wl->cq || !wl->admission)
+        return;
+    for (size_t i = 0; i < wl->n_podsets; i++) {
+        for (size_t j = 0; j < wl->admission[i].n; j++) {
+            if (sign > 0)
+                ts_quota_add_usage(&wl->cq->node, wl->admission[i].fr[j],
+                                   wl->admission[i].amount[j]);
+            else
+                ts_quota_remove_usage(&wl->cq->node, wl->admission[i].fr[j],
+                                      wl->admission[i].amount[j]);
+        }
+    }
+    if (sign > 0) {
+        wl->cq->n_reserving++;
+        if (wl->state == TS__ENG_WL_ADMITTED)
+            wl->cq->n_admitted++;
+    } else {
+        wl->cq->n_reserving--;
+        if (wl->state == TS__ENG_WL_ADMITTED)
+            wl->cq->n_admitted--;
+    }
+}
+
+/* Takes wl out of whatever queue holds it. */
+static void unqueue(struct ts__eng_wl *wl)
+{
+    struct ts__eng_cq *cq = wl->cq;
+
+    if (cq && ts_heap_contains(&cq->pending, wl))
+        ts_heap_remove(&cq->pending, wl);
+    if (cq && wl->inadmissible) {
+        for (size_t i = 0; i < cq->n_inadmissible; i++) {
+            if (cq->inadmissible[i] == wl) {
+                cq->inadmissible[i] = cq->inadmissible[--cq->n_inadmissible];
+                break;
+            }
+        }
+    }
+    wl->inadmissible = 0;
+}
+
+static void mark_dirty(struct ts_engine *e, struct ts__eng_wl *wl)
+{
+    if (wl->dirty)
+        return;
+    wl->dirty = 1;
+    TS_GROW(e->dirty, e->cap_dirty, e->n_dirty + 1);
+    e->dirty[e->n_dirty++] = wl;
+}
+
+static void undirty(struct ts_engine *e, struct ts__eng_wl *wl)
+{
+    if (!wl->dirty)
+        return;
+    for (size_t i = 0; i < e->n_dirty; i++) {
+        if (e->dirty[i] == wl) {
+            e->dirty[i] = e->dirty[--e->n_dirty];
+            break;
+        }
+    }
+    wl->dirty = 0;
+}
+
+/* The ClusterQueue a pending workload belongs to (NULL when its
+ * LocalQueue or ClusterQueue is missing). */
+static struct ts__eng_cq *target_cq(const struct ts_engine *e, const struct ts__eng_wl *wl)
+{
+    char key[512];
+    const struct ts__eng_lq *lq;
+
+    if (!wl->lq_name)
+        return NULL;
+    snprintf(key, sizeof(key), "%s/%s", wl->ns, wl->lq_name);
+    lq = ts_hmap_get(&e->lqs, key);
+    if (!lq || !lq->cq_name || lq->stopped)
+        return NULL;
+    return ts_hmap_get(&e->cqs, lq->cq_name);
+}
+
+void ts__eng_wl_enqueue(struct ts_engine *e, struct ts__eng_wl *wl)
+{
+    struct ts__eng_cq *cq = target_cq(e, wl);
+
+    unqueue(wl);
+    wl->cq = cq;
+    if (cq && !ts__eng_cq_inactive(e, cq)) {
+        undirty(e, wl);
+        ts_heap_push(&cq->pending, wl);
+        return;
+    }
+    mark_dirty(e, wl);
+}
+
+void ts__eng_reroute(struct ts_engine *e)
+{
+    size_t it = 0;
+    const char *k;
+    void *v;
+
+    while (ts_hmap_next(&e->workloads, &it, &k, &v)) {
+        struct ts__eng_wl *wl = v;
+        struct ts__eng_cq *cq;
+
+        if (wl->state != TS__ENG_WL_PENDING)
+            continue;
+        cq = target_cq(e, wl);
+        if (cq == wl->cq && cq && !ts__eng_cq_inactive(e, cq) &&
+            (wl->inadmissible || ts_heap_contains(&cq->pending, wl)))
+            continue;
+        ts__eng_wl_enqueue(e, wl);
+    }
+}
+
+void ts__eng_attach_admitted(struct ts_engine *e, struct ts__eng_cq *cq)
+{
+    size_t it = 0;
+    const char *k;
+    void *v;
+
+    while (ts_hmap_next(&e->workloads, &it, &k, &v)) {
+        struct ts__eng_wl *wl = v;
+
+        if ((wl->state == TS__ENG_WL_ADMITTED || wl->state == TS__ENG_WL_ASSUMED) && !wl->cq &&
+            wl->admission_cq && strcmp(wl->admission_cq, cq->name) == 0) {
+            wl->cq = cq;
+            ts__eng_wl_add_usage(wl, 1);
+        }
+    }
+}
+
+void ts__eng_detach_cq(struct ts_engine *e, struct ts__eng_cq *cq)
+{
+    size_t it = 0;
+    const char *k;
+    void *v;
+
+    while (ts_hmap_next(&e->workloads, &it, &k, &v)) {
+        struct ts__eng_wl *wl = v;
+
+        if (wl->cq != cq)
+            continue;
+        if (wl->state == TS__ENG_WL_PENDING) {
+            unqueue(wl);
+            wl->cq = NULL;
+            mark_dirty(e, wl);
+        } else if (wl->admission) {
+            ts__eng_wl_add_usage(wl, -1);
+            wl->cq = NULL;
+        }
+    }
+}
+
+/* --- building the engine's view of a workload ------------------------------ */
+
+static int32_t resolve_priority(const struct ts_engine *e, const struct ts_workload *src)
+{
+    const struct ts_priority_class_ref *ref = &src->spec.priority_class_ref;
+    const int32_t *v = NULL;
+
+    if (src->spec.priority.set || !ref->set || !ref->name)
+        return ts_workload_priority(src);
+    if (ref->kind && strcmp(ref->kind, TS_WL_PRIO_KIND_WPC) == 0)
+        v = ts_hmap_get(&e->wpcs, ref->name);
+    else
+        v = ts_hmap_get(&e->pcs, ref->name);
+    return v ? *v : 0;
+}
+
+/* Kueue's queue-order timestamp: an eviction for PodsReadyTimeout or an
+ * admission check restarts the wait; otherwise creation time. */
+static ts_time queue_order_ts(const struct ts_workload *src)
+{
+    const struct ts_condition *ev = ts_conditions_find(&src->status.conditions, TS_WL_COND_EVICTED);
+
+    if (ev && ev->status && strcmp(ev->status, "True") == 0 && ev->reason &&
+        (strcmp(ev->reason, TS_WL_REASON_PODS_READY_TIMEOUT) == 0 ||
+         strcmp(ev->reason, TS_WL_REASON_ADMISSION_CHECK) == 0))
+        return ev->last_transition_time;
+    return src->meta.creation_timestamp;
+}
+
+static int fill_podset(struct ts_engine *e, struct ts__eng_podset *ps, const struct ts_podset *src,
+                       struct ts_err *err)
+{
+    struct ts_resource_list req = TS_RESOURCE_LIST_INIT;
+
+    ps->name = ts_xstrdup(src->name ? src->name : TS_WL_DEFAULT_PODSET);
+    ps->count = src->count;
+    ps->min_count = src->min_count.set ? src->min_count.v : 0;
+    ts_pod_template_init(&ps->tmpl);
+    ts_pod_template_copy(&ps->tmpl, &src->template);
+    if (ts_pod_template_requests(&src->template, &req)) {
+        ts_resource_list_release(&req);
+        return ts_err_set(err, TS_EOVERFLOW, "podSets[%s]: requests overflow", ps->name);
+    }
+    ps->req_res = ts_xcalloc(req.n + 1, sizeof(*ps->req_res));
+    ps->req_amount = ts_xcalloc(req.n + 1, sizeof(*ps->req_amount));
+    for (size_t i = 0; i < req.n; i++) {
+        int64_t v = ts_amount_of(req.items[i].name, &req.items[i].q);
+
+        ps->req_res[ps->n_req] = ts__eng_resource_id(e, req.items[i].name);
+        ps->req_amount[ps->n_req++] = v > 0 ? v : 0; /* Kueue floors requests at 0 */
+    }
+    ts_resource_list_release(&req);
+    return 0;
+}
+
+static int32_t reclaimable(const struct ts_workload *src, const char *ps)
+{
+    for (size_t i = 0; i < src->status.n_reclaimable_pods; i++) {
+        if (strcmp(src->status.reclaimable_pods[i].name, ps) == 0)
+            return src->status.reclaimable_pods[i].count;
+    }
+    return 0;
+}
+
+/* Reads status.admission into wl->admission (usage per fr), scaled down by
+ * reclaimable pods as Kueue does. */
+static int fill_admission(struct ts_engine *e, struct ts__eng_wl *wl, const struct ts_workload *src,
+                          struct ts_err *err)
+{
+    const struct ts_admission *a = src->status.admission;
+
+    wl->admission = ts_xcalloc(wl->n_podsets ? wl->n_podsets : 1, sizeof(*wl->admission));
+    wl->admission_cq = ts_xstrdup(a->cluster_queue ? a->cluster_queue : "");
+    for (size_t i = 0; i < a->n_podset_assignments && i < wl->n_podsets; i++) {
+        const struct ts_podset_assignment *pa = &a->podset_assignments[i];
+        struct ts__eng_psa *psa = &wl->admission[i];
+        int32_t count = pa->count.set ? pa->count.v : wl->podsets[i].count;
+        int32_t keep = count - reclaimable(src, pa->name ? pa->name : TS_WL_DEFAULT_PODSET);
+
+        psa->count = count;
+        psa->fr = ts_xcalloc(pa->resource_usage.n + 1, sizeof(*psa->fr));
+        psa->amount = ts_xcalloc(pa->resource_usage.n + 1, sizeof(*psa->amount));
+        for (size_t r = 0; r < pa->resource_usage.n; r++) {
+            const char *res = pa->resource_usage.items[r].name;
+            const char *flavor = ts_strmap_get(&pa->flavors, res);
+            int64_t amount = ts_amount_of(res, &pa->resource_usage.items[r].q);
+
+            if (!flavor)
+                return ts_err_set(err, TS_EINVAL,
+                                  "status.admission.podSetAssignments[%zu].flavors: no flavor for "
+                                  "resource \"%s\"",
+                                  i, res);
+            if (count > 0 && keep < count)
+                amount = amount / count * (keep > 0 ? keep : 0);
+            psa->fr[psa->n] = ts__eng_fr_id(e, flavor, res);
+            psa->amount[psa->n++] = amount;
+        }
+    }
+    return 0;
+}
+
+static int fill(struct ts_engine *e, struct ts__eng_wl *wl, const struct ts_workload *src,
+                struct ts_err *err)
+{
+    wl->uid = src->meta.uid ? ts_xstrdup(src->meta.uid) : NULL;
+    wl->lq_name = src->spec.queue_name ? ts_xstrdup(src->spec.queue_name) : NULL;
+    wl->priority = resolve_priority(e, src);
+    wl->created = src->meta.creation_timestamp;
+    wl->queue_ts = queue_order_ts(src);
+    wl->podsets = ts_xcalloc(src->spec.n_podsets ? src->spec.n_podsets : 1, sizeof(*wl->podsets));
+    for (size_t i = 0; i < src->spec.n_podsets; i++) {
+        wl->n_podsets = i + 1;
+        if (fill_podset(e, &wl->podsets[i], &src->spec.podsets[i], err))
+            return TS_EOVERFLOW;
+    }
+    return 0;
+}
+
+/* --- put / delete ------------------------------------------------------------- */
+
+/* Takes wl out of queues and usage; returns the node whose tree lost usage. */
+static struct ts_quota_node *wl_detach(struct ts_engine *e, struct ts__eng_wl *wl)
+{
+    struct ts_quota_node *freed = NULL;
+
+    unqueue(wl);
+    undirty(e, wl);
+    if ((wl->state == TS__ENG_WL_ADMITTED || wl->state == TS__ENG_WL_ASSUMED) && wl->cq &&
+        wl->admission) {
+        ts__eng_wl_add_usage(wl, -1);
+        freed = &wl->cq->node;
+    }
+    wl->cq = NULL;
+    return freed;
+}
+
+static int put_admitted(struct ts_engine *e, struct ts__eng_wl *wl, const struct ts_workload *src,
+                        struct ts_err *err)
+{
+    int rc = fill_admission(e, wl, src, err);
+
+    if (rc) {
+        /* unaccountable: hold nothing rather than guess; the error names it */
+        ts__eng_psa_free(wl->admission, wl->n_podsets);
+        wl->admission = NULL;
+        wl->state = TS__ENG_WL_IDLE;
+        return rc;
+    }
+    wl->state = TS__ENG_WL_ADMITTED;
+    wl->cq = ts_hmap_get(&e->cqs, wl->admission_cq);
+    ts__eng_wl_add_usage(wl, 1);
+    return 0;
+}
+
+int ts_engine_put_workload(struct ts_engine *e, const struct ts_workload *src, ts_time now,
+                           struct ts_err *err)
+{
+    char key[512];
+    struct ts__eng_wl *wl;
+    struct ts_quota_node *freed = NULL;
+    int reserved = ts_workload_has_quota_reservation(src) && src->status.admission;
+    int idle = ts_workload_is_finished(src) || !ts_workload_is_active(src);
+    int rc;
+
+    (void)now;
+    if (!src->meta.name || !src->meta.namespace_)
+        return ts_err_set(err, TS_EINVAL, "workload: metadata.name and namespace are required");
+    snprintf(key, sizeof(key), "%s/%s", src->meta.namespace_, src->meta.name);
+    wl = ts_hmap_get(&e->workloads, key);
+    /* an admission this engine assumed stays until its write is seen */
+    if (wl && wl->state == TS__ENG_WL_ASSUMED && !reserved && !idle)
+        return 0;
+    if (wl) {
+        freed = wl_detach(e, wl);
+        wl_clear(wl);
+    } else {
+        wl = ts_xcalloc(1, sizeof(*wl));
+        wl->key = ts_xstrdup(key);
+        wl->ns = ts_xstrdup(src->meta.namespace_);
+        wl->name = ts_xstrdup(src->meta.name);
+        wl->heap_pos = TS_HEAP_NOT_IN;
+        ts_hmap_put(&e->workloads, key, wl);
+    }
+    rc = fill(e, wl, src, err);
+    if (rc || idle) {
+        wl->state = TS__ENG_WL_IDLE;
+    } else if (reserved) {
+        rc = put_admitted(e, wl, src, err);
+    } else {
+        wl->state = TS__ENG_WL_PENDING;
+        ts__eng_wl_enqueue(e, wl);
+    }
+    if (freed)
+        ts__eng_requeue_tree(e, freed);
+    if (rc)
+        ts_err_prefix(err, "workload \"%s\"", key);
+    return rc;
+}
+
+void ts_engine_delete_workload(struct ts_engine *e, const char *ns, const char *name)
+{
+    char key[512];
+    struct ts__eng_wl *wl;
+    struct ts_quota_node *freed;
+
+    snprintf(key, sizeof(key), "%s/%s", ns, name);
+    wl = ts_hmap_del(&e->workloads, key);
+    if (!wl)
+        return;
+    freed = wl_detach(e, wl);
+    wl_free(wl);
+    if (freed)
+        ts__eng_requeue_tree(e, freed);
+}
+
+static struct ts__eng_wl *find(const struct ts_engine *e, const char *ns, const char *name)
+{
+    char key[512];
+
+    snprintf(key, sizeof(key), "%s/%s", ns, name);
+    return ts_hmap_get(&e->workloads, key);
+}
+
+void ts_engine_admit_confirm(struct ts_engine *e, const char *ns, const char *name)
+{
+    struct ts__eng_wl *wl = find(e, ns, name);
+
+    if (!wl || wl->state != TS__ENG_WL_ASSUMED)
+        return;
+    wl->state = TS__ENG_WL_ADMITTED;
+    if (wl->cq)
+        wl->cq->n_admitted++;
+}
+
+void ts_engine_admit_forget(struct ts_engine *e, const char *ns, const char *name)
+{
+    struct ts__eng_wl *wl = find(e, ns, name);
+    struct ts_quota_node *freed;
+
+    if (!wl || wl->state != TS__ENG_WL_ASSUMED)
+        return;
+    freed = wl_detach(e, wl);
+    ts__eng_psa_free(wl->admission, wl->n_podsets);
+    wl->admission = NULL;
+    free(wl->admission_cq);
+    wl->admission_cq = NULL;
+    wl->state = TS__ENG_WL_PENDING;
+    ts__eng_wl_enqueue(e, wl);
+    if (freed)
+        ts__eng_requeue_tree(e, freed);
+}
+
+void ts__eng_free_workloads(struct ts_engine *e)
+{
+    size_t it = 0;
+    const char *k;
+    void *v;
+
+    while (ts_hmap_next(&e->workloads, &it, &k, &v)) {
+        struct ts__eng_wl *wl = v;
+
+        unqueue(wl);
+        wl_free(wl);
+    }
+    ts_hmap_release(&e->workloads);
+    free(e->dirty);
+    e->dirty = NULL;
+    e->n_dirty = e->cap_dirty = 0;
+}
+
+int ts_engine_cq_stats(const struct ts_engine *e, const char *name, struct ts_engine_cq_stats *out)
+{
+    const struct ts__eng_cq *cq = ts_hmap_get(&e->cqs, name);
+
+    if (!cq)
+        return TS_ENOTFOUND;
+    out->pending = cq->pending.n + cq->n_inadmissible;
+    out->reserving = cq->n_reserving;
+    out->admitted = cq->n_admitted;
+    return 0;
+}
+
+int ts_engine_usage(const struct ts_engine *e, const char *node, int is_cohort, const char *flavor,
+                    const char *resource, int64_t *out)
+{
+    long fr = ts__eng_find_fr(e, flavor, resource);
+    const struct ts_quota_node *n = NULL;
+
+    if (is_cohort) {
+        const struct ts__eng_cohort *co = ts_hmap_get(&e->cohorts, node);
+
+        n = co ? &co->node : NULL;
+    } else {
+        const struct ts__eng_cq *cq = ts_hmap_get(&e->cqs, node);
+
+        n = cq ? &cq->node : NULL;
+    }
+    if (!n)
+        return TS_ENOTFOUND;
+    *out = fr >= 0 && (size_t)fr < n->nfr ? n->usage[fr] : 0;
+    return 0;
+}

@@ -1,0 +1,215 @@
+#include "sim/sim.h"
+
+#include "api/object.h"
+#include "engine/apply.h"
+#include "util/alloc.h"
+#include "util/hmap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ts_sim {
+    struct ts_engine *e;
+    struct ts_workload **wls;
+    size_t n, cap;
+    struct ts_hmap by_key; /* ns/name -> index + 1 */
+    size_t seq;            /* orders objects without a creationTimestamp */
+};
+
+struct ts_sim *ts_sim_new(const struct ts_engine_config *config)
+{
+    struct ts_sim *s = ts_xcalloc(1, sizeof(*s));
+
+    s->e = ts_engine_new(config);
+    return s;
+}
+
+void ts_sim_free(struct ts_sim *s)
+{
+    if (!s)
+        return;
+    ts_engine_free(s->e);
+    for (size_t i = 0; i < s->n; i++) {
+        ts_workload_release(s->wls[i]);
+        free(s->wls[i]);
+    }
+    free(s->wls);
+    ts_hmap_release(&s->by_key);
+    free(s);
+}
+
+struct ts_engine *ts_sim_engine(struct ts_sim *s)
+{
+    return s->e;
+}
+
+static struct ts_workload *find_mut(const struct ts_sim *s, const char *ns, const char *name)
+{
+    char key[512];
+    void *v;
+
+    snprintf(key, sizeof(key), "%s/%s", ns, name);
+    v = ts_hmap_get(&s->by_key, key);
+    return v ? s->wls[(size_t)((uintptr_t)v - 1)] : NULL;
+}
+
+const struct ts_workload *ts_sim_find(const struct ts_sim *s, const char *ns, const char *name)
+{
+    return find_mut(s, ns, name);
+}
+
+size_t ts_sim_n_workloads(const struct ts_sim *s)
+{
+    return s->n;
+}
+
+const struct ts_workload *ts_sim_workload(const struct ts_sim *s, size_t i)
+{
+    return i < s->n ? s->wls[i] : NULL;
+}
+
+/* Stores (or replaces) a workload; fills what the API server would. */
+static int add_workload(struct ts_sim *s, const struct ts_workload *in, ts_time now,
+                        struct ts_err *err)
+{
+    struct ts_workload *wl = find_mut(s, in->meta.namespace_ ? in->meta.namespace_ : "default",
+                                      in->meta.name);
+    char key[512];
+
+    if (!wl) {
+        wl = ts_xcalloc(1, sizeof(*wl));
+        ts_workload_init(wl);
+        TS_GROW(s->wls, s->cap, s->n + 1);
+        s->wls[s->n++] = wl;
+    }
+    ts_workload_copy(wl, in);
+    if (!wl->meta.namespace_)
+        wl->meta.namespace_ = ts_xstrdup("default");
+    snprintf(key, sizeof(key), "%s/%s", wl->meta.namespace_, wl->meta.name);
+    ts_hmap_put(&s->by_key, key, (void *)(uintptr_t)s->n);
+    if (!wl->meta.uid)
+        wl->meta.uid = ts_xstrdup(key);
+    if (!wl->meta.creation_timestamp) /* input order decides FIFO ties */
+        wl->meta.creation_timestamp = now + (ts_time)s->seq++;
+    if (!wl->meta.generation)
+        wl->meta.generation = 1;
+    return ts_engine_put_workload(s->e, wl, now, err);
+}
+
+static int add_typed(struct ts_sim *s, struct ts_object *o, ts_time now, struct ts_err *err)
+{
+    switch (o->kind) {
+    case TS_KIND_RESOURCE_FLAVOR:
+        return ts_engine_put_flavor(s->e, &o->u.rf, err);
+    case TS_KIND_CLUSTER_QUEUE:
+        return ts_engine_put_cluster_queue(s->e, &o->u.cq, err);
+    case TS_KIND_COHORT:
+        return ts_engine_put_cohort(s->e, &o->u.cohort, err);
+    case TS_KIND_LOCAL_QUEUE:
+        return ts_engine_put_local_queue(s->e, &o->u.lq, err);
+    case TS_KIND_NAMESPACE:
+        ts_engine_put_namespace(s->e, o->u.ns.meta.name, &o->u.ns.meta.labels);
+        return 0;
+    case TS_KIND_WORKLOAD_PRIORITY_CLASS:
+        ts_engine_put_workload_priority_class(s->e, o->u.wpc.meta.name, o->u.wpc.value);
+        return 0;
+    case TS_KIND_PRIORITY_CLASS:
+        ts_engine_put_priority_class(s->e, o->u.pc.meta.name, o->u.pc.value,
+                                     o->u.pc.global_default);
+        return 0;
+    case TS_KIND_WORKLOAD:
+        return add_workload(s, &o->u.wl, now, err);
+    case TS_KIND_JOB:
+    case TS_KIND_PYTORCH_JOB:
+    case TS_KIND_UNKNOWN:
+        break;
+    }
+    return ts_err_set(err, TS_EUNSUPPORTED, "%s objects are not simulated yet",
+                      ts_kind_name(o->kind));
+}
+
+int ts_sim_add(struct ts_sim *s, const cJSON *obj, ts_time now, struct ts_err *err)
+{
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    struct ts_object o;
+    char what[600];
+    int rc = ts_object_decode(obj, &o, &errs, err);
+
+    if (rc) {
+        ts_field_errors_release(&errs);
+        return rc;
+    }
+    if (!errs.n)
+        ts_object_validate(&o, &errs);
+    snprintf(what, sizeof(what), "%s \"%s\"", ts_kind_name(o.kind),
+             ts_object_meta(&o)->name ? ts_object_meta(&o)->name : "");
+    if (errs.n)
+        rc = ts_field_errors_to_err(&errs, what, err);
+    else
+        rc = add_typed(s, &o, now, err);
+    ts_field_errors_release(&errs);
+    ts_object_release(&o);
+    return rc;
+}
+
+size_t ts_sim_run(struct ts_sim *s, size_t max_cycles, ts_time now)
+{
+    size_t changed = 0;
+
+    for (size_t i = 0; !max_cycles || i < max_cycles; i++) {
+        struct ts_cycle c;
+        size_t n;
+
+        ts_cycle_init(&c);
+        n = ts_engine_cycle(s->e, now, &c);
+        for (size_t d = 0; d < c.n; d++) {
+            struct ts_workload *wl = find_mut(s, c.items[d].ns, c.items[d].name);
+
+            if (wl)
+                ts_apply_decision(wl, &c.items[d], now);
+            if (c.items[d].kind == TS_DECISION_ADMIT)
+                ts_engine_admit_confirm(s->e, c.items[d].ns, c.items[d].name);
+        }
+        ts_cycle_release(&c);
+        if (!n)
+            break;
+        changed++;
+    }
+    return changed;
+}
+
+int ts_sim_finish(struct ts_sim *s, const char *ns, const char *name, ts_time now)
+{
+    struct ts_workload *wl = find_mut(s, ns, name);
+
+    if (!wl)
+        return TS_ENOTFOUND;
+    ts_conditions_set(&wl->status.conditions, TS_WL_COND_FINISHED, "True",
+                      TS_WL_REASON_SUCCEEDED, "Job finished successfully", wl->meta.generation,
+                      now);
+    return ts_engine_put_workload(s->e, wl, now, NULL);
+}
+
+int ts_sim_delete(struct ts_sim *s, const char *ns, const char *name)
+{
+    char key[512];
+    void *v;
+    size_t i;
+
+    snprintf(key, sizeof(key), "%s/%s", ns, name);
+    v = ts_hmap_del(&s->by_key, key);
+    if (!v)
+        return TS_ENOTFOUND;
+    i = (size_t)((uintptr_t)v - 1);
+    ts_engine_delete_workload(s->e, ns, name);
+    ts_workload_release(s->wls[i]);
+    free(s->wls[i]);
+    memmove(&s->wls[i], &s->wls[i + 1], (s->n - i - 1) * sizeof(*s->wls));
+    s->n--;
+    for (size_t j = i; j < s->n; j++) { /* indexes after i moved down */
+        snprintf(key, sizeof(key), "%s/%s", s->wls[j]->meta.namespace_, s->wls[j]->meta.name);
+        ts_hmap_put(&s->by_key, key, (void *)(uintptr_t)(j + 1));
+    }
+    return 0;
+}
