@@ -24,19 +24,22 @@ struct ts_resource_list {
     size_t cap;
 };
 
+/* clang-format would spread this brace initialiser over four lines */
+/* clang-format off */
 #define TS_RESOURCE_LIST_INIT {NULL, 0, 0}
+/* clang-format on */
 
 void ts_resource_list_init(struct ts_resource_list *l);
 void ts_resource_list_release(struct ts_resource_list *l);
 /* Deep copy of src into dst (dst is initialised, not released first). */
 void ts_resource_list_copy(struct ts_resource_list *dst, const struct ts_resource_list *src);
 
-/* Sets name to q (inserting or replacing).  Name is copied. */
+/* Sets name to q (inserting or replacing).  Name is copied; name and q
+ * may point into l itself. */
 void ts_resource_list_set(struct ts_resource_list *l, const char *name,
                           const struct ts_quantity *q);
 /* The quantity of name, or NULL when absent.  Borrowed. */
-const struct ts_quantity *ts_resource_list_get(const struct ts_resource_list *l,
-                                               const char *name);
+const struct ts_quantity *ts_resource_list_get(const struct ts_resource_list *l, const char *name);
 /* Removes name if present. */
 void ts_resource_list_remove(struct ts_resource_list *l, const char *name);
 
@@ -45,7 +48,9 @@ void ts_resource_list_remove(struct ts_resource_list *l, const char *name);
  * partially updated only on overflow, which callers treat as fatal input). */
 int ts_resource_list_add(struct ts_resource_list *dst, const struct ts_resource_list *src);
 int ts_resource_list_sub(struct ts_resource_list *dst, const struct ts_resource_list *src);
-/* dst = src * factor (per resource). */
+/* dst = src * factor (per resource).  dst must be initialised; its old
+ * content is released.  dst may be src.  Returns 0 or TS_EOVERFLOW, in
+ * which case dst is unchanged. */
 int ts_resource_list_scale(struct ts_resource_list *dst, const struct ts_resource_list *src,
                            int64_t factor);
 
