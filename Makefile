@@ -88,9 +88,12 @@ $(LIB): $(LIB_OBJS)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-# Each binary is every .c in cmd/<name>/ linked with the library.
+# Each binary is every .c in cmd/<name>/ linked with the library.  (The
+# pattern lives in a variable: a literal % in a pattern rule's
+# prerequisites would be replaced by the stem before $$(call ...) runs.)
+cmd_objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard cmd/$(1)/*.c))
 .SECONDEXPANSION:
-$(BUILD)/bin/%: $$(patsubst %.c,$(BUILD)/obj/%.o,$$(wildcard cmd/%/*.c)) $(LIB)
+$(BUILD)/bin/%: $$(call cmd_objs,$$*) $(LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(filter %.o,$^) $(LIB) $(PKG_LIBS) -lm

@@ -189,15 +189,23 @@ void ts_engine_delete_namespace(struct ts_engine *e, const char *name)
     }
 }
 
-static void put_int(struct ts_hmap *m, const char *name, int32_t value)
+/* Values of the priority class maps: the value comes first, so a pointer to
+ * the entry is also a pointer to its int32_t value. */
+struct prio_entry {
+    int32_t value;
+    int global_default;
+};
+
+static void put_int(struct ts_hmap *m, const char *name, int32_t value, int global_default)
 {
-    int32_t *v = ts_hmap_get(m, name);
+    struct prio_entry *v = ts_hmap_get(m, name);
 
     if (!v) {
-        v = ts_xmalloc(sizeof(*v));
+        v = ts_xcalloc(1, sizeof(*v));
         ts_hmap_put(m, name, v);
     }
-    *v = value;
+    v->value = value;
+    v->global_default = global_default;
 }
 
 static void del_int(struct ts_hmap *m, const char *name)
@@ -207,7 +215,7 @@ static void del_int(struct ts_hmap *m, const char *name)
 
 void ts_engine_put_workload_priority_class(struct ts_engine *e, const char *name, int32_t value)
 {
-    put_int(&e->wpcs, name, value);
+    put_int(&e->wpcs, name, value, 0);
 }
 
 void ts_engine_delete_workload_priority_class(struct ts_engine *e, const char *name)
@@ -218,11 +226,39 @@ void ts_engine_delete_workload_priority_class(struct ts_engine *e, const char *n
 void ts_engine_put_priority_class(struct ts_engine *e, const char *name, int32_t value,
                                   int global_default)
 {
-    (void)global_default; /* a workload's priority is resolved when it is built from its job */
-    put_int(&e->pcs, name, value);
+    put_int(&e->pcs, name, value, global_default);
 }
 
 void ts_engine_delete_priority_class(struct ts_engine *e, const char *name)
 {
     del_int(&e->pcs, name);
+}
+
+int ts_engine_priority_class(const struct ts_engine *e, int wpc, const char *name, int32_t *value)
+{
+    const struct prio_entry *v = ts_hmap_get(wpc ? &e->wpcs : &e->pcs, name);
+
+    if (!v)
+        return 0;
+    *value = v->value;
+    return 1;
+}
+
+int ts_engine_default_priority_class(const struct ts_engine *e, const char **name, int32_t *value)
+{
+    size_t it = 0;
+    const char *k;
+    void *v;
+    int found = 0;
+
+    while (ts_hmap_next(&e->pcs, &it, &k, &v)) {
+        const struct prio_entry *p = v;
+
+        if (p->global_default && (!found || p->value < *value)) {
+            *name = k;
+            *value = p->value;
+            found = 1;
+        }
+    }
+    return found;
 }

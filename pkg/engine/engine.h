@@ -88,6 +88,13 @@ void ts_engine_put_priority_class(struct ts_engine *e, const char *name, int32_t
                                   int global_default);
 void ts_engine_delete_priority_class(struct ts_engine *e, const char *name);
 
+/* Looks up a WorkloadPriorityClass (wpc = 1) or PriorityClass value;
+ * returns 1 when found.  ts_engine_default_priority_class() finds the
+ * globalDefault PriorityClass (the lowest value if several); *name is
+ * borrowed from the engine. */
+int ts_engine_priority_class(const struct ts_engine *e, int wpc, const char *name, int32_t *value);
+int ts_engine_default_priority_class(const struct ts_engine *e, const char **name, int32_t *value);
+
 /* Adds or updates a workload.  One with status.admission and
  * QuotaReserved=True counts as usage of its flavors; a finished or
  * inactive one holds nothing and is not queued; any other is queued in its

@@ -1,8 +1,10 @@
 #include "sim/sim.h"
 
+#include "api/jobworkload.h"
 #include "api/object.h"
 #include "engine/apply.h"
 #include "util/alloc.h"
+#include "util/buf.h"
 #include "util/hmap.h"
 
 #include <stdio.h>
@@ -88,13 +90,77 @@ static int add_workload(struct ts_sim *s, const struct ts_workload *in, ts_time 
         wl->meta.namespace_ = ts_xstrdup("default");
     snprintf(key, sizeof(key), "%s/%s", wl->meta.namespace_, wl->meta.name);
     ts_hmap_put(&s->by_key, key, (void *)(uintptr_t)s->n);
-    if (!wl->meta.uid)
-        wl->meta.uid = ts_xstrdup(key);
+    if (!wl->meta.uid) { /* deterministic, UUID-shaped */
+        char uid[64];
+
+        snprintf(uid, sizeof(uid), "00000000-0000-4000-9000-%012zu", s->seq);
+        wl->meta.uid = ts_xstrdup(uid);
+    }
     if (!wl->meta.creation_timestamp) /* input order decides FIFO ties */
         wl->meta.creation_timestamp = now + (ts_time)s->seq++;
     if (!wl->meta.generation)
         wl->meta.generation = 1;
     return ts_engine_put_workload(s->e, wl, now, err);
+}
+
+static int lookup_wpc(void *ctx, const char *name, int32_t *value)
+{
+    return ts_engine_priority_class(ctx, 1, name, value);
+}
+
+static int lookup_pc(void *ctx, const char *name, int32_t *value)
+{
+    return ts_engine_priority_class(ctx, 0, name, value);
+}
+
+static int lookup_default(void *ctx, const char **name, int32_t *value)
+{
+    return ts_engine_default_priority_class(ctx, name, value);
+}
+
+/* What the API server fills in for a job the user created: a name from
+ * generateName, a namespace and a uid (deterministic here, so the
+ * Workload's name hash is reproducible). */
+static void complete_job_meta(struct ts_sim *s, struct ts_object_meta *m)
+{
+    static const char alphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+    char uid[64];
+
+    if (!m->namespace_)
+        m->namespace_ = ts_xstrdup("default");
+    if (!m->name && m->generate_name) {
+        struct ts_buf b = TS_BUF_INIT;
+        size_t n = s->seq + 1;
+
+        ts_buf_adds(&b, m->generate_name);
+        for (int i = 0; i < 5; i++, n /= 27)
+            ts_buf_addc(&b, alphabet[n % 27]);
+        m->name = ts_buf_take(&b);
+    }
+    if (!m->uid) {
+        snprintf(uid, sizeof(uid), "00000000-0000-4000-8000-%012zu", s->seq);
+        m->uid = ts_xstrdup(uid);
+    }
+}
+
+/* Builds the Workload the controller would create for a job. */
+static int add_job(struct ts_sim *s, struct ts_object *o, ts_time now, struct ts_err *err)
+{
+    struct ts_priority_lookup prio = {lookup_wpc, lookup_pc, lookup_default, s->e};
+    struct ts_object_meta *m = o->kind == TS_KIND_JOB ? &o->u.job.meta : &o->u.ptj.meta;
+    struct ts_workload wl;
+    int rc;
+
+    complete_job_meta(s, m);
+    if (!ts_job_meta_queue_name(m))
+        return 0; /* not managed: no queue name */
+    ts_workload_init(&wl);
+    rc = o->kind == TS_KIND_JOB ? ts_jobworkload_from_job(&o->u.job, &prio, &wl, err)
+                                : ts_jobworkload_from_pytorchjob(&o->u.ptj, &prio, &wl, err);
+    if (!rc)
+        rc = add_workload(s, &wl, now, err);
+    ts_workload_release(&wl);
+    return rc;
 }
 
 static int add_typed(struct ts_sim *s, struct ts_object *o, ts_time now, struct ts_err *err)
@@ -122,14 +188,20 @@ static int add_typed(struct ts_sim *s, struct ts_object *o, ts_time now, struct 
         return add_workload(s, &o->u.wl, now, err);
     case TS_KIND_JOB:
     case TS_KIND_PYTORCH_JOB:
+        return add_job(s, o, now, err);
     case TS_KIND_UNKNOWN:
         break;
     }
-    return ts_err_set(err, TS_EUNSUPPORTED, "%s objects are not simulated yet",
-                      ts_kind_name(o->kind));
+    return ts_err_set(err, TS_EUNSUPPORTED, "unsupported object");
 }
 
 int ts_sim_add(struct ts_sim *s, const cJSON *obj, ts_time now, struct ts_err *err)
+{
+    return ts_sim_add_errs(s, obj, now, NULL, err);
+}
+
+int ts_sim_add_errs(struct ts_sim *s, const cJSON *obj, ts_time now,
+                    struct ts_field_errors *errs_out, struct ts_err *err)
 {
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
     struct ts_object o;
@@ -148,6 +220,8 @@ int ts_sim_add(struct ts_sim *s, const cJSON *obj, ts_time now, struct ts_err *e
         rc = ts_field_errors_to_err(&errs, what, err);
     else
         rc = add_typed(s, &o, now, err);
+    if (errs_out)
+        ts_field_errors_extend(errs_out, &errs);
     ts_field_errors_release(&errs);
     ts_object_release(&o);
     return rc;

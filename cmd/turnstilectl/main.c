@@ -1,0 +1,34 @@
+/* turnstilectl - Turnstile's command-line tool.  Thin main: dispatches to
+ * the subcommands in pkg/cli. */
+#include "cli/simulate.h"
+#include "util/alloc.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define USAGE                                                                                      \
+    "usage: turnstilectl <command> [flags]\n"                                                     \
+    "\n"                                                                                           \
+    "commands:\n"                                                                                  \
+    "  simulate   run Turnstile's admission engine on YAML files and print the Workloads\n"      \
+    "             as `kubectl get workloads` would show them\n"
+
+int main(int argc, char **argv)
+{
+    struct ts_cli_simulate_opts opts;
+    int rc;
+
+    ts_alloc_init();
+    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+        !strcmp(argv[1], "help")) {
+        fputs(USAGE, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (!strcmp(argv[1], "simulate")) {
+        if ((rc = ts_cli_simulate_parse(argc - 2, argv + 2, &opts, stderr)))
+            return rc;
+        return ts_cli_simulate(&opts, stdout, stderr);
+    }
+    fprintf(stderr, "turnstilectl: unknown command '%s'\n%s", argv[1], USAGE);
+    return 2;
+}

@@ -1,0 +1,180 @@
+#include "api/jobworkload.h"
+
+#include "api/names.h"
+#include "util/alloc.h"
+#include "util/buf.h"
+#include "util/parse.h"
+
+#include <ctype.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_PREFIX 247
+
+char *ts_jobworkload_name(const char *kind, const char *group, const char *name, const char *uid)
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0;
+    struct ts_buf in = TS_BUF_INIT, out = TS_BUF_INIT;
+    size_t start;
+
+    ts_buf_addf(&in, "%s\n%s\n%s\n%s", kind, group, name, uid ? uid : "");
+    EVP_Digest(in.ptr, in.len, md, &mdlen, EVP_sha1(), NULL);
+    ts_buf_release(&in);
+    for (const char *k = kind; *k; k++)
+        ts_buf_addc(&out, (char)tolower((unsigned char)*k));
+    ts_buf_addc(&out, '-');
+    ts_buf_adds(&out, name);
+    if (out.len > MAX_PREFIX) {
+        out.len = MAX_PREFIX;
+        out.ptr[out.len] = '\0';
+    }
+    start = out.len;
+    ts_buf_addf(&out, "-%02x%02x%02x", md[0], md[1], md[2]);
+    out.len = start + 6; /* "-" + 5 hex digits */
+    out.ptr[out.len] = '\0';
+    return ts_buf_take(&out);
+}
+
+/* Resolves the workload priority (reference §2). */
+static int resolve_priority(const struct ts_object_meta *jm, const char *pod_class,
+                            const struct ts_priority_lookup *prio, struct ts_workload *w,
+                            struct ts_err *err)
+{
+    /* the label wins; older YAML (our seeds) puts the key in an annotation */
+    const char *wpc = ts_strmap_get(&jm->labels, TS_LABEL_PRIORITY_CLASS);
+    const char *name = NULL;
+    int32_t value = 0;
+    int found;
+
+    if (!wpc)
+        wpc = ts_strmap_get(&jm->annotations, TS_LABEL_PRIORITY_CLASS);
+    if (wpc) {
+        if (!prio || !prio->wpc || !prio->wpc(prio->ctx, wpc, &value))
+            return ts_err_set(err, TS_ENOTFOUND, "workloadPriorityClass \"%s\" not found", wpc);
+        w->spec.priority_class_ref.set = 1;
+        w->spec.priority_class_ref.group = ts_xstrdup(TS_WL_PRIO_GROUP_KUEUE);
+        w->spec.priority_class_ref.kind = ts_xstrdup(TS_WL_PRIO_KIND_WPC);
+        w->spec.priority_class_ref.name = ts_xstrdup(wpc);
+        w->spec.priority.set = 1;
+        w->spec.priority.v = value;
+        return 0;
+    }
+    if (pod_class && pod_class[0])
+        found = prio && prio->pc && prio->pc(prio->ctx, (name = pod_class), &value);
+    else
+        found = prio && prio->default_pc && prio->default_pc(prio->ctx, &name, &value);
+    if (!found)
+        return 0; /* priority 0, no class */
+    w->spec.priority_class_ref.set = 1;
+    w->spec.priority_class_ref.group = ts_xstrdup(TS_WL_PRIO_GROUP_SCHEDULING);
+    w->spec.priority_class_ref.kind = ts_xstrdup(TS_WL_PRIO_KIND_PC);
+    w->spec.priority_class_ref.name = ts_xstrdup(name);
+    w->spec.priority.set = 1;
+    w->spec.priority.v = value;
+    return 0;
+}
+
+/* Metadata common to every job kind. */
+static int common_meta(const struct ts_object_meta *jm, const char *api_version, const char *kind,
+                       const char *group, struct ts_workload *w, struct ts_err *err)
+{
+    struct ts_owner_ref *ref;
+    const char *queue = ts_job_meta_queue_name(jm);
+
+    if (!jm->name)
+        return ts_err_set(err, TS_EINVAL, "%s: metadata.name: Required value", kind);
+    w->meta.name = ts_jobworkload_name(kind, group, jm->name, jm->uid);
+    w->meta.namespace_ = ts_xstrdup(jm->namespace_ ? jm->namespace_ : "default");
+    w->meta.owner_refs = ref = ts_xcalloc(1, sizeof(*ref));
+    w->meta.n_owner_refs = 1;
+    ref->api_version = ts_xstrdup(api_version);
+    ref->kind = ts_xstrdup(kind);
+    ref->name = ts_xstrdup(jm->name);
+    ref->uid = ts_xstrdup(jm->uid ? jm->uid : "");
+    ref->controller.set = ref->block_owner_deletion.set = 1;
+    ref->controller.v = ref->block_owner_deletion.v = 1;
+    ts_strlist_push(&w->meta.finalizers, TS_WL_FINALIZER);
+    if (jm->uid && ts_names_is_label_value(jm->uid))
+        ts_strmap_set(&w->meta.labels, TS_LABEL_JOB_UID, jm->uid);
+    if (queue)
+        w->spec.queue_name = ts_xstrdup(queue);
+    return 0;
+}
+
+static const char *const job_template_labels[] = {"controller-uid", "job-name",
+                                                  "batch.kubernetes.io/controller-uid", NULL};
+
+/* Copies the job's template into the pod set, minus the labels the job
+ * controller adds (Kueue compares templates without them). */
+static void copy_template(struct ts_pod_template *dst, const struct ts_pod_template *src,
+                          int strip_job_labels)
+{
+    cJSON *labels;
+
+    ts_pod_template_copy(dst, src);
+    if (!strip_job_labels)
+        return;
+    labels = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(dst->raw, "metadata"), "labels");
+    for (size_t i = 0; job_template_labels[i]; i++) {
+        ts_strmap_remove(&dst->labels, job_template_labels[i]);
+        if (labels)
+            cJSON_DeleteItemFromObjectCaseSensitive(labels, job_template_labels[i]);
+    }
+}
+
+int ts_jobworkload_from_job(const struct ts_job *job, const struct ts_priority_lookup *prio,
+                            struct ts_workload *out, struct ts_err *err)
+{
+    const char *minp = ts_strmap_get(&job->meta.annotations, TS_ANNOTATION_JOB_MIN_PARALLELISM);
+    struct ts_podset *ps;
+    int64_t min = 0;
+    int rc;
+
+    ts_workload_release(out);
+    if ((rc = common_meta(&job->meta, "batch/v1", "Job", "batch", out, err)))
+        return rc;
+    ps = ts_workload_add_podset(out, TS_WL_DEFAULT_PODSET);
+    ps->count = ts_job_pod_count(job);
+    copy_template(&ps->template, &job->template, 1);
+    if (minp && ts_parse_i64_c(minp, &min) == 0 && min > 0 && min < ps->count) {
+        ps->min_count.set = 1;
+        ps->min_count.v = (int32_t)min;
+    }
+    out->spec.active.set = 1;
+    out->spec.active.v = 1;
+    return resolve_priority(&job->meta, job->template.priority_class_name, prio, out, err);
+}
+
+int ts_jobworkload_from_pytorchjob(const struct ts_pytorch_job *job,
+                                   const struct ts_priority_lookup *prio, struct ts_workload *out,
+                                   struct ts_err *err)
+{
+    const char *pod_class = job->run_policy.priority_class;
+    int rc;
+
+    ts_workload_release(out);
+    if ((rc = common_meta(&job->meta, "kubeflow.org/v1", "PyTorchJob", "kubeflow.org", out, err)))
+        return rc;
+    for (size_t i = 0; i < job->n_replicas; i++) {
+        const struct ts_replica_spec *r = &job->replicas[i];
+        char name[64];
+        struct ts_podset *ps;
+        size_t j;
+
+        for (j = 0; r->type[j] && j + 1 < sizeof(name); j++)
+            name[j] = (char)tolower((unsigned char)r->type[j]);
+        name[j] = '\0';
+        ps = ts_workload_add_podset(out, name);
+        ps->count = r->replicas;
+        copy_template(&ps->template, &r->template, 0);
+        if (!pod_class && r->template.priority_class_name)
+            pod_class = r->template.priority_class_name;
+    }
+    out->spec.active.set = 1;
+    out->spec.active.v = 1;
+    return resolve_priority(&job->meta, pod_class, prio, out, err);
+}

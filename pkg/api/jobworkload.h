@@ -1,0 +1,58 @@
+/*
+ * jobworkload.h - building the Workload of a job the way Kueue's
+ * jobframework does (reference §2 priority resolution, §4.2): name
+ * "<kind>-<job>-<5 hex of SHA-1>", controller ownerReference, the
+ * resource-in-use finalizer, the job-uid label, queue name from the label
+ * (or the legacy annotation), pod sets from the job, priority from the
+ * WorkloadPriorityClass label (or, in older YAML, annotation), else the pods' PriorityClass, else the
+ * cluster's default PriorityClass.
+ *
+ * The controller, the simulator and the webhook all build Workloads here,
+ * so a Workload the simulator shows is the one the controller creates.
+ * Pure: priority classes are looked up through the caller's callbacks.
+ */
+#ifndef TS_API_JOBWORKLOAD_H
+#define TS_API_JOBWORKLOAD_H
+
+#include <stdint.h>
+
+#include "api/job.h"
+#include "api/pytorchjob.h"
+#include "api/workload.h"
+#include "util/err.h"
+
+#define TS_LABEL_QUEUE_NAME "kueue.x-k8s.io/queue-name"
+#define TS_LABEL_PRIORITY_CLASS "kueue.x-k8s.io/priority-class"
+#define TS_LABEL_JOB_UID "kueue.x-k8s.io/job-uid"
+#define TS_ANNOTATION_JOB_MIN_PARALLELISM "kueue.x-k8s.io/job-min-parallelism"
+
+/* Priority classes known to the caller.  Each lookup returns 1 and sets
+ * *value when the class exists, 0 otherwise.  default_pc returns the
+ * cluster's globalDefault PriorityClass (lowest value if several). */
+struct ts_priority_lookup {
+    int (*wpc)(void *ctx, const char *name, int32_t *value);
+    int (*pc)(void *ctx, const char *name, int32_t *value);
+    int (*default_pc)(void *ctx, const char **name, int32_t *value);
+    void *ctx;
+};
+
+/* Kueue's Workload name for a job: lower(kind) + "-" + name, cut to 247
+ * bytes, + "-" + the first 5 hex digits of SHA-1(kind "\n" group "\n"
+ * name "\n" uid).  Ownership: caller frees the result. */
+char *ts_jobworkload_name(const char *kind, const char *group, const char *name, const char *uid);
+
+/* Builds the Workload of a batch/v1 Job into out (initialised; previous
+ * content released).  Returns 0, or TS_ENOTFOUND when the job names a
+ * WorkloadPriorityClass that does not exist (Kueue then creates nothing and
+ * emits WorkloadPriorityClassNotFound), or TS_EINVAL for a job without a
+ * name.  Ownership: out owns copies. */
+int ts_jobworkload_from_job(const struct ts_job *job, const struct ts_priority_lookup *prio,
+                            struct ts_workload *out, struct ts_err *err);
+
+/* Same for a kubeflow.org/v1 PyTorchJob: one pod set per replica type in
+ * Kueue's order (master, worker, ...), named by the lower-cased type. */
+int ts_jobworkload_from_pytorchjob(const struct ts_pytorch_job *job,
+                                   const struct ts_priority_lookup *prio, struct ts_workload *out,
+                                   struct ts_err *err);
+
+#endif

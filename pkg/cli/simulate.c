@@ -1,0 +1,173 @@
+#include "cli/simulate.h"
+
+#include "json/json.h"
+#include "sim/sim.h"
+#include "util/alloc.h"
+#include "util/buf.h"
+#include "util/parse.h"
+#include "yaml/yaml.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define USAGE                                                                                      \
+    "usage: turnstilectl simulate -f FILE [-f FILE...] [--cycles N] [-o yaml|json|table]\n"       \
+    "                             [--now RFC3339]\n"
+
+int ts_cli_simulate_parse(int argc, char **argv, struct ts_cli_simulate_opts *o, FILE *err)
+{
+    static const char *files[64];
+    struct timespec ts;
+
+    memset(o, 0, sizeof(*o));
+    clock_gettime(CLOCK_REALTIME, &ts);
+    o->now = (ts_time)ts.tv_sec * TS_TIME_SECOND;
+    o->files = files;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int64_t n;
+
+        if ((!strcmp(a, "-f") || !strcmp(a, "--filename")) && v && o->n_files < 64) {
+            files[o->n_files++] = v;
+        } else if (!strcmp(a, "--cycles") && v && !ts_parse_i64_c(v, &n) && n >= 0) {
+            o->cycles = (size_t)n;
+        } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && v &&
+                   (!strcmp(v, "yaml") || !strcmp(v, "json") || !strcmp(v, "table"))) {
+            o->output = !strcmp(v, "yaml")   ? TS_CLI_OUTPUT_YAML
+                        : !strcmp(v, "json") ? TS_CLI_OUTPUT_JSON
+                                             : TS_CLI_OUTPUT_TABLE;
+        } else if (!strcmp(a, "--now") && v && !ts_time_parse(v, &o->now)) {
+        } else {
+            fprintf(err, "turnstilectl simulate: bad argument '%s'\n" USAGE, a);
+            return 2;
+        }
+        i++;
+    }
+    if (!o->n_files) {
+        fprintf(err, "turnstilectl simulate: no input: give -f FILE\n" USAGE);
+        return 2;
+    }
+    return 0;
+}
+
+static int read_stream(const char *file, struct ts_yaml_stream *st, struct ts_err *e)
+{
+    struct ts_buf b = TS_BUF_INIT;
+    char chunk[65536];
+    size_t n;
+    int rc;
+
+    if (strcmp(file, "-"))
+        return ts_yaml_decode_file(file, st, e);
+    while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0)
+        ts_buf_add(&b, chunk, n);
+    rc = ts_yaml_decode(b.ptr, b.len, "<stdin>", st, e);
+    ts_buf_release(&b);
+    return rc;
+}
+
+/* Adds every document of one file; returns the number of rejected ones. */
+static int add_file(struct ts_sim *sim, const char *file, ts_time now, FILE *err)
+{
+    struct ts_yaml_stream st = TS_YAML_STREAM_INIT;
+    struct ts_err e = {0};
+    int bad = 0;
+
+    if (read_stream(file, &st, &e)) {
+        fprintf(err, "error: %s\n", e.msg);
+        return -1;
+    }
+    for (size_t i = 0; i < st.n; i++) {
+        struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+        int line = st.docs[i].line;
+
+        ts_err_clear(&e);
+        if (ts_sim_add_errs(sim, st.docs[i].root, now, &errs, &e)) {
+            if (errs.n)
+                line = ts_yaml_doc_line(&st.docs[i], errs.items[0].field);
+            fprintf(err, "error: %s:%d: document %zu: %s\n", file, line, i + 1, e.msg);
+            bad++;
+        }
+        ts_field_errors_release(&errs);
+    }
+    ts_yaml_stream_release(&st);
+    return bad;
+}
+
+static const char *condition_status(const struct ts_workload *w, const char *type)
+{
+    const struct ts_condition *c = ts_conditions_find(&w->status.conditions, type);
+
+    return c && c->status ? c->status : "";
+}
+
+static void print_table(const struct ts_sim *sim, FILE *out)
+{
+    fprintf(out, "%-12s %-28s %-16s %-20s %-9s %s\n", "NAMESPACE", "NAME", "QUEUE", "RESERVED IN",
+            "ADMITTED", "REASON/MESSAGE");
+    for (size_t i = 0; i < ts_sim_n_workloads(sim); i++) {
+        const struct ts_workload *w = ts_sim_workload(sim, i);
+        const struct ts_condition *qr =
+            ts_conditions_find(&w->status.conditions, TS_WL_COND_QUOTA_RESERVED);
+        const char *why = "";
+        struct ts_buf b = TS_BUF_INIT;
+
+        if (qr && qr->status && strcmp(qr->status, "True"))
+            ts_buf_addf(&b, "%s: %s", qr->reason ? qr->reason : "",
+                        qr->message ? qr->message : "");
+        why = b.ptr;
+        fprintf(out, "%-12s %-28s %-16s %-20s %-9s %s\n", w->meta.namespace_, w->meta.name,
+                w->spec.queue_name ? w->spec.queue_name : "",
+                w->status.admission ? w->status.admission->cluster_queue : "",
+                condition_status(w, TS_WL_COND_ADMITTED), why);
+        ts_buf_release(&b);
+    }
+}
+
+/* kubectl's -o yaml|json of a list of workloads: a v1 List. */
+static void print_list(const struct ts_sim *sim, enum ts_cli_output fmt, FILE *out)
+{
+    cJSON *list = cJSON_CreateObject();
+    cJSON *items;
+    struct ts_buf b = TS_BUF_INIT;
+
+    cJSON_AddStringToObject(list, "apiVersion", "v1");
+    items = cJSON_AddArrayToObject(list, "items");
+    for (size_t i = 0; i < ts_sim_n_workloads(sim); i++)
+        cJSON_AddItemToArray(items, ts_workload_encode(ts_sim_workload(sim, i)));
+    cJSON_AddStringToObject(list, "kind", "List");
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(list, "metadata"), "resourceVersion", "");
+    if (fmt == TS_CLI_OUTPUT_JSON) {
+        ts_json_print(list, TS_JSON_PRETTY, &b, NULL);
+        ts_buf_addc(&b, '\n');
+    } else {
+        ts_yaml_encode(list, TS_YAML_SORT_KEYS, &b, NULL);
+    }
+    fputs(b.ptr, out);
+    ts_buf_release(&b);
+    cJSON_Delete(list);
+}
+
+int ts_cli_simulate(const struct ts_cli_simulate_opts *o, FILE *out, FILE *err)
+{
+    struct ts_sim *sim = ts_sim_new(NULL);
+    int bad = 0;
+
+    for (size_t i = 0; i < o->n_files; i++) {
+        int n = add_file(sim, o->files[i], o->now, err);
+
+        if (n < 0) {
+            ts_sim_free(sim);
+            return 2;
+        }
+        bad += n;
+    }
+    ts_sim_run(sim, o->cycles, o->now);
+    if (o->output == TS_CLI_OUTPUT_TABLE)
+        print_table(sim, out);
+    else
+        print_list(sim, o->output, out);
+    ts_sim_free(sim);
+    return bad ? 1 : 0;
+}
