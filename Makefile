@@ -5,6 +5,7 @@
 #   make asan       the same tests built with ASan+UBSan (into build/asan/)
 #   make valgrind   unit tests under valgrind
 #   make lint / fmt clang-format check / rewrite, cppcheck, banned functions
+#   make bench-engine  engine throughput on Kueue's performance shapes
 #   make deps       install the Debian packages (needs root)
 #   make help       this list
 #
@@ -67,7 +68,7 @@ else
 Q := @
 endif
 
-.PHONY: all lib bins tests test unit asan valgrind lint fmt clean deps check-deps \
+.PHONY: bench-engine all lib bins tests test unit asan valgrind lint fmt clean deps check-deps \
 	print-deb-packages help
 .DEFAULT_GOAL := all
 
@@ -102,6 +103,19 @@ $(BUILD)/test/%: $(BUILD)/obj/test/unit/%.o $(TEST_HELPER_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(filter %.o,$^) $(LIB) $(PKG_LIBS) $(TEST_LIBS) -lm
+
+# --- benchmarks (not tests: they measure, they do not pass or fail) -------
+BENCH_SRCS := $(sort $(wildcard test/bench/*.c))
+BENCH_BINS := $(BENCH_SRCS:test/bench/%.c=$(BUILD)/bench/%)
+
+$(BUILD)/bench/%: $(BUILD)/obj/test/bench/%.o $(LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIB) $(PKG_LIBS) -lm
+
+bench-engine: check-deps
+	@$(MAKE) --no-print-directory MODE=release build/release/bench/bench_engine
+	build/release/bench/bench_engine
 
 # --- dependency check: install when root, else one clear line -----------
 check-deps:

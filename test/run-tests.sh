@@ -34,8 +34,30 @@ for t in "$build"/test/test_*; do
     fi
 done
 
+# End-to-end tests: each test/e2e/*.sh (executable) is one test; it starts
+# the real binaries on loopback and exits 0 when everything held.  They get
+# the build directory in TS_BUILD and may print "skip: why" and exit 77.
+skipped=0
+for t in test/e2e/*.sh; do
+    [ -x "$t" ] || continue
+    name=$(basename "$t" .sh)
+    case "$name" in *"$filter"*) ;; *) continue ;; esac
+    bins=$((bins + 1))
+    log=$log_dir/e2e-$name.log
+    TS_BUILD=$build ${TS_E2E_WRAPPER:-} "$t" >"$log" 2>&1
+    rc=$?
+    if [ "$rc" -eq 0 ]; then
+        passed=$((passed + 1)); echo "[  PASSED  ] e2e $name"
+    elif [ "$rc" -eq 77 ]; then
+        skipped=$((skipped + 1)); echo "[ SKIPPED  ] e2e $name: $(tail -1 "$log")"
+    else
+        failed=$((failed + 1)); bad_bins="$bad_bins e2e-$name"
+        echo "[  FAILED  ] e2e $name (log: $log)"; tail -20 "$log"
+    fi
+done
+
 echo
 echo "== $bins test programs in $build =="
 [ -n "$bad_bins" ] && echo "failing:$bad_bins"
-echo "total: $passed passed, $failed failed"
+echo "total: $passed passed, $failed failed, $skipped skipped"
 [ "$bins" -gt 0 ] && [ "$failed" -eq 0 ] && [ -z "$bad_bins" ]

@@ -67,31 +67,38 @@ static int read_stream(const char *file, struct ts_yaml_stream *st, struct ts_er
     return rc;
 }
 
-/* Adds every document of one file; returns the number of rejected ones. */
-static int add_file(struct ts_sim *sim, const char *file, ts_time now, FILE *err)
+static int is_job(const cJSON *doc)
 {
-    struct ts_yaml_stream st = TS_YAML_STREAM_INIT;
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(doc, "kind");
+
+    return cJSON_IsString(k) && (!strcmp(k->valuestring, "Job") ||
+                                 !strcmp(k->valuestring, "PyTorchJob"));
+}
+
+/* Adds the documents of one file that are (jobs = 1) or are not jobs;
+ * returns the number of rejected ones.  Jobs go last, as in a cluster where
+ * the job controller retries until the queues and classes they name exist. */
+static int add_docs(struct ts_sim *sim, const char *file, struct ts_yaml_stream *st, int jobs,
+                    ts_time now, FILE *err)
+{
     struct ts_err e = {0};
     int bad = 0;
 
-    if (read_stream(file, &st, &e)) {
-        fprintf(err, "error: %s\n", e.msg);
-        return -1;
-    }
-    for (size_t i = 0; i < st.n; i++) {
+    for (size_t i = 0; i < st->n; i++) {
         struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
-        int line = st.docs[i].line;
+        int line = st->docs[i].line;
 
+        if (is_job(st->docs[i].root) != jobs)
+            continue;
         ts_err_clear(&e);
-        if (ts_sim_add_errs(sim, st.docs[i].root, now, &errs, &e)) {
+        if (ts_sim_add_errs(sim, st->docs[i].root, now, &errs, &e)) {
             if (errs.n)
-                line = ts_yaml_doc_line(&st.docs[i], errs.items[0].field);
+                line = ts_yaml_doc_line(&st->docs[i], errs.items[0].field);
             fprintf(err, "error: %s:%d: document %zu: %s\n", file, line, i + 1, e.msg);
             bad++;
         }
         ts_field_errors_release(&errs);
     }
-    ts_yaml_stream_release(&st);
     return bad;
 }
 
@@ -102,27 +109,58 @@ static const char *condition_status(const struct ts_workload *w, const char *typ
     return c && c->status ? c->status : "";
 }
 
+#define TABLE_COLS 6
+
+/* One row of cells; each cell is an owned string. */
+static void table_row(const struct ts_workload *w, char **cells)
+{
+    const struct ts_condition *qr =
+        ts_conditions_find(&w->status.conditions, TS_WL_COND_QUOTA_RESERVED);
+    struct ts_buf why = TS_BUF_INIT;
+
+    if (qr && qr->status && strcmp(qr->status, "True"))
+        ts_buf_addf(&why, "%s: %s", qr->reason ? qr->reason : "", qr->message ? qr->message : "");
+    cells[0] = ts_xstrdup(w->meta.namespace_);
+    cells[1] = ts_xstrdup(w->meta.name);
+    cells[2] = ts_xstrdup(w->spec.queue_name ? w->spec.queue_name : "");
+    cells[3] = ts_xstrdup(w->status.admission ? w->status.admission->cluster_queue : "");
+    cells[4] = ts_xstrdup(condition_status(w, TS_WL_COND_ADMITTED));
+    cells[5] = ts_buf_take(&why);
+}
+
+/* Columns as wide as their widest cell, three spaces apart (kubectl). */
 static void print_table(const struct ts_sim *sim, FILE *out)
 {
-    fprintf(out, "%-12s %-28s %-16s %-20s %-9s %s\n", "NAMESPACE", "NAME", "QUEUE", "RESERVED IN",
-            "ADMITTED", "REASON/MESSAGE");
-    for (size_t i = 0; i < ts_sim_n_workloads(sim); i++) {
-        const struct ts_workload *w = ts_sim_workload(sim, i);
-        const struct ts_condition *qr =
-            ts_conditions_find(&w->status.conditions, TS_WL_COND_QUOTA_RESERVED);
-        const char *why = "";
-        struct ts_buf b = TS_BUF_INIT;
+    static const char *const head[TABLE_COLS] = {"NAMESPACE", "NAME",     "QUEUE",
+                                                 "RESERVED IN", "ADMITTED", "REASON/MESSAGE"};
+    size_t n = ts_sim_n_workloads(sim), width[TABLE_COLS];
+    char **cells = ts_xcalloc((n + 1) * TABLE_COLS, sizeof(*cells));
 
-        if (qr && qr->status && strcmp(qr->status, "True"))
-            ts_buf_addf(&b, "%s: %s", qr->reason ? qr->reason : "",
-                        qr->message ? qr->message : "");
-        why = b.ptr;
-        fprintf(out, "%-12s %-28s %-16s %-20s %-9s %s\n", w->meta.namespace_, w->meta.name,
-                w->spec.queue_name ? w->spec.queue_name : "",
-                w->status.admission ? w->status.admission->cluster_queue : "",
-                condition_status(w, TS_WL_COND_ADMITTED), why);
-        ts_buf_release(&b);
+    for (size_t c = 0; c < TABLE_COLS; c++) {
+        cells[c] = ts_xstrdup(head[c]);
+        width[c] = strlen(head[c]);
     }
+    for (size_t r = 0; r < n; r++) {
+        table_row(ts_sim_workload(sim, r), &cells[(r + 1) * TABLE_COLS]);
+        for (size_t c = 0; c < TABLE_COLS; c++) {
+            size_t l = strlen(cells[(r + 1) * TABLE_COLS + c]);
+
+            width[c] = l > width[c] ? l : width[c];
+        }
+    }
+    for (size_t r = 0; r <= n; r++) {
+        for (size_t c = 0; c < TABLE_COLS; c++) {
+            const char *cell = cells[r * TABLE_COLS + c];
+
+            if (c + 1 < TABLE_COLS)
+                fprintf(out, "%-*s   ", (int)width[c], cell);
+            else
+                fprintf(out, "%s\n", cell);
+        }
+    }
+    for (size_t i = 0; i < (n + 1) * TABLE_COLS; i++)
+        free(cells[i]);
+    free(cells);
 }
 
 /* kubectl's -o yaml|json of a list of workloads: a v1 List. */
@@ -151,17 +189,28 @@ static void print_list(const struct ts_sim *sim, enum ts_cli_output fmt, FILE *o
 
 int ts_cli_simulate(const struct ts_cli_simulate_opts *o, FILE *out, FILE *err)
 {
+    struct ts_yaml_stream *st = ts_xcalloc(o->n_files, sizeof(*st));
     struct ts_sim *sim = ts_sim_new(NULL);
-    int bad = 0;
+    int bad = 0, rc = 0;
 
-    for (size_t i = 0; i < o->n_files; i++) {
-        int n = add_file(sim, o->files[i], o->now, err);
+    for (size_t i = 0; i < o->n_files && !rc; i++) {
+        struct ts_err e = {0};
 
-        if (n < 0) {
-            ts_sim_free(sim);
-            return 2;
+        if (read_stream(o->files[i], &st[i], &e)) {
+            fprintf(err, "error: %s\n", e.msg);
+            rc = 2;
         }
-        bad += n;
+    }
+    for (int jobs = 0; jobs < 2 && !rc; jobs++) {
+        for (size_t i = 0; i < o->n_files; i++)
+            bad += add_docs(sim, o->files[i], &st[i], jobs, o->now, err);
+    }
+    for (size_t i = 0; i < o->n_files; i++)
+        ts_yaml_stream_release(&st[i]);
+    free(st);
+    if (rc) {
+        ts_sim_free(sim);
+        return rc;
     }
     ts_sim_run(sim, o->cycles, o->now);
     if (o->output == TS_CLI_OUTPUT_TABLE)
