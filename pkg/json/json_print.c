@@ -1,0 +1,163 @@
+/*
+ * json_print.c - JSON text from cJSON trees, compact or kubectl-style
+ * pretty.  Numbers are written exactly (cJSON_Print rounds to 15 digits,
+ * which turns 1234567890123456 into 1.23456789012346e+15).
+ */
+#include "json/json.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Integral values below 1e21 in full, others in the shortest %g form
+ * that reads back as the same double. */
+static int add_number(double d, struct ts_buf *out)
+{
+    char buf[40];
+
+    if (!isfinite(d))
+        return TS_EINVAL;
+    if (floor(d) == d && fabs(d) < 1e21)
+        return ts_buf_addf(out, "%.0f", d);
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, sizeof(buf), "%.*g", prec, d);
+        if (strtod(buf, NULL) == d)
+            break;
+    }
+    return ts_buf_adds(out, buf);
+}
+
+static int add_string(const char *s, struct ts_buf *out)
+{
+    static const char hex[] = "0123456789abcdef";
+    int rc = ts_buf_addc(out, '"');
+
+    for (const unsigned char *p = (const unsigned char *)s; *p && !rc; p++) {
+        const char *esc = NULL;
+
+        switch (*p) {
+        case '"':
+            esc = "\\\"";
+            break;
+        case '\\':
+            esc = "\\\\";
+            break;
+        case '\b':
+            esc = "\\b";
+            break;
+        case '\f':
+            esc = "\\f";
+            break;
+        case '\n':
+            esc = "\\n";
+            break;
+        case '\r':
+            esc = "\\r";
+            break;
+        case '\t':
+            esc = "\\t";
+            break;
+        default:
+            break;
+        }
+        if (esc)
+            rc = ts_buf_adds(out, esc);
+        else if (*p < 0x20)
+            rc = ts_buf_addf(out, "\\u00%c%c", hex[*p >> 4], hex[*p & 15]);
+        else
+            rc = ts_buf_addc(out, (char)*p);
+    }
+    return rc ? rc : ts_buf_addc(out, '"');
+}
+
+static int newline(struct ts_buf *out, int pretty, int depth)
+{
+    int rc;
+
+    if (!pretty)
+        return 0;
+    rc = ts_buf_addc(out, '\n');
+    for (int i = 0; i < depth && !rc; i++)
+        rc = ts_buf_add(out, "    ", 4);
+    return rc;
+}
+
+static int add_value(const cJSON *v, int pretty, int depth, struct ts_buf *out);
+
+static int add_container(const cJSON *v, int pretty, int depth, struct ts_buf *out)
+{
+    int obj = cJSON_IsObject(v);
+    int rc = ts_buf_addc(out, obj ? '{' : '[');
+
+    if (!v->child)
+        return rc ? rc : ts_buf_addc(out, obj ? '}' : ']');
+    for (const cJSON *c = v->child; c && !rc; c = c->next) {
+        rc = newline(out, pretty, depth + 1);
+        if (!rc && obj)
+            rc = add_string(c->string ? c->string : "", out);
+        if (!rc && obj)
+            rc = pretty ? ts_buf_add(out, ": ", 2) : ts_buf_addc(out, ':');
+        if (!rc)
+            rc = add_value(c, pretty, depth + 1, out);
+        if (!rc && c->next)
+            rc = ts_buf_addc(out, ',');
+    }
+    if (!rc)
+        rc = newline(out, pretty, depth);
+    return rc ? rc : ts_buf_addc(out, obj ? '}' : ']');
+}
+
+static int add_value(const cJSON *v, int pretty, int depth, struct ts_buf *out)
+{
+    switch (v->type & 0xff) {
+    case cJSON_NULL:
+        return ts_buf_adds(out, "null");
+    case cJSON_False:
+        return ts_buf_adds(out, "false");
+    case cJSON_True:
+        return ts_buf_adds(out, "true");
+    case cJSON_Number:
+        return add_number(v->valuedouble, out);
+    case cJSON_String:
+        return add_string(v->valuestring ? v->valuestring : "", out);
+    case cJSON_Raw:
+        return v->valuestring ? ts_buf_adds(out, v->valuestring) : TS_EINVAL;
+    case cJSON_Array:
+    case cJSON_Object:
+        return add_container(v, pretty, depth, out);
+    default:
+        return TS_EINVAL;
+    }
+}
+
+int ts_json_print(const cJSON *v, unsigned flags, struct ts_buf *out, struct ts_err *err)
+{
+    size_t start = out->len;
+    int rc;
+
+    if (!v)
+        return ts_err_set(err, TS_EINVAL, "cannot print a missing JSON value");
+    rc = add_value(v, (flags & TS_JSON_PRETTY) != 0, 0, out);
+    if (rc == 0)
+        return 0;
+    if (out->cap) {
+        out->len = start;
+        out->ptr[start] = '\0';
+    }
+    if (rc == TS_EOVERFLOW)
+        return ts_err_set(err, rc, "JSON text exceeds the buffer limit of %zu bytes", out->max);
+    return ts_err_set(err, rc, "cannot print JSON value (non-finite number or empty raw node)");
+}
+
+char *ts_json_dumps(const cJSON *v, unsigned flags)
+{
+    struct ts_buf b;
+
+    ts_buf_init(&b, 0);
+    if (ts_json_print(v, flags, &b, NULL)) {
+        ts_buf_release(&b);
+        return NULL;
+    }
+    return ts_buf_take(&b);
+}

@@ -1,0 +1,371 @@
+/* Tests for pkg/json/json.h: parse errors, printing, paths, get/set. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json/json.h"
+#include "util/alloc.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static cJSON *parse(const char *s)
+{
+    cJSON *v = NULL;
+    struct ts_err e = {0};
+
+    if (ts_json_parse(s, strlen(s), &v, &e))
+        fail_msg("parse '%s': %s", s, e.msg);
+    return v;
+}
+
+/* Compact text of v (exact numbers); the caller frees it. */
+static char *text(const cJSON *v)
+{
+    char *s = ts_json_dumps(v, TS_JSON_COMPACT);
+
+    assert_non_null(s);
+    return s;
+}
+
+static void assert_text(const cJSON *v, const char *want, const char *what)
+{
+    char *got = text(v);
+
+    if (strcmp(got, want))
+        fail_msg("%s: got %s, want %s", what, got, want);
+    free(got);
+}
+
+static void test_parse_table(void **state)
+{
+    static const struct {
+        const char *name;
+        const char *in;
+        size_t len; /* 0: strlen */
+        int rc;
+        const char *want; /* compact text, or a fragment of the error */
+    } cases[] = {
+        {"object", "{\"a\": [1, 2.5, \"x\"]}", 0, 0, "{\"a\":[1,2.5,\"x\"]}"},
+        {"surrounding space", " \n [true, null] \n\t", 0, 0, "[true,null]"},
+        {"scalar", "\"s\"", 0, 0, "\"s\""},
+        {"length bounds the input", "[1]garbage", 3, 0, "[1]"},
+        {"empty", "", 0, TS_EPARSE, "unexpected end of input at line 1 column 1 (byte 0)"},
+        {"only space", "  \n ", 0, TS_EPARSE, "unexpected end"},
+        {"missing value", "{\"a\":}", 0, TS_EPARSE, "at line 1 column 6 (byte 5)"},
+        {"bad literal line 2", "{\n  \"a\": tru\n}", 0, TS_EPARSE, "at line 2 column 8"},
+        {"trailing garbage", "[1] x", 0, TS_EPARSE, "at line 1 column 5 (byte 4)"},
+        {"truncated", "{\"a\": [1, 2", 0, TS_EPARSE, "at line 1 column 11 (byte 10)"},
+        {"two values", "1 2", 0, TS_EPARSE, "column 3"},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < N(cases); i++) {
+        struct ts_err e = {0};
+        cJSON *v = (cJSON *)1;
+        size_t len = cases[i].len ? cases[i].len : strlen(cases[i].in);
+        int rc = ts_json_parse(cases[i].in, len, &v, &e);
+
+        if (rc != cases[i].rc)
+            fail_msg("%s: rc %d, want %d (%s)", cases[i].name, rc, cases[i].rc, e.msg);
+        if (rc == 0) {
+            assert_text(v, cases[i].want, cases[i].name);
+            cJSON_Delete(v);
+        } else {
+            assert_null(v);
+            if (!strstr(e.msg, cases[i].want))
+                fail_msg("%s: message '%s' lacks '%s'", cases[i].name, e.msg, cases[i].want);
+        }
+    }
+}
+
+static void test_print_numbers_exact(void **state)
+{
+    static const struct {
+        double d;
+        const char *want;
+    } cases[] = {
+        {0, "0"},
+        {-3, "-3"},
+        {1234567890123456.0, "1234567890123456"},
+        {9007199254740993.0, "9007199254740992"},
+        {1e20, "100000000000000000000"},
+        {1e21, "1e+21"},
+        {0.1, "0.1"},
+        {0.30000000000000004, "0.30000000000000004"},
+        {1e-7, "1e-07"},
+        {2.5, "2.5"},
+        {-1.5e300, "-1.5e+300"},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < N(cases); i++) {
+        cJSON *n = cJSON_CreateNumber(cases[i].d);
+
+        assert_text(n, cases[i].want, cases[i].want);
+        cJSON_Delete(n);
+    }
+}
+
+static void test_print_pretty_and_escapes(void **state)
+{
+    const char *in = "{\"a\":{\"b\":[1,{},[]],\"c\":\"q\\\"\\\\\\n\\t\\u0001é\"},\"d\":[]}";
+    const char *want = "{\n"
+                       "    \"a\": {\n"
+                       "        \"b\": [\n"
+                       "            1,\n"
+                       "            {},\n"
+                       "            []\n"
+                       "        ],\n"
+                       "        \"c\": \"q\\\"\\\\\\n\\t\\u0001é\"\n"
+                       "    },\n"
+                       "    \"d\": []\n"
+                       "}";
+    cJSON *v = parse(in);
+    char *got = ts_json_dumps(v, TS_JSON_PRETTY);
+
+    (void)state;
+    assert_string_equal(got, want);
+    free(got);
+    assert_text(v, in, "compact keeps escapes");
+    cJSON_Delete(v);
+}
+
+static void test_print_errors_and_cap(void **state)
+{
+    struct ts_buf b;
+    struct ts_err e = {0};
+    cJSON *v = parse("[\"0123456789\"]");
+    cJSON *inf = cJSON_CreateNumber(INFINITY);
+
+    (void)state;
+    ts_buf_init(&b, 8);
+    assert_int_equal(ts_buf_adds(&b, "ab"), 0);
+    assert_int_equal(ts_json_print(v, 0, &b, &e), TS_EOVERFLOW);
+    assert_string_equal(b.ptr, "ab"); /* left as it was */
+    assert_int_equal(ts_json_print(inf, 0, &b, &e), TS_EINVAL);
+    assert_null(ts_json_dumps(inf, 0));
+    assert_int_equal(ts_json_print(NULL, 0, &b, &e), TS_EINVAL);
+    ts_buf_release(&b);
+    cJSON_Delete(v);
+    cJSON_Delete(inf);
+}
+
+static const struct {
+    const char *path;
+    const char *want; /* segments joined by '|', or "ERR" */
+} path_segments_cases[] = {
+    {"", ""},
+    {"spec", "spec"},
+    {".spec.x", "spec|x"},
+    {"spec.resourceGroups[0].flavors[1].name", "spec|resourceGroups|0|flavors|1|name"},
+    {"metadata.annotations[kueue.x-k8s.io/queue-name]",
+     "metadata|annotations|kueue.x-k8s.io/queue-name"},
+    {"a['b.c'][\"d\"]", "a|b.c|d"},
+    {"[0][1]", "0|1"},
+    {"a[''].b", "a||b"},
+    {"a..b", "ERR"},
+    {"a.", "ERR"},
+    {"a[0", "ERR"},
+    {"a[]", "ERR"},
+    {"a[0]b", "ERR"},
+};
+
+static void test_path_segments(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N(path_segments_cases); i++) {
+        const char *cur = path_segments_cases[i].path;
+        struct ts_str seg;
+        struct ts_buf got;
+        int first = 1;
+        int rc;
+
+        ts_buf_init(&got, 0);
+        while ((rc = ts_json_path_next(&cur, &seg)) == 1) {
+            ts_buf_addf(&got, "%s%.*s", first ? "" : "|", (int)seg.len, seg.ptr);
+            first = 0;
+        }
+        if (rc < 0) {
+            ts_buf_reset(&got);
+            ts_buf_adds(&got, "ERR");
+        }
+        if (strcmp(got.ptr, path_segments_cases[i].want))
+            fail_msg("path '%s': got '%s', want '%s'", path_segments_cases[i].path, got.ptr,
+                     path_segments_cases[i].want);
+        ts_buf_release(&got);
+    }
+}
+
+static void test_get_table(void **state)
+{
+    static const struct {
+        const char *path;
+        const char *want; /* compact text or NULL for missing */
+    } cases[] = {
+        {"", NULL /* whole doc, checked below */},
+        {"spec.groups[0].flavors[1].name", "\"spot\""},
+        {"spec.groups[0].flavors", "[{\"name\":\"default\"},{\"name\":\"spot\"}]"},
+        {"metadata.annotations[kueue.x-k8s.io/queue-name]", "\"ai\""},
+        {"metadata.annotations.kueue", NULL},
+        {"spec.groups[2]", NULL},
+        {"spec.groups[x]", NULL},
+        {"spec.groups.0", "{\"flavors\":[{\"name\":\"default\"},{\"name\":\"spot\"}]}"},
+        {"spec.count[0]", NULL},
+        {"nope", NULL},
+        {"spec..groups", NULL},
+    };
+    cJSON *doc = parse("{\"metadata\":{\"annotations\":{\"kueue.x-k8s.io/queue-name\":\"ai\"}},"
+                       "\"spec\":{\"count\":3,\"groups\":[{\"flavors\":[{\"name\":\"default\"},"
+                       "{\"name\":\"spot\"}]}]}}");
+
+    (void)state;
+    assert_ptr_equal(ts_json_get(doc, ""), doc);
+    assert_null(ts_json_get(NULL, "a"));
+    for (size_t i = 1; i < N(cases); i++) {
+        cJSON *v = ts_json_get(doc, cases[i].path);
+
+        if (!cases[i].want && v)
+            fail_msg("path '%s': want missing", cases[i].path);
+        if (cases[i].want && !v)
+            fail_msg("path '%s': missing", cases[i].path);
+        if (v)
+            assert_text(v, cases[i].want, cases[i].path);
+    }
+    assert_string_equal(ts_json_get_string(doc, "spec.groups[0].flavors[0].name"), "default");
+    assert_null(ts_json_get_string(doc, "spec.count"));
+    cJSON_Delete(doc);
+}
+
+static void test_get_i64(void **state)
+{
+    static const struct {
+        const char *in;
+        int raw;
+        int rc;
+        int64_t want;
+    } cases[] = {
+        {"42", 0, 0, 42},
+        {"-7", 0, 0, -7},
+        {"1e15", 0, 0, 1000000000000000},
+        {"1.5", 0, TS_EINVAL, 0},
+        {"\"3\"", 0, TS_EINVAL, 0},
+        {"1e19", 0, TS_EOVERFLOW, 0},
+        {"-9223372036854775808", 1, 0, INT64_MIN},
+        {"9223372036854775807", 1, 0, INT64_MAX},
+        {"9223372036854775808", 1, TS_EOVERFLOW, 0},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < N(cases); i++) {
+        cJSON *v = cases[i].raw ? cJSON_CreateRaw(cases[i].in) : parse(cases[i].in);
+        int64_t got = 0;
+        int rc = ts_json_get_i64(v, &got);
+
+        if (rc != cases[i].rc || (rc == 0 && got != cases[i].want))
+            fail_msg("'%s': rc %d value %lld", cases[i].in, rc, (long long)got);
+        cJSON_Delete(v);
+    }
+    assert_int_equal(ts_json_get_i64(NULL, NULL), TS_EINVAL);
+}
+
+static void test_equal(void **state)
+{
+    static const struct {
+        const char *a, *b;
+        int want;
+    } cases[] = {
+        {"{\"a\":1,\"b\":[1,2]}", "{\"b\":[1,2],\"a\":1}", 1},
+        {"[1,2]", "[2,1]", 0},
+        {"{\"a\":1}", "{\"a\":1,\"b\":null}", 0},
+        {"{\"a\":\"1\"}", "{\"a\":1}", 0},
+        {"null", "null", 1},
+        {"{\"a\":{\"b\":[{}]}}", "{\"a\":{\"b\":[{}]}}", 1},
+        {"\"A\"", "\"a\"", 0},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < N(cases); i++) {
+        cJSON *a = parse(cases[i].a);
+        cJSON *b = parse(cases[i].b);
+
+        if (ts_json_equal(a, b) != cases[i].want || ts_json_equal(b, a) != cases[i].want)
+            fail_msg("equal(%s, %s) != %d", cases[i].a, cases[i].b, cases[i].want);
+        cJSON_Delete(a);
+        cJSON_Delete(b);
+    }
+    assert_true(ts_json_equal(NULL, NULL));
+    {
+        cJSON *n = cJSON_CreateNull();
+
+        assert_false(ts_json_equal(NULL, n));
+        assert_false(ts_json_equal(n, NULL));
+        cJSON_Delete(n);
+    }
+}
+
+static void test_mkpath_and_set(void **state)
+{
+    static const struct {
+        const char *path;
+        const char *value; /* JSON; NULL: use ts_json_set_string(.., "v") */
+        int rc;
+    } steps[] = {
+        {"metadata.labels[app.kubernetes.io/name]", NULL, 0},
+        {"metadata.name", "\"cq\"", 0},
+        {"metadata.name", "\"cq2\"", 0},
+        {"spec.list", "[1,2,3]", 0},
+        {"spec.list[1]", "{\"x\":true}", 0},
+        {"spec.list[1].y", "null", 0},
+        {"spec.list[3]", "4", TS_EINVAL},
+        {"spec.list.x", "4", TS_EINVAL},
+        {"metadata.name.x", "1", TS_EINVAL},
+        {"", "1", TS_EINVAL},
+        {"a..b", "1", TS_EINVAL},
+    };
+    const char *want = "{\"metadata\":{\"labels\":{\"app.kubernetes.io/name\":\"v\"},"
+                       "\"name\":\"cq2\"},\"spec\":{\"list\":[1,{\"x\":true,\"y\":null},3]}}";
+    cJSON *doc = cJSON_CreateObject();
+    struct ts_err e = {0};
+
+    (void)state;
+    for (size_t i = 0; i < N(steps); i++) {
+        int rc = steps[i].value ? ts_json_set(doc, steps[i].path, parse(steps[i].value), &e)
+                                : ts_json_set_string(doc, steps[i].path, "v", &e);
+
+        if (rc != steps[i].rc)
+            fail_msg("set '%s': rc %d (%s)", steps[i].path, rc, e.msg);
+    }
+    assert_text(doc, want, "after sets");
+    assert_ptr_equal(ts_json_mkpath(doc, "metadata", &e), ts_json_get(doc, "metadata"));
+    assert_non_null(ts_json_mkpath(doc, "status.conditions", &e));
+    assert_non_null(ts_json_get(doc, "status.conditions"));
+    assert_null(ts_json_mkpath(doc, "spec.list", &e));
+    assert_non_null(strstr(e.msg, "spec.list"));
+    assert_null(ts_json_mkpath(doc, "spec.list[0].z", &e));
+    assert_non_null(ts_json_mkpath(doc, "spec.list[1].z", &e));
+    cJSON_Delete(doc);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_table),
+        cmocka_unit_test(test_print_numbers_exact),
+        cmocka_unit_test(test_print_pretty_and_escapes),
+        cmocka_unit_test(test_print_errors_and_cap),
+        cmocka_unit_test(test_path_segments),
+        cmocka_unit_test(test_get_table),
+        cmocka_unit_test(test_get_i64),
+        cmocka_unit_test(test_equal),
+        cmocka_unit_test(test_mkpath_and_set),
+    };
+
+    ts_alloc_init();
+    return cmocka_run_group_tests_name("json", tests, NULL, NULL);
+}
