@@ -19,14 +19,13 @@ static void status_add(struct status *s, enum ts__eng_nofit kind, const char *fm
 
 static void status_add(struct status *s, enum ts__eng_nofit kind, const char *fmt, ...)
 {
-    struct ts_buf b = TS_BUF_INIT;
+    char line[1024]; /* names are bounded (253), so reasons fit */
     va_list ap;
 
     va_start(ap, fmt);
-    ts_buf_vaddf(&b, fmt, ap);
+    vsnprintf(line, sizeof(line), fmt, ap);
     va_end(ap);
-    ts_strlist_push(&s->reasons, b.ptr);
-    ts_buf_release(&b);
+    ts_strlist_push(&s->reasons, line);
     if (kind > s->nofit)
         s->nofit = kind;
 }
@@ -35,7 +34,8 @@ static void status_add(struct status *s, enum ts__eng_nofit kind, const char *fm
 struct req {
     size_t res;
     int64_t total;
-    size_t fr; /* chosen flavor-resource, SIZE_MAX while unassigned */
+    size_t fr;  /* chosen flavor-resource, SIZE_MAX while unassigned */
+    size_t cov; /* index among the covering group's resources */
 };
 
 /* The running usage of this workload's earlier pod sets, per fr. */
@@ -68,16 +68,6 @@ static void acc_add(struct acc *a, size_t fr, int64_t v)
     TS_GROW(a->amount, cap_amount, a->n + 1);
     a->fr[a->n] = fr;
     a->amount[a->n++] = v;
-}
-
-static long find_fr(const struct ts_engine *e, const char *flavor, size_t res)
-{
-    char key[512];
-    void *v;
-
-    snprintf(key, sizeof(key), "%s/%s", flavor, e->resource_names[res]);
-    v = ts_hmap_get(&e->fr_ids, key);
-    return v ? (long)((uintptr_t)v - 1) : -1;
 }
 
 static void taint_string(const struct ts_taint *t, char *buf, size_t len)
@@ -238,7 +228,7 @@ static enum ts__eng_mode find_flavor(struct ctx *c, const struct ts__eng_rg *rg,
 
     for (size_t fi = 0; fi < rg->n_flavors; fi++) {
         const char *fname = rg->flavors[fi].name;
-        const struct ts__eng_flavor *f = ts_hmap_get(&c->e->flavors, fname);
+        const struct ts__eng_flavor *f = rg->flavors[fi].flavor;
         enum ts__eng_mode mode = TS__ENG_FIT;
         const struct ts_taint *taint;
         int borrow = 0;
@@ -259,15 +249,10 @@ static enum ts__eng_mode find_flavor(struct ctx *c, const struct ts__eng_rg *rg,
             continue;
         }
         for (size_t i = 0; i < n && mode != TS__ENG_NOFIT; i++) {
-            long fr = find_fr(c->e, fname, reqs[i].res);
+            size_t fr = rg->flavors[fi].fr[reqs[i].cov];
             int b = 0;
-            enum ts__eng_mode m;
+            enum ts__eng_mode m = fits_quota(c, fr, reqs[i].total + acc_get(&c->acc, fr), &b);
 
-            if (fr < 0) { /* cannot happen: the group covers it */
-                mode = TS__ENG_NOFIT;
-                break;
-            }
-            m = fits_quota(c, (size_t)fr, reqs[i].total + acc_get(&c->acc, (size_t)fr), &b);
             if (m < mode)
                 mode = m;
             if (b > borrow)
@@ -286,7 +271,7 @@ static enum ts__eng_mode find_flavor(struct ctx *c, const struct ts__eng_rg *rg,
         }
     }
     for (size_t i = 0; best_idx >= 0 && i < n; i++)
-        reqs[i].fr = (size_t)find_fr(c->e, rg->flavors[best_idx].name, reqs[i].res);
+        reqs[i].fr = rg->flavors[best_idx].fr[reqs[i].cov];
     *borrow_out = best_borrow;
     return best;
 }
@@ -307,12 +292,16 @@ static void podset_message(struct ts_buf *msg, const char *ps, struct status *st
         ts_buf_addf(msg, "%s%s", i ? ", " : "", st->reasons.items[i]);
 }
 
-static long group_of(const struct ts__eng_cq *cq, size_t res)
+/* The group covering res (and res's index in it), or -1. */
+static long group_of(const struct ts__eng_cq *cq, size_t res, size_t *cov)
 {
     for (size_t g = 0; g < cq->n_rgs; g++) {
         for (size_t i = 0; i < cq->rgs[g].n_covered; i++) {
-            if (cq->rgs[g].covered[i] == res)
+            if (cq->rgs[g].covered[i] == res) {
+                if (cov)
+                    *cov = i;
                 return (long)g;
+            }
         }
     }
     return -1;
@@ -338,7 +327,7 @@ static size_t podset_requests(const struct ts_engine *e, const struct ts__eng_cq
         reqs[n].total = mul_sat(ps->req_amount[i], count);
         reqs[n++].fr = SIZE_MAX;
     }
-    if (pods && group_of(cq, (size_t)((uintptr_t)pods - 1)) >= 0) {
+    if (pods && group_of(cq, (size_t)((uintptr_t)pods - 1), NULL) >= 0) {
         reqs[n].res = (size_t)((uintptr_t)pods - 1);
         reqs[n].total = count;
         reqs[n++].fr = SIZE_MAX;
@@ -361,13 +350,13 @@ static enum ts__eng_mode assign_podset(struct ctx *c, const struct ts__eng_podse
 
         if (reqs[i].fr != SIZE_MAX || reqs[i].total == 0)
             continue; /* done, or a zero request the queue may ignore */
-        if ((g = group_of(c->cq, reqs[i].res)) < 0) {
+        if ((g = group_of(c->cq, reqs[i].res, &reqs[i].cov)) < 0) {
             status_add(&c->st, TS__ENG_NOFIT_FLAVOR, "resource %s unavailable in ClusterQueue",
                        c->e->resource_names[reqs[i].res]);
             return TS__ENG_NOFIT;
         }
         for (size_t j = i; j < n && ns < 64; j++) {
-            if (reqs[j].fr == SIZE_MAX && group_of(c->cq, reqs[j].res) == g) {
+            if (reqs[j].fr == SIZE_MAX && group_of(c->cq, reqs[j].res, &reqs[j].cov) == g) {
                 sub[ns] = reqs[j];
                 idx[ns++] = j;
             }

@@ -183,6 +183,28 @@ static int entry_cmp(const void *pa, const void *pb)
     return ts__eng_wl_less(a->wl, b->wl);
 }
 
+static const struct ts__eng_blocked *blocked(const struct ts__eng_cq *cq, uint64_t shape)
+{
+    for (size_t i = 0; i < cq->n_blocked; i++) {
+        if (cq->blocked[i].shape == shape)
+            return &cq->blocked[i];
+    }
+    return NULL;
+}
+
+static void block(struct ts__eng_cq *cq, const struct ts__eng_wl *wl)
+{
+    struct ts__eng_blocked *b;
+
+    if (cq->queueing != TS_QUEUEING_BEST_EFFORT_FIFO || blocked(cq, wl->shape))
+        return;
+    TS_GROW(cq->blocked, cq->cap_blocked, cq->n_blocked + 1);
+    b = &cq->blocked[cq->n_blocked++];
+    b->shape = wl->shape;
+    b->reason = ts_xstrdup(wl->last_reason ? wl->last_reason : "");
+    b->message = ts_xstrdup(wl->last_message ? wl->last_message : "");
+}
+
 static void requeue(struct ts__eng_cq *cq, struct ts__eng_wl *wl, int inadmissible,
                     size_t *moved)
 {
@@ -289,6 +311,23 @@ static void process(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
     }
     pending(c, wl, nofit_reason(&en->a), en->a.message ? en->a.message : "");
     requeue(en->cq, wl, !strict, moved);
+    block(en->cq, wl);
+}
+
+/* The next head of cq worth a look: heads equivalent to one that did not
+ * fit since the last requeue are parked with the same verdict at once. */
+static struct ts__eng_wl *next_head(struct ts__eng_cq *cq, struct ts_cycle *c, size_t *moved)
+{
+    struct ts__eng_wl *wl;
+    const struct ts__eng_blocked *b;
+
+    while ((wl = ts_heap_pop(&cq->pending))) {
+        if (!(b = blocked(cq, wl->shape)))
+            return wl;
+        pending(c, wl, b->reason, b->message);
+        requeue(cq, wl, 1, moved);
+    }
+    return NULL;
 }
 
 size_t ts_engine_cycle(struct ts_engine *e, ts_time now, struct ts_cycle *out)
@@ -300,14 +339,21 @@ size_t ts_engine_cycle(struct ts_engine *e, ts_time now, struct ts_cycle *out)
 
     (void)now;
     process_dirty(e, out);
-    entries = ts_xcalloc(e->cqs.n ? e->cqs.n : 1, sizeof(*entries));
+    if (e->cap_scratch < e->cqs.n * sizeof(*entries) || !e->scratch) {
+        free(e->scratch);
+        e->cap_scratch = (e->cqs.n + 16) * sizeof(*entries);
+        e->scratch = ts_xmalloc(e->cap_scratch);
+    }
+    entries = e->scratch;
+    memset(entries, 0, e->cqs.n * sizeof(*entries));
     while (ts_hmap_next(&e->cqs, &it, &k, &v)) {
         struct ts__eng_cq *cq = v;
 
         if (!cq->pending.n || ts__eng_cq_inactive(e, cq))
             continue;
         entries[n].cq = cq;
-        entries[n++].wl = ts_heap_pop(&cq->pending);
+        if ((entries[n].wl = next_head(cq, out, &moved)))
+            n++;
     }
     for (size_t i = 0; i < n; i++)
         nominate(e, &entries[i]);
@@ -317,7 +363,6 @@ size_t ts_engine_cycle(struct ts_engine *e, ts_time now, struct ts_cycle *out)
         ts__eng_assignment_release(&entries[i].a);
         free(entries[i].message);
     }
-    free(entries);
     out->heads += n;
     return out->n - before + moved;
 }

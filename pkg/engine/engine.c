@@ -75,6 +75,7 @@ void ts_engine_free(struct ts_engine *e)
         free(e->fr_flavor[i]);
     free(e->fr_flavor);
     free(e->fr_resource);
+    free(e->scratch);
     free(e);
 }
 

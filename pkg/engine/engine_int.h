@@ -32,6 +32,7 @@ struct ts__eng_flavor {
 struct ts__eng_rg_flavor {
     char *name;
     size_t *fr; /* indexed like the group's covered resources */
+    const struct ts__eng_flavor *flavor; /* NULL while missing; refreshed on flavor changes */
 };
 
 struct ts__eng_rg {
@@ -65,9 +66,20 @@ struct ts__eng_cq {
     struct ts_heap pending;
     struct ts__eng_wl **inadmissible;
     size_t n_inadmissible;
+    /* Scheduling-equivalence classes found not to fit since the last
+     * requeue (Kueue's SchedulingEquivalenceHashing, BestEffortFIFO only):
+     * a later head of the same shape is parked without a second look. */
+    struct ts__eng_blocked *blocked;
+    size_t n_blocked, cap_blocked;
     size_t cap_inadmissible;
     size_t n_reserving;
     size_t n_admitted;
+};
+
+struct ts__eng_blocked {
+    uint64_t shape;
+    char *reason;
+    char *message;
 };
 
 struct ts__eng_lq {
@@ -108,6 +120,7 @@ struct ts__eng_wl {
     char *uid;
     char *lq_name;
     int32_t priority;
+    uint64_t shape; /* hash of everything that decides fit: requests, placement, priority */
     ts_time created;
     ts_time queue_ts;
     size_t n_podsets;
@@ -143,6 +156,10 @@ struct ts_engine {
     /* pending workloads outside any queue whose message must be (re)computed */
     struct ts__eng_wl **dirty;
     size_t n_dirty, cap_dirty;
+    /* cycle.c's per-cycle scratch, kept between cycles: allocating it anew
+     * each cycle made glibc consolidate its free lists every time */
+    void *scratch;
+    size_t cap_scratch;
 };
 
 #endif
@@ -163,6 +180,8 @@ const char *ts__eng_cq_inactive(const struct ts_engine *e, const struct ts__eng_
 void ts__eng_requeue_tree(struct ts_engine *e, struct ts_quota_node *node);
 void ts__eng_requeue_all(struct ts_engine *e);
 struct ts__eng_cq *ts__eng_cq_of_node(struct ts_quota_node *n);
+/* Forgets the equivalence classes found not to fit. */
+void ts__eng_unblock(struct ts__eng_cq *cq);
 
 /* workloads.c */
 void ts__eng_free_workloads(struct ts_engine *e);

@@ -193,6 +193,7 @@ static void rg_label_keys(const struct ts_engine *e, struct ts__eng_rg *rg)
     for (size_t f = 0; f < rg->n_flavors; f++) {
         const struct ts__eng_flavor *fl = ts_hmap_get(&e->flavors, rg->flavors[f].name);
 
+        rg->flavors[f].flavor = fl;
         for (size_t i = 0; fl && i < fl->node_labels.n; i++) {
             if (ts_strlist_index(&rg->label_keys, fl->node_labels.items[i].key) < 0)
                 ts_strlist_push(&rg->label_keys, fl->node_labels.items[i].key);
@@ -281,6 +282,8 @@ static void cq_free(struct ts_engine *e, struct ts__eng_cq *cq)
     rgs_free(cq);
     ts_heap_release(&cq->pending);
     free(cq->inadmissible);
+    ts__eng_unblock(cq);
+    free(cq->blocked);
     ts_label_selector_release(&cq->ns_selector);
     ts_quota_node_release(&cq->node);
     free(cq->cohort_name);
@@ -333,10 +336,20 @@ void ts__eng_flavors_changed(struct ts_engine *e)
 
 /* --- requeueing inadmissible workloads ------------------------------------ */
 
+void ts__eng_unblock(struct ts__eng_cq *cq)
+{
+    for (size_t i = 0; i < cq->n_blocked; i++) {
+        free(cq->blocked[i].reason);
+        free(cq->blocked[i].message);
+    }
+    cq->n_blocked = 0;
+}
+
 static void requeue_cq(struct ts_engine *e, struct ts__eng_cq *cq)
 {
     size_t n = cq->n_inadmissible;
 
+    ts__eng_unblock(cq);
     cq->n_inadmissible = 0;
     for (size_t i = 0; i < n; i++) {
         struct ts__eng_wl *wl = cq->inadmissible[i];

@@ -319,6 +319,57 @@ static int fill_admission(struct ts_engine *e, struct ts__eng_wl *wl, const stru
     return 0;
 }
 
+static uint64_t mix(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+static uint64_t mix_str(uint64_t h, const char *s)
+{
+    return mix(h, s ? s : "", s ? strlen(s) + 1 : 1);
+}
+
+/* Two workloads with the same shape get the same answer from flavor
+ * assignment: requests, counts, node selection, tolerations, priority. */
+static uint64_t shape_of(const struct ts__eng_wl *wl)
+{
+    uint64_t h = mix(1469598103934665603ULL, &wl->priority, sizeof(wl->priority));
+
+    for (size_t i = 0; i < wl->n_podsets; i++) {
+        const struct ts__eng_podset *ps = &wl->podsets[i];
+        const struct ts_pod_template *t = &ps->tmpl;
+
+        h = mix(h, &ps->count, sizeof(ps->count));
+        h = mix(h, &ps->min_count, sizeof(ps->min_count));
+        h = mix(h, ps->req_res, ps->n_req * sizeof(*ps->req_res));
+        h = mix(h, ps->req_amount, ps->n_req * sizeof(*ps->req_amount));
+        for (size_t j = 0; j < t->node_selector.n; j++)
+            h = mix_str(mix_str(h, t->node_selector.items[j].key), t->node_selector.items[j].value);
+        for (size_t j = 0; j < t->n_tolerations; j++)
+            h = mix_str(mix_str(mix_str(mix_str(h, t->tolerations[j].key), t->tolerations[j].op),
+                                t->tolerations[j].value),
+                        t->tolerations[j].effect);
+        for (size_t j = 0; j < t->n_affinity_terms; j++) {
+            for (size_t k = 0; k < t->affinity_terms[j].n_exprs; k++) {
+                const struct ts_node_selector_req *r = &t->affinity_terms[j].exprs[k];
+
+                h = mix(mix_str(h, r->key), &r->op, sizeof(r->op));
+                for (size_t v = 0; v < r->values.n; v++)
+                    h = mix_str(h, r->values.items[v]);
+            }
+            h = mix_str(h, "|");
+        }
+        h = mix_str(h, "#");
+    }
+    return h;
+}
+
 static int fill(struct ts_engine *e, struct ts__eng_wl *wl, const struct ts_workload *src,
                 struct ts_err *err)
 {
@@ -333,6 +384,7 @@ static int fill(struct ts_engine *e, struct ts__eng_wl *wl, const struct ts_work
         if (fill_podset(e, &wl->podsets[i], &src->spec.podsets[i], err))
             return TS_EOVERFLOW;
     }
+    wl->shape = shape_of(wl);
     return 0;
 }
 

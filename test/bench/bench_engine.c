@@ -250,7 +250,8 @@ static void run_flat(size_t held)
         snprintf(lq, sizeof(lq), "lq-%d-0", c);
         for (int i = 0; i < rounds; i++) {
             snprintf(name, sizeof(name), "probe-%d-%d", c, i);
-            put_workload(e, name, lq, 1000000, 0, i);
+            /* distinct requests: no two probes share an equivalence class */
+            put_workload(e, name, lq, 1000000 + i, 0, i);
         }
     }
     for (int r = 0; r < rounds; r++) {
