@@ -73,3 +73,58 @@ int ts_apply_decision(struct ts_workload *wl, const struct ts_decision *d, ts_ti
     return d->kind == TS_DECISION_ADMIT ? ts_apply_admit(wl, d, now)
                                         : ts_apply_pending(wl, d, now);
 }
+
+static void count_eviction(struct ts_workload *wl, const char *reason, const char *cause)
+{
+    struct ts_workload_status *st = &wl->status;
+    struct ts_eviction_stat *ev;
+
+    for (size_t i = 0; i < st->n_evictions; i++) {
+        ev = &st->evictions[i];
+        if (!strcmp(ev->reason, reason) && !strcmp(ev->underlying_cause ? ev->underlying_cause : "",
+                                                    cause ? cause : "")) {
+            ev->count++;
+            return;
+        }
+    }
+    st->evictions = ts_xrealloc(st->evictions, (st->n_evictions + 1) * sizeof(*st->evictions));
+    ev = &st->evictions[st->n_evictions++];
+    ev->reason = ts_xstrdup(reason);
+    ev->underlying_cause = cause ? ts_xstrdup(cause) : NULL;
+    ev->count = 1;
+}
+
+int ts_apply_preempted(struct ts_workload *wl, const struct ts_decision_target *t, ts_time now)
+{
+    ts_conditions_set(&wl->status.conditions, TS_WL_COND_EVICTED, "True", TS_WL_REASON_PREEMPTED,
+                      t->message, wl->meta.generation, now);
+    ts_conditions_set(&wl->status.conditions, TS_WL_COND_PREEMPTED, "True", t->reason, t->message,
+                      wl->meta.generation, now);
+    count_eviction(wl, TS_WL_REASON_PREEMPTED, t->reason);
+    return 1;
+}
+
+int ts_apply_quota_released(struct ts_workload *wl, ts_time now)
+{
+    const struct ts_condition *ev = ts_conditions_find(&wl->status.conditions, TS_WL_COND_EVICTED);
+    char *reason, *message;
+    int requeue;
+
+    if (!ev || !ev->status || strcmp(ev->status, "True") || !wl->status.admission)
+        return 0;
+    reason = ts_xstrdup(ev->reason ? ev->reason : "");
+    message = ts_xstrdup(ev->message ? ev->message : "");
+    requeue = !strcmp(reason, TS_WL_REASON_PREEMPTED) || !strcmp(reason, TS_WL_REASON_NODE_FAILURES);
+    ts_conditions_set(&wl->status.conditions, TS_WL_COND_REQUEUED, requeue ? "True" : "False",
+                      reason, message, wl->meta.generation, now);
+    ts_conditions_set(&wl->status.conditions, TS_WL_COND_QUOTA_RESERVED, "False",
+                      TS_WL_REASON_PENDING_EVALUATION, message, wl->meta.generation, now);
+    ts_conditions_set(&wl->status.conditions, TS_WL_COND_ADMITTED, "False",
+                      TS_WL_REASON_NO_RESERVATION, "The workload has no reservation",
+                      wl->meta.generation, now);
+    ts_admission_free(wl->status.admission);
+    wl->status.admission = NULL;
+    free(reason);
+    free(message);
+    return 1;
+}

@@ -24,7 +24,21 @@ int ts_apply_admit(struct ts_workload *wl, const struct ts_decision *d, ts_time 
  * status changed. */
 int ts_apply_pending(struct ts_workload *wl, const struct ts_decision *d, ts_time now);
 
-/* Dispatches on d->kind. */
+/* Dispatches on d->kind (PREEMPT: the preemptor's pending status; the
+ * victims are separate workloads, see ts_apply_preempted()). */
 int ts_apply_decision(struct ts_workload *wl, const struct ts_decision *d, ts_time now);
+
+/* A preemption victim (Kueue's IssuePreemptions + evict): Evicted=True
+ * reason Preempted and Preempted=True with t->reason, both with
+ * t->message; schedulingStats.evictions counts it.  Quota stays reserved
+ * until the job has stopped (ts_apply_quota_released()).  Returns 1. */
+int ts_apply_preempted(struct ts_workload *wl, const struct ts_decision_target *t, ts_time now);
+
+/* The job of an evicted workload has stopped (reference §3.8): Requeued
+ * (True for Preempted/NodeFailures, else False with the eviction reason),
+ * QuotaReserved=False PendingEvaluation with the eviction message,
+ * status.admission cleared, Admitted=False NoReservation.  Returns 1 when
+ * the workload was evicted and holding quota, 0 otherwise. */
+int ts_apply_quota_released(struct ts_workload *wl, ts_time now);
 
 #endif

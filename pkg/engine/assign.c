@@ -1,6 +1,7 @@
 #include "engine/assign.h"
 
 #include "engine/amount.h"
+#include "engine/preempt.h"
 #include "util/alloc.h"
 #include "util/buf.h"
 
@@ -151,7 +152,8 @@ static int affinity_matches(const struct ts_pod_template *t, const struct ts_str
 
 struct ctx {
     const struct ts_engine *e;
-    const struct ts__eng_cq *cq;
+    struct ts__eng_cq *cq; /* the preemption oracle borrows its quota tree */
+    const struct ts__eng_wl *wl;
     struct acc acc;
     struct status st;
 };
@@ -180,10 +182,19 @@ static enum ts__eng_mode fits_quota(struct ctx *c, size_t fr, int64_t val, int *
         return TS__ENG_FIT;
     status_add(&c->st, TS__ENG_NOFIT_QUOTA, "insufficient unused quota for %s in flavor %s, %s more needed",
                res, flavor, ts_amount_format(res, val - avail, a, sizeof(a)));
-    /* Preemption (the oracle) is not part of this engine yet: a request
-     * that could only fit by preempting finds no candidates. */
-    if (val <= n->nominal[fr] || may_reclaim)
-        return TS__ENG_NO_CANDIDATES;
+    if (val <= n->nominal[fr] || may_reclaim ||
+        c->cq->preemption.borrow_within_cohort != TS_BORROW_NEVER) {
+        /* the preemption oracle: could victims make room for this pair? */
+        struct ts__eng_target *t;
+        int cross;
+        size_t nt = ts__eng_preempt_targets(c->e, c->cq, c->wl, &fr, &val, 1,
+                                            &t, &cross);
+
+        free(t);
+        if (!nt)
+            return TS__ENG_NO_CANDIDATES;
+        return cross ? TS__ENG_RECLAIM : TS__ENG_PREEMPT;
+    }
     return TS__ENG_NOFIT;
 }
 
@@ -390,11 +401,11 @@ static void fill_psa(struct ctx *c, struct ts__eng_psa *psa, int32_t count, cons
     }
 }
 
-void ts__eng_assign(const struct ts_engine *e, const struct ts__eng_cq *cq,
+void ts__eng_assign(const struct ts_engine *e, struct ts__eng_cq *cq,
                     const struct ts__eng_wl *wl, const int32_t *counts,
                     struct ts__eng_assignment *out)
 {
-    struct ctx c = {e, cq, {0, 0, NULL, NULL}, {TS_STRLIST_INIT, TS__ENG_NOFIT_FLAVOR}};
+    struct ctx c = {e, cq, wl, {0, 0, NULL, NULL}, {TS_STRLIST_INIT, TS__ENG_NOFIT_FLAVOR}};
     struct ts_buf msg = TS_BUF_INIT;
 
     memset(out, 0, sizeof(*out));
@@ -480,7 +491,7 @@ static void reduced_counts(const struct ts__eng_wl *wl, int64_t i, int64_t total
     }
 }
 
-void ts__eng_assign_partial(const struct ts_engine *e, const struct ts__eng_cq *cq,
+void ts__eng_assign_partial(const struct ts_engine *e, struct ts__eng_cq *cq,
                             const struct ts__eng_wl *wl, struct ts__eng_assignment *a)
 {
     int64_t total = 0, lo, hi;

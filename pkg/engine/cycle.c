@@ -5,6 +5,7 @@
  * includes the admissions made earlier in the same cycle. */
 #include "api/workload.h"
 #include "engine/assign.h"
+#include "engine/preempt.h"
 #include "engine/engine_int.h"
 #include "util/alloc.h"
 #include "util/buf.h"
@@ -27,6 +28,9 @@ void ts_cycle_release(struct ts_cycle *c)
             free(c->items[i].podsets[p].usage);
         }
         free(c->items[i].podsets);
+        for (size_t t = 0; t < c->items[i].n_targets; t++)
+            free(c->items[i].targets[t].message);
+        free(c->items[i].targets);
     }
     free(c->items);
     ts_cycle_init(c);
@@ -270,11 +274,12 @@ static void admit_decision(const struct ts_engine *e, struct ts_decision *d,
 }
 
 /* Assumes the admission: usage counts at once (see engine.h). */
-static void assume(struct ts_engine *e, struct entry *en, struct ts_cycle *c)
+static void assume(struct ts_engine *e, struct entry *en, struct ts_cycle *c, ts_time now)
 {
     struct ts__eng_wl *wl = en->wl;
     struct ts_decision *d;
 
+    wl->reserved_at = now;
     wl->admission = en->a.ps;
     en->a.ps = NULL;
     free(wl->admission_cq);
@@ -288,7 +293,94 @@ static void assume(struct ts_engine *e, struct entry *en, struct ts_cycle *c)
     admit_decision(e, d, wl, en->a.borrow_level > 0);
 }
 
-static void process(struct ts_engine *e, struct entry *en, struct ts_cycle *c, size_t *moved)
+/* The assignment's total per flavor-resource (pod sets may share one). */
+static size_t totals(const struct ts__eng_assignment *a, size_t **fr, int64_t **need)
+{
+    size_t n = 0, cap = 0;
+
+    for (size_t i = 0; i < a->n_podsets; i++)
+        cap += a->ps[i].n;
+    *fr = ts_xcalloc(cap + 1, sizeof(**fr));
+    *need = ts_xcalloc(cap + 1, sizeof(**need));
+    for (size_t i = 0; i < a->n_podsets; i++) {
+        for (size_t j = 0; j < a->ps[i].n; j++) {
+            size_t k = 0;
+
+            while (k < n && (*fr)[k] != a->ps[i].fr[j])
+                k++;
+            if (k == n)
+                (*fr)[n++] = a->ps[i].fr[j];
+            (*need)[k] += a->ps[i].amount[j];
+        }
+    }
+    return n;
+}
+
+/* Issues the preemptions an entry needs, or says why it cannot. */
+static void preempt(struct ts_engine *e, struct entry *en, struct ts_cycle *c, size_t *moved)
+{
+    struct ts__eng_wl *wl = en->wl;
+    struct ts__eng_target *t;
+    size_t *fr, n, nt, fresh = 0;
+    int64_t *need;
+    int cross;
+    struct ts_buf msg = TS_BUF_INIT;
+    struct ts_decision *d;
+
+    n = totals(&en->a, &fr, &need);
+    nt = ts__eng_preempt_targets(e, en->cq, wl, fr, need, n, &t, &cross);
+    free(fr);
+    free(need);
+    for (size_t i = 0; i < nt; i++) {
+        if (t[i].wl->evicting && t[i].wl->evict_cycle == e->cycle_seq) {
+            pending(c, wl, TS_WL_REASON_WAITING_FOR_QUOTA,
+                    "Workload has overlapping preemption targets with another workload");
+            requeue(en->cq, wl, 0, moved);
+            free(t);
+            return;
+        }
+        fresh += !t[i].wl->evicting;
+    }
+    if (!nt) {
+        pending(c, wl, TS_WL_REASON_WAITING_FOR_QUOTA, en->a.message ? en->a.message : "");
+        requeue(en->cq, wl, en->cq->queueing != TS_QUEUEING_STRICT_FIFO, moved);
+        free(t);
+        return;
+    }
+    ts_buf_addf(&msg, "%s. Pending the preemption of %zu workload(s)",
+                en->a.message ? en->a.message : "", nt);
+    if (!fresh) { /* the victims are already on their way out */
+        pending(c, wl, TS_WL_REASON_WAITING_FOR_PREEMPTED_WORKLOADS, msg.ptr);
+    } else {
+        free(wl->last_reason);
+        free(wl->last_message);
+        wl->last_reason = ts_xstrdup(TS_WL_REASON_WAITING_FOR_PREEMPTED_WORKLOADS);
+        wl->last_message = ts_buf_take(&msg);
+        d = decision_add(c, TS_DECISION_PREEMPT, wl);
+        d->reason = wl->last_reason;
+        d->message = wl->last_message;
+        d->targets = ts_xcalloc(fresh, sizeof(*d->targets));
+        for (size_t i = 0; i < nt; i++) {
+            struct ts_decision_target *dt;
+
+            if (t[i].wl->evicting)
+                continue;
+            t[i].wl->evicting = 1;
+            t[i].wl->evict_cycle = e->cycle_seq;
+            dt = &d->targets[d->n_targets++];
+            dt->ns = t[i].wl->ns;
+            dt->name = t[i].wl->name;
+            dt->reason = t[i].reason;
+            dt->message = ts__eng_preempt_message(wl, en->cq, t[i].wl, t[i].reason);
+        }
+    }
+    ts_buf_release(&msg);
+    requeue(en->cq, wl, 0, moved); /* retried first once the victims are gone */
+    free(t);
+}
+
+static void process(struct ts_engine *e, struct entry *en, struct ts_cycle *c, size_t *moved,
+                    ts_time now)
 {
     struct ts__eng_wl *wl = en->wl;
     int strict = en->cq->queueing == TS_QUEUEING_STRICT_FIFO;
@@ -300,13 +392,17 @@ static void process(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
     }
     if (en->a.mode == TS__ENG_FIT) {
         if (ts__eng_assignment_fits(en->cq, &en->a)) {
-            assume(e, en, c);
+            assume(e, en, c, now);
             return;
         }
         /* an earlier entry of this cycle took the quota: retry at once */
         pending(c, wl, TS_WL_REASON_WAITING_FOR_QUOTA,
                 "Workload no longer fits after processing another workload");
         requeue(en->cq, wl, 0, moved);
+        return;
+    }
+    if (en->a.mode == TS__ENG_PREEMPT || en->a.mode == TS__ENG_RECLAIM) {
+        preempt(e, en, c, moved);
         return;
     }
     pending(c, wl, nofit_reason(&en->a), en->a.message ? en->a.message : "");
@@ -337,7 +433,7 @@ size_t ts_engine_cycle(struct ts_engine *e, ts_time now, struct ts_cycle *out)
     const char *k;
     void *v;
 
-    (void)now;
+    e->cycle_seq++;
     process_dirty(e, out);
     if (e->cap_scratch < e->cqs.n * sizeof(*entries) || !e->scratch) {
         free(e->scratch);
@@ -359,7 +455,7 @@ size_t ts_engine_cycle(struct ts_engine *e, ts_time now, struct ts_cycle *out)
         nominate(e, &entries[i]);
     qsort(entries, n, sizeof(*entries), entry_cmp);
     for (size_t i = 0; i < n; i++) {
-        process(e, &entries[i], out, &moved);
+        process(e, &entries[i], out, &moved, now);
         ts__eng_assignment_release(&entries[i].a);
         free(entries[i].message);
     }

@@ -111,6 +111,19 @@ void ts_engine_delete_workload(struct ts_engine *e, const char *ns, const char *
 enum ts_decision_kind {
     TS_DECISION_ADMIT = 0,
     TS_DECISION_PENDING,
+    /* The workload stays pending (reason/message as PENDING) and the
+     * targets must be evicted for it: Evicted=True reason Preempted and
+     * Preempted=True with the target's reason and message.  Its usage is
+     * released when the victims' quota reservations are (the controller:
+     * once their jobs stopped; the simulator: at once). */
+    TS_DECISION_PREEMPT,
+};
+
+struct ts_decision_target {
+    const char *ns;
+    const char *name;
+    const char *reason; /* InClusterQueue, InCohortReclamation, ... */
+    char *message;      /* owned by the cycle */
 };
 
 struct ts_decision_podset {
@@ -132,6 +145,8 @@ struct ts_decision {
     int borrows;               /* ADMIT: the assignment borrows from the cohort */
     size_t n_podsets;
     struct ts_decision_podset *podsets; /* ADMIT only */
+    size_t n_targets;
+    struct ts_decision_target *targets; /* PREEMPT only */
 };
 
 struct ts_cycle {

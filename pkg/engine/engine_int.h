@@ -74,6 +74,9 @@ struct ts__eng_cq {
     size_t cap_inadmissible;
     size_t n_reserving;
     size_t n_admitted;
+    /* workloads holding quota here: the preemption candidates */
+    struct ts__eng_wl **holders;
+    size_t n_holders, cap_holders;
 };
 
 struct ts__eng_blocked {
@@ -132,6 +135,11 @@ struct ts__eng_wl {
     int dirty;
     struct ts__eng_psa *admission; /* n_podsets entries while holding quota */
     char *admission_cq;            /* ClusterQueue named by the admission */
+    size_t holder_pos;             /* index in cq->holders while holding quota */
+    ts_time reserved_at;           /* when its quota was reserved */
+    int evicting;                  /* chosen as a preemption victim; usage not yet released */
+    uint64_t evict_cycle;          /* the cycle that chose it */
+    char *job_uid;                 /* label kueue.x-k8s.io/job-uid, for preemption messages */
     char *last_reason;
     char *last_message;
 };
@@ -160,6 +168,7 @@ struct ts_engine {
      * each cycle made glibc consolidate its free lists every time */
     void *scratch;
     size_t cap_scratch;
+    uint64_t cycle_seq; /* numbers the cycles (preemption overlap checks) */
 };
 
 #endif

@@ -48,7 +48,8 @@ static void wl_clear(struct ts__eng_wl *wl)
     free(wl->uid);
     free(wl->lq_name);
     free(wl->admission_cq);
-    wl->uid = wl->lq_name = wl->admission_cq = NULL;
+    free(wl->job_uid);
+    wl->uid = wl->lq_name = wl->admission_cq = wl->job_uid = NULL;
 }
 
 static void wl_free(struct ts__eng_wl *wl)
@@ -79,13 +80,24 @@ void ts__eng_wl_add_usage(struct ts__eng_wl *wl, int sign)
         }
     }
     if (sign > 0) {
-        wl->cq->n_reserving++;
+        struct ts__eng_cq *cq = wl->cq;
+
+        cq->n_reserving++;
         if (wl->state == TS__ENG_WL_ADMITTED)
-            wl->cq->n_admitted++;
+            cq->n_admitted++;
+        TS_GROW(cq->holders, cq->cap_holders, cq->n_holders + 1);
+        wl->holder_pos = cq->n_holders;
+        cq->holders[cq->n_holders++] = wl;
     } else {
-        wl->cq->n_reserving--;
+        struct ts__eng_cq *cq = wl->cq;
+        struct ts__eng_wl *last = cq->holders[--cq->n_holders];
+
+        cq->n_reserving--;
         if (wl->state == TS__ENG_WL_ADMITTED)
-            wl->cq->n_admitted--;
+            cq->n_admitted--;
+        cq->holders[wl->holder_pos] = last;
+        last->holder_pos = wl->holder_pos;
+        wl->evicting = 0;
     }
 }
 
@@ -373,7 +385,13 @@ static uint64_t shape_of(const struct ts__eng_wl *wl)
 static int fill(struct ts_engine *e, struct ts__eng_wl *wl, const struct ts_workload *src,
                 struct ts_err *err)
 {
+    const char *job_uid = ts_strmap_get(&src->meta.labels, "kueue.x-k8s.io/job-uid");
+    const struct ts_condition *qr =
+        ts_conditions_find(&src->status.conditions, TS_WL_COND_QUOTA_RESERVED);
+
     wl->uid = src->meta.uid ? ts_xstrdup(src->meta.uid) : NULL;
+    wl->job_uid = job_uid ? ts_xstrdup(job_uid) : NULL;
+    wl->reserved_at = qr ? qr->last_transition_time : 0;
     wl->lq_name = src->spec.queue_name ? ts_xstrdup(src->spec.queue_name) : NULL;
     wl->priority = resolve_priority(e, src);
     wl->created = src->meta.creation_timestamp;

@@ -157,7 +157,9 @@ static int add_job(struct ts_sim *s, struct ts_object *o, ts_time now, struct ts
     ts_workload_init(&wl);
     rc = o->kind == TS_KIND_JOB ? ts_jobworkload_from_job(&o->u.job, &prio, &wl, err)
                                 : ts_jobworkload_from_pytorchjob(&o->u.ptj, &prio, &wl, err);
-    if (!rc)
+    if (rc)
+        ts_err_prefix(err, "%s \"%s/%s\"", ts_kind_name(o->kind), m->namespace_, m->name);
+    else
         rc = add_workload(s, &wl, now, err);
     ts_workload_release(&wl);
     return rc;
@@ -227,6 +229,19 @@ int ts_sim_add_errs(struct ts_sim *s, const cJSON *obj, ts_time now,
     return rc;
 }
 
+/* A preemption victim: evicted, and (the simulated job stops at once) its
+ * quota released and the workload requeued. */
+static void evict(struct ts_sim *s, const struct ts_decision_target *t, ts_time now)
+{
+    struct ts_workload *v = find_mut(s, t->ns, t->name);
+
+    if (!v)
+        return;
+    ts_apply_preempted(v, t, now);
+    ts_apply_quota_released(v, now);
+    ts_engine_put_workload(s->e, v, now, NULL);
+}
+
 size_t ts_sim_run(struct ts_sim *s, size_t max_cycles, ts_time now)
 {
     size_t changed = 0;
@@ -244,6 +259,8 @@ size_t ts_sim_run(struct ts_sim *s, size_t max_cycles, ts_time now)
                 ts_apply_decision(wl, &c.items[d], now);
             if (c.items[d].kind == TS_DECISION_ADMIT)
                 ts_engine_admit_confirm(s->e, c.items[d].ns, c.items[d].name);
+            for (size_t t = 0; t < c.items[d].n_targets; t++)
+                evict(s, &c.items[d].targets[t], now);
         }
         ts_cycle_release(&c);
         if (!n)

@@ -19,6 +19,8 @@
  *       reason: WaitingForQuota           # QuotaReserved=False reason
  *       message: "exact message"
  *       messageContains: "substring"
+ *       conditions: {Evicted: {status: "True", reason: Preempted,
+ *                    messageContains: "..."}}   # any condition type
  *   - finish: [ns/name, ...]
  *   - delete: [ns/name, ...]
  */
@@ -142,6 +144,30 @@ static void check_counts_usage(const struct ts_workload *wl, const cJSON *exp, c
     }
 }
 
+static void check_conditions(const struct ts_workload *wl, const cJSON *exp, const char *key,
+                             struct ts_buf *out)
+{
+    const cJSON *c;
+
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(exp, "conditions"))
+    {
+        const struct ts_condition *got = ts_conditions_find(&wl->status.conditions, c->string);
+        const char *want;
+
+        if (!got) {
+            problem(out, key, "no %s condition", c->string);
+            continue;
+        }
+        if ((want = str(c, "status")) && (!got->status || strcmp(got->status, want)))
+            problem(out, key, "%s status %s, want %s", c->string, got->status, want);
+        if ((want = str(c, "reason")) && (!got->reason || strcmp(got->reason, want)))
+            problem(out, key, "%s reason %s, want %s", c->string, got->reason, want);
+        if ((want = str(c, "messageContains")) && (!got->message || !strstr(got->message, want)))
+            problem(out, key, "%s message \"%s\" lacks \"%s\"", c->string,
+                    got->message ? got->message : "", want);
+    }
+}
+
 static void check_one(struct ts_sim *sim, const cJSON *exp, struct ts_buf *out)
 {
     const char *key = str(exp, "workload"), *name, *want;
@@ -181,6 +207,7 @@ static void check_one(struct ts_sim *sim, const cJSON *exp, struct ts_buf *out)
                 want);
     check_podset_maps(wl, exp, key, out);
     check_counts_usage(wl, exp, key, out);
+    check_conditions(wl, exp, key, out);
 }
 
 static void names_step(struct ts_sim *sim, const cJSON *list, int finish, struct ts_buf *out)

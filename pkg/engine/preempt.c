@@ -1,0 +1,336 @@
+#include "engine/preempt.h"
+
+#include "api/workload.h"
+#include "util/alloc.h"
+#include "util/buf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum kind {
+    SAME_QUEUE = 0,
+    HIERARCHICAL_RECLAIM,    /* the preemptor fits its own quota */
+    RECLAIM_WITHOUT_BORROW,  /* usable only if the preemptor then does not borrow */
+    RECLAIM_WHILE_BORROWING, /* borrowWithinCohort allows it */
+};
+
+struct cand {
+    struct ts__eng_wl *wl;
+    enum kind kind;
+};
+
+struct search {
+    const struct ts_engine *e;
+    struct ts__eng_cq *cq;
+    const struct ts__eng_wl *pre;
+    const size_t *fr;
+    const int64_t *need;
+    size_t n;
+    struct cand *c;
+    size_t nc, cap;
+};
+
+static int uses_needed(const struct search *s, const struct ts__eng_wl *w)
+{
+    for (size_t p = 0; w->admission && p < w->n_podsets; p++) {
+        for (size_t j = 0; j < w->admission[p].n; j++) {
+            for (size_t i = 0; i < s->n; i++) {
+                if (w->admission[p].fr[j] == s->fr[i] &&
+                    s->need[i] > ts_quota_available(&s->cq->node, s->fr[i]))
+                    return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+static void quota(struct ts__eng_wl *w, int sign)
+{
+    for (size_t p = 0; p < w->n_podsets; p++) {
+        for (size_t j = 0; j < w->admission[p].n; j++) {
+            if (sign > 0)
+                ts_quota_add_usage(&w->cq->node, w->admission[p].fr[j], w->admission[p].amount[j]);
+            else
+                ts_quota_remove_usage(&w->cq->node, w->admission[p].fr[j],
+                                      w->admission[p].amount[j]);
+        }
+    }
+}
+
+static void push(struct search *s, struct ts__eng_wl *w, enum kind k)
+{
+    TS_GROW(s->c, s->cap, s->nc + 1);
+    s->c[s->nc].wl = w;
+    s->c[s->nc++].kind = k;
+}
+
+static int within_cq_allows(const struct ts__eng_cq *cq, const struct ts__eng_wl *pre,
+                            const struct ts__eng_wl *c)
+{
+    switch (cq->preemption.within_cluster_queue) {
+    case TS_WITHIN_CQ_LOWER_PRIORITY:
+        return c->priority < pre->priority;
+    case TS_WITHIN_CQ_LOWER_OR_NEWER_EQUAL_PRIORITY:
+        return c->priority < pre->priority ||
+               (c->priority == pre->priority && c->queue_ts > pre->queue_ts);
+    case TS_WITHIN_CQ_NEVER:
+        break;
+    }
+    return 0;
+}
+
+/* The preemptor stays within its queue's nominal quota for every needed
+ * pair (Kueue's "hierarchical advantage" at the queue level). */
+static int fits_own_nominal(const struct search *s)
+{
+    const struct ts_quota_node *n = &s->cq->node;
+
+    for (size_t i = 0; i < s->n; i++) {
+        if (n->usage[s->fr[i]] + s->need[i] > n->nominal[s->fr[i]])
+            return 0;
+    }
+    return 1;
+}
+
+static int borrowing_needed(const struct search *s, const struct ts_quota_node *n)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->fr[i] < n->nfr && n->usage[s->fr[i]] > n->nominal[s->fr[i]])
+            return 1;
+    }
+    return 0;
+}
+
+static enum kind classify(const struct search *s, const struct ts__eng_wl *c, int advantage)
+{
+    const struct ts_cq_preemption *p = &s->cq->preemption;
+
+    if (advantage)
+        return HIERARCHICAL_RECLAIM;
+    if (p->borrow_within_cohort == TS_BORROW_NEVER || c->priority >= s->pre->priority ||
+        (p->max_priority_threshold.set && c->priority > p->max_priority_threshold.v))
+        return RECLAIM_WITHOUT_BORROW;
+    return RECLAIM_WHILE_BORROWING;
+}
+
+static void collect_cross(struct search *s, struct ts_quota_node *n, int advantage)
+{
+    const struct ts_cq_preemption *p = &s->cq->preemption;
+
+    if (n->is_cohort) {
+        for (size_t i = 0; i < n->n_children; i++)
+            collect_cross(s, n->children[i], advantage);
+        return;
+    }
+    if (n == &s->cq->node || !borrowing_needed(s, n))
+        return;
+    {
+        struct ts__eng_cq *other = ts__eng_cq_of_node(n);
+
+        for (size_t i = 0; i < other->n_holders; i++) {
+            struct ts__eng_wl *c = other->holders[i];
+
+            if (!uses_needed(s, c))
+                continue;
+            if (p->reclaim_within_cohort == TS_RECLAIM_LOWER_PRIORITY &&
+                c->priority >= s->pre->priority)
+                continue;
+            push(s, c, classify(s, c, advantage));
+        }
+    }
+}
+
+static void collect(struct search *s)
+{
+    struct ts__eng_cq *cq = s->cq;
+
+    if (cq->preemption.within_cluster_queue != TS_WITHIN_CQ_NEVER) {
+        for (size_t i = 0; i < cq->n_holders; i++) {
+            struct ts__eng_wl *c = cq->holders[i];
+
+            if (uses_needed(s, c) && within_cq_allows(cq, s->pre, c))
+                push(s, c, SAME_QUEUE);
+        }
+    }
+    if (cq->node.parent && cq->preemption.reclaim_within_cohort != TS_RECLAIM_NEVER)
+        collect_cross(s, ts_quota_root(&cq->node), fits_own_nominal(s));
+}
+
+/* Kueue's candidate order (common/ordering.go). */
+static int cand_cmp(const void *pa, const void *pb)
+{
+    const struct cand *a = pa, *b = pb;
+    int across = a->kind != SAME_QUEUE, bcross = b->kind != SAME_QUEUE;
+
+    if (a->wl->evicting != b->wl->evicting)
+        return a->wl->evicting ? -1 : 1;
+    if (across != bcross)
+        return across ? -1 : 1;
+    if (a->wl->priority != b->wl->priority)
+        return a->wl->priority < b->wl->priority ? -1 : 1;
+    if (a->wl->reserved_at != b->wl->reserved_at)
+        return a->wl->reserved_at > b->wl->reserved_at ? -1 : 1;
+    return strcmp(a->wl->uid ? a->wl->uid : a->wl->key, b->wl->uid ? b->wl->uid : b->wl->key);
+}
+
+static int fits(const struct search *s, int allow_borrowing)
+{
+    const struct ts_quota_node *n = &s->cq->node;
+
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->need[i] > ts_quota_available(n, s->fr[i]))
+            return 0;
+        if (!allow_borrowing && n->usage[s->fr[i]] + s->need[i] > n->nominal[s->fr[i]])
+            return 0;
+    }
+    return 1;
+}
+
+/* A cross-queue candidate stays valid only while its queue still borrows:
+ * reclamation never pushes another queue under its nominal quota. */
+static int usable(const struct search *s, const struct cand *c, int allow_borrowing)
+{
+    if (c->kind != SAME_QUEUE && !borrowing_needed(s, &c->wl->cq->node))
+        return 0;
+    return !(allow_borrowing && c->kind == RECLAIM_WITHOUT_BORROW);
+}
+
+/* Removes candidates in order until the preemptor fits, then adds back
+ * all but the last while it still fits.  Returns the count of targets kept
+ * in t (indexes into s->c); usage is restored before returning. */
+static size_t minimal(struct search *s, int allow_borrowing, size_t *t)
+{
+    size_t nt = 0, kept = 0;
+    int ok = 0;
+
+    for (size_t i = 0; i < s->nc && !ok; i++) {
+        if (!usable(s, &s->c[i], allow_borrowing))
+            continue;
+        quota(s->c[i].wl, -1);
+        t[nt++] = i;
+        ok = fits(s, allow_borrowing);
+    }
+    if (ok && nt >= 2) {
+        for (size_t k = nt - 1; k-- > 0;) {
+            quota(s->c[t[k]].wl, 1);
+            if (fits(s, allow_borrowing))
+                t[k] = SIZE_MAX; /* not needed: stays back in */
+            else
+                quota(s->c[t[k]].wl, -1);
+        }
+    }
+    for (size_t k = 0; k < nt; k++) {
+        if (t[k] == SIZE_MAX)
+            continue;
+        quota(s->c[t[k]].wl, 1);
+        if (ok)
+            t[kept++] = t[k];
+    }
+    return ok ? kept : 0;
+}
+
+static const char *reason_of(enum kind k)
+{
+    switch (k) {
+    case SAME_QUEUE:
+        return TS_WL_REASON_IN_CLUSTER_QUEUE;
+    case RECLAIM_WHILE_BORROWING:
+        return TS_WL_REASON_IN_COHORT_RECLAIM_WHILE_BORROWING;
+    case HIERARCHICAL_RECLAIM:
+    case RECLAIM_WITHOUT_BORROW:
+        break;
+    }
+    return TS_WL_REASON_IN_COHORT_RECLAMATION;
+}
+
+/* Kueue's attempts: with borrowing allowed first unless only reclaiming
+ * without borrowing can help (reference §3.5). */
+static void attempts(const struct search *s, int *order, int *n)
+{
+    int cross = 0, hier = 0;
+    const struct ts_quota_node *node = &s->cq->node;
+    int under = 1;
+
+    for (size_t i = 0; i < s->nc; i++) {
+        cross |= s->c[i].kind != SAME_QUEUE;
+        hier |= s->c[i].kind == HIERARCHICAL_RECLAIM;
+    }
+    for (size_t i = 0; i < s->n; i++)
+        under &= node->usage[s->fr[i]] < node->nominal[s->fr[i]];
+    *n = 2;
+    order[0] = 1;
+    order[1] = 0;
+    if (!cross || (s->cq->preemption.borrow_within_cohort == TS_BORROW_NEVER && !under)) {
+        *n = 1;
+    } else if (s->cq->preemption.borrow_within_cohort == TS_BORROW_NEVER && !hier) {
+        order[0] = 0;
+        order[1] = 1;
+    }
+}
+
+size_t ts__eng_preempt_targets(const struct ts_engine *e, struct ts__eng_cq *cq,
+                               const struct ts__eng_wl *wl, const size_t *fr, const int64_t *need,
+                               size_t n, struct ts__eng_target **out, int *cross)
+{
+    struct search s = {e, cq, wl, fr, need, n, NULL, 0, 0};
+    size_t *t, nt = 0;
+    int order[2], na;
+
+    *out = NULL;
+    *cross = 0;
+    collect(&s);
+    if (!s.nc) {
+        free(s.c);
+        return 0;
+    }
+    qsort(s.c, s.nc, sizeof(*s.c), cand_cmp);
+    t = ts_xcalloc(s.nc, sizeof(*t));
+    attempts(&s, order, &na);
+    for (int a = 0; a < na && !nt; a++)
+        nt = minimal(&s, order[a], t);
+    if (nt) {
+        *out = ts_xcalloc(nt, sizeof(**out));
+        for (size_t i = 0; i < nt; i++) {
+            (*out)[i].wl = s.c[t[i]].wl;
+            (*out)[i].reason = reason_of(s.c[t[i]].kind);
+            *cross |= s.c[t[i]].kind != SAME_QUEUE;
+        }
+    }
+    free(t);
+    free(s.c);
+    return nt;
+}
+
+static void path_of(struct ts_buf *b, const struct ts_quota_node *n)
+{
+    if (n->parent)
+        path_of(b, n->parent);
+    ts_buf_addf(b, "/%s", n->name);
+}
+
+static const char *human(const char *reason)
+{
+    if (!strcmp(reason, TS_WL_REASON_IN_CLUSTER_QUEUE))
+        return "prioritization in the ClusterQueue";
+    if (!strcmp(reason, TS_WL_REASON_IN_COHORT_RECLAIM_WHILE_BORROWING))
+        return "reclamation within the cohort while borrowing";
+    if (!strcmp(reason, TS_WL_REASON_IN_COHORT_FAIR_SHARING))
+        return "fair sharing within the cohort";
+    return "reclamation within the cohort";
+}
+
+char *ts__eng_preempt_message(const struct ts__eng_wl *pre, const struct ts__eng_cq *pcq,
+                              const struct ts__eng_wl *victim, const char *reason)
+{
+    struct ts_buf b = TS_BUF_INIT;
+
+    ts_buf_addf(&b, "Preempted to accommodate a workload (UID: %s, JobUID: %s) due to %s",
+                pre->uid ? pre->uid : "UNKNOWN", pre->job_uid ? pre->job_uid : "UNKNOWN",
+                human(reason));
+    ts_buf_adds(&b, "; preemptor path: ");
+    path_of(&b, &pcq->node);
+    ts_buf_adds(&b, "; preemptee path: ");
+    if (victim->cq)
+        path_of(&b, &victim->cq->node);
+    return ts_buf_take(&b);
+}

@@ -1,0 +1,47 @@
+/*
+ * preempt.h - Kueue's classical preemption (reference §3.5): which admitted
+ * workloads to evict so that a pending one fits.
+ *
+ * Candidates are the workloads of the preemptor's own ClusterQueue that
+ * withinClusterQueue allows, and those of other ClusterQueues in its cohort
+ * tree that borrow in a needed flavor/resource and that
+ * reclaimWithinCohort (and borrowWithinCohort) allow.  They are ordered as
+ * Kueue orders them (already being evicted, other queues, lower priority,
+ * most recently reserved, UID), removed one by one until the preemptor
+ * fits, and then added back from the second-to-last while it still fits:
+ * the minimal set.  A queue is never pushed under its nominal quota by
+ * reclamation.
+ *
+ * Cost: proportional to the candidates examined (the holders of the
+ * preemptor's queue and of the borrowing queues of its tree), never to all
+ * admitted workloads.  The search removes and restores usage on the live
+ * quota tree; it leaves the tree exactly as it found it.
+ *
+ * Private to the engine.
+ */
+#ifndef TS_ENGINE_PREEMPT_H
+#define TS_ENGINE_PREEMPT_H
+
+#include "engine/engine_int.h"
+
+struct ts__eng_target {
+    struct ts__eng_wl *wl;
+    const char *reason; /* InClusterQueue, InCohortReclamation, ... (static) */
+};
+
+/* Finds the victims that let wl take `need[i]` of flavor-resource `fr[i]`
+ * (i < n: the whole assignment) in cq.  Returns the number of targets and
+ * stores a malloc'd array in *out (NULL when 0).  *cross is set when some
+ * target belongs to another ClusterQueue.  Ownership: caller frees *out. */
+size_t ts__eng_preempt_targets(const struct ts_engine *e, struct ts__eng_cq *cq,
+                               const struct ts__eng_wl *wl, const size_t *fr, const int64_t *need,
+                               size_t n, struct ts__eng_target **out, int *cross);
+
+/* The victim's Preempted message, Kueue's wording:
+ * "Preempted to accommodate a workload (UID: u, JobUID: j) due to <why>;
+ *  preemptor path: /co/cq; preemptee path: /co/cq2".
+ * Ownership: caller frees. */
+char *ts__eng_preempt_message(const struct ts__eng_wl *preemptor, const struct ts__eng_cq *pcq,
+                              const struct ts__eng_wl *victim, const char *reason);
+
+#endif
