@@ -184,4 +184,10 @@ int ts_engine_cq_stats(const struct ts_engine *e, const char *cq, struct ts_engi
 int ts_engine_usage(const struct ts_engine *e, const char *node, int is_cohort,
                     const char *flavor, const char *resource, int64_t *out);
 
+/* Self-check: recomputes every queue's usage from the workloads holding
+ * quota and verifies nominal/borrowing/lending limits and cohort
+ * capacities.  Returns 0, or -1 with the first violation in msg.
+ * O(admitted workloads): for tests and invariant checkers. */
+int ts_engine_check(const struct ts_engine *e, char *msg, size_t len);
+
 #endif

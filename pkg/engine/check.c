@@ -1,0 +1,108 @@
+/* check.c - the engine's self-check: recomputes usage from the workloads
+ * that hold quota and verifies every limit.  Used by the property tests and
+ * the soak test's invariant checker; O(admitted workloads), so never on a
+ * hot path. */
+#include "engine/engine_int.h"
+#include "util/alloc.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fail(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int fail(char *msg, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, len, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int check_cq(const struct ts_engine *e, const struct ts__eng_cq *cq, char *msg, size_t len)
+{
+    const struct ts_quota_node *n = &cq->node;
+    int64_t *sum = ts_xcalloc(e->nfr + 1, sizeof(*sum));
+    int rc = 0;
+
+    for (size_t h = 0; h < cq->n_holders; h++) {
+        const struct ts__eng_wl *wl = cq->holders[h];
+
+        for (size_t p = 0; p < wl->n_podsets; p++)
+            for (size_t j = 0; j < wl->admission[p].n; j++)
+                sum[wl->admission[p].fr[j]] += wl->admission[p].amount[j];
+    }
+    for (size_t fr = 0; fr < n->nfr && !rc; fr++) {
+        if (sum[fr] != n->usage[fr])
+            rc = fail(msg, len, "clusterqueue %s %s/%s: usage %lld but its workloads hold %lld",
+                      cq->name, e->fr_flavor[fr], e->resource_names[e->fr_resource[fr]],
+                      (long long)n->usage[fr], (long long)sum[fr]);
+        else if (n->usage[fr] > ts_quota_potential(n, fr))
+            rc = fail(msg, len, "clusterqueue %s %s/%s: usage %lld above its maximum %lld",
+                      cq->name, e->fr_flavor[fr], e->resource_names[e->fr_resource[fr]],
+                      (long long)n->usage[fr], (long long)ts_quota_potential(n, fr));
+        else if (n->borrowing_limit[fr] != TS_AMOUNT_NONE &&
+                 n->usage[fr] > ts_amount_add(n->nominal[fr], n->borrowing_limit[fr]))
+            rc = fail(msg, len, "clusterqueue %s: usage %lld above nominal + borrowingLimit",
+                      cq->name, (long long)n->usage[fr]);
+    }
+    free(sum);
+    return rc;
+}
+
+static int check_node(const struct ts_engine *e, const struct ts_quota_node *n, char *msg,
+                      size_t len)
+{
+    for (size_t fr = 0; fr < n->nfr; fr++) {
+        int64_t q = n->nominal[fr], u = 0;
+
+        for (size_t i = 0; n->is_cohort && i < n->n_children; i++) {
+            const struct ts_quota_node *c = n->children[i];
+            int64_t local = ts_quota_local(c, fr);
+
+            q = ts_amount_add(q, ts_amount_sub(c->subtree[fr], local));
+            u += c->usage[fr] > local ? c->usage[fr] - local : 0;
+        }
+        if (n->is_cohort && (q != n->subtree[fr] || u != n->usage[fr]))
+            return fail(msg, len, "cohort %s %s: quota %lld/%lld usage %lld/%lld out of sync",
+                        n->name, e->fr_flavor[fr], (long long)n->subtree[fr], (long long)q,
+                        (long long)n->usage[fr], (long long)u);
+        if (!n->parent && n->usage[fr] > n->subtree[fr])
+            return fail(msg, len, "%s %s %s/%s: usage %lld above capacity %lld",
+                        n->is_cohort ? "cohort" : "clusterqueue", n->name, e->fr_flavor[fr],
+                        e->resource_names[e->fr_resource[fr]], (long long)n->usage[fr],
+                        (long long)n->subtree[fr]);
+    }
+    for (size_t i = 0; i < n->n_children; i++) {
+        if (check_node(e, n->children[i], msg, len))
+            return -1;
+    }
+    return 0;
+}
+
+int ts_engine_check(const struct ts_engine *e, char *msg, size_t len)
+{
+    size_t it = 0;
+    const char *k;
+    void *v;
+
+    while (ts_hmap_next(&e->cqs, &it, &k, &v)) {
+        const struct ts__eng_cq *cq = v;
+
+        if (check_cq(e, cq, msg, len))
+            return -1;
+        if (!cq->node.parent && check_node(e, &cq->node, msg, len))
+            return -1;
+    }
+    it = 0;
+    while (ts_hmap_next(&e->cohorts, &it, &k, &v)) {
+        const struct ts__eng_cohort *co = v;
+
+        if (!co->node.parent && check_node(e, &co->node, msg, len))
+            return -1;
+    }
+    return 0;
+}
