@@ -1,5 +1,6 @@
 #include "cli/simulate.h"
 
+#include "api/config.h"
 #include "json/json.h"
 #include "sim/sim.h"
 #include "util/alloc.h"
@@ -13,7 +14,7 @@
 
 #define USAGE                                                                                      \
     "usage: turnstilectl simulate -f FILE [-f FILE...] [--cycles N] [-o yaml|json|table]\n"       \
-    "                             [--now RFC3339]\n"
+    "                             [--config FILE] [--fair-sharing] [--now RFC3339]\n"
 
 int ts_cli_simulate_parse(int argc, char **argv, struct ts_cli_simulate_opts *o, FILE *err)
 {
@@ -37,6 +38,11 @@ int ts_cli_simulate_parse(int argc, char **argv, struct ts_cli_simulate_opts *o,
             o->output = !strcmp(v, "yaml")   ? TS_CLI_OUTPUT_YAML
                         : !strcmp(v, "json") ? TS_CLI_OUTPUT_JSON
                                              : TS_CLI_OUTPUT_TABLE;
+        } else if (!strcmp(a, "--fair-sharing")) {
+            o->fair_sharing = 1;
+            i--; /* no value */
+        } else if (!strcmp(a, "--config") && v) {
+            o->config = v;
         } else if (!strcmp(a, "--now") && v && !ts_time_parse(v, &o->now)) {
         } else {
             fprintf(err, "turnstilectl simulate: bad argument '%s'\n" USAGE, a);
@@ -187,11 +193,52 @@ static void print_list(const struct ts_sim *sim, enum ts_cli_output fmt, FILE *o
     cJSON_Delete(list);
 }
 
+/* Engine settings from --config (Kueue's Configuration) and --fair-sharing. */
+static int engine_config(const struct ts_cli_simulate_opts *o, struct ts_engine_config *ec,
+                         FILE *err)
+{
+    struct ts_yaml_stream st = TS_YAML_STREAM_INIT;
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    struct ts_err e = {0};
+    struct ts_config c;
+    int rc = 0;
+
+    ts_config_init(&c);
+    if (o->config && ts_yaml_decode_file(o->config, &st, &e)) {
+        fprintf(err, "error: %s\n", e.msg);
+        rc = 2;
+    } else if (o->config && st.n) {
+        ts_config_decode(st.docs[0].root, &c, &errs);
+        if (errs.n) {
+            struct ts_buf b = TS_BUF_INIT;
+
+            ts_field_errors_format(&errs, &b);
+            fprintf(err, "error: %s:%d: %s\n", o->config,
+                    ts_yaml_doc_line(&st.docs[0], errs.items[0].field), b.ptr);
+            ts_buf_release(&b);
+            rc = 2;
+        }
+    }
+    if (o->fair_sharing)
+        c.fair_sharing = 1;
+    ts_engine_config_from(ec, &c);
+    ts_field_errors_release(&errs);
+    ts_yaml_stream_release(&st);
+    ts_config_release(&c);
+    return rc;
+}
+
 int ts_cli_simulate(const struct ts_cli_simulate_opts *o, FILE *out, FILE *err)
 {
-    struct ts_yaml_stream *st = ts_xcalloc(o->n_files, sizeof(*st));
-    struct ts_sim *sim = ts_sim_new(NULL);
-    int bad = 0, rc = 0;
+    struct ts_engine_config ec;
+    struct ts_yaml_stream *st;
+    struct ts_sim *sim;
+    int bad = 0, rc = engine_config(o, &ec, err);
+
+    if (rc)
+        return rc;
+    st = ts_xcalloc(o->n_files, sizeof(*st));
+    sim = ts_sim_new(&ec);
 
     for (size_t i = 0; i < o->n_files && !rc; i++) {
         struct ts_err e = {0};

@@ -26,6 +26,8 @@ struct ts_cli_simulate_opts {
     size_t cycles; /* 0 = until nothing changes */
     enum ts_cli_output output;
     ts_time now;
+    const char *config;  /* Kueue Configuration file, or NULL */
+    int fair_sharing;    /* --fair-sharing: Kueue's default strategies */
 };
 
 /* Runs the simulation.  Problems go to err as "file:line: document N:

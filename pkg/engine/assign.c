@@ -183,7 +183,9 @@ static enum ts__eng_mode fits_quota(struct ctx *c, size_t fr, int64_t val, int *
     status_add(&c->st, TS__ENG_NOFIT_QUOTA, "insufficient unused quota for %s in flavor %s, %s more needed",
                res, flavor, ts_amount_format(res, val - avail, a, sizeof(a)));
     if (val <= n->nominal[fr] || may_reclaim ||
-        c->cq->preemption.borrow_within_cohort != TS_BORROW_NEVER) {
+        c->cq->preemption.borrow_within_cohort != TS_BORROW_NEVER ||
+        (c->e->config.fair_sharing &&
+         c->cq->preemption.reclaim_within_cohort != TS_RECLAIM_NEVER)) {
         /* the preemption oracle: could victims make room for this pair? */
         struct ts__eng_target *t;
         int cross;

@@ -122,6 +122,8 @@ struct entry {
     const char *reason;  /* set when nomination failed before assignment */
     char *message;
     int inadmissible;    /* requeue to the inadmissible list even in StrictFIFO */
+    int64_t share;       /* fair sharing: the queue's share with this entry admitted */
+    int fair;            /* fair sharing orders by "borrows at all", not by level */
 };
 
 static int ns_matches(const struct ts_engine *e, const struct ts__eng_cq *cq, const char *ns)
@@ -159,6 +161,20 @@ static int limits_message(const struct ts__eng_wl *wl, char **out)
     return 1;
 }
 
+/* The entry's queue share were it admitted (fair sharing's ordering). */
+static int64_t share_with(const struct ts_engine *e, const struct entry *en)
+{
+    int64_t *extra = ts_xcalloc(e->nfr + 1, sizeof(*extra)), v;
+
+    for (size_t i = 0; i < en->a.n_podsets; i++) {
+        for (size_t j = 0; en->a.ps && j < en->a.ps[i].n; j++)
+            extra[en->a.ps[i].fr[j]] += en->a.ps[i].amount[j];
+    }
+    v = ts__eng_drs(e, &en->cq->node, extra);
+    free(extra);
+    return v;
+}
+
 static void nominate(struct ts_engine *e, struct entry *en)
 {
     if (!ns_matches(e, en->cq, en->wl->ns)) {
@@ -175,15 +191,22 @@ static void nominate(struct ts_engine *e, struct entry *en)
     ts__eng_assign(e, en->cq, en->wl, NULL, &en->a);
     if (en->a.mode != TS__ENG_FIT && e->config.partial_admission)
         ts__eng_assign_partial(e, en->cq, en->wl, &en->a);
+    if (e->config.fair_sharing) {
+        en->share = share_with(e, en);
+        en->fair = 1;
+    }
 }
 
 static int entry_cmp(const void *pa, const void *pb)
 {
     const struct entry *a = pa, *b = pb;
-    int ba = a->reason ? 1000 : a->a.borrow_level, bb = b->reason ? 1000 : b->a.borrow_level;
+    int ba = a->reason ? 1000 : a->fair ? a->a.borrow_level > 0 : a->a.borrow_level;
+    int bb = b->reason ? 1000 : b->fair ? b->a.borrow_level > 0 : b->a.borrow_level;
 
     if (ba != bb)
         return ba < bb ? -1 : 1;
+    if (a->share != b->share) /* 0 unless fair sharing is on */
+        return a->share < b->share ? -1 : 1;
     return ts__eng_wl_less(a->wl, b->wl);
 }
 

@@ -3,6 +3,7 @@
  * cycle.c. */
 #include "engine/engine.h"
 
+#include "api/config.h"
 #include "api/resourceflavor.h"
 #include "engine/engine_int.h"
 #include "util/alloc.h"
@@ -15,6 +16,18 @@ void ts_engine_config_init(struct ts_engine_config *c)
 {
     memset(c, 0, sizeof(*c));
     c->partial_admission = 1;
+}
+
+void ts_engine_config_from(struct ts_engine_config *out, const struct ts_config *c)
+{
+    ts_engine_config_init(out);
+    out->fair_sharing = c->fair_sharing;
+    out->partial_admission = c->partial_admission;
+    out->n_strategies = c->n_strategies;
+    for (size_t i = 0; i < c->n_strategies && i < 2; i++)
+        out->strategies[i] = c->strategies[i] == TS_CONFIG_FS_LESS_THAN_INITIAL_SHARE
+                                 ? TS_FS_LESS_THAN_INITIAL_SHARE
+                                 : TS_FS_LESS_THAN_OR_EQUAL_TO_FINAL_SHARE;
 }
 
 struct ts_engine *ts_engine_new(const struct ts_engine_config *config)

@@ -49,12 +49,25 @@ struct ts_cohort;
 struct ts_local_queue;
 struct ts_workload;
 
+/* Kueue's fairSharing.preemptionStrategies. */
+enum ts_fs_strategy {
+    TS_FS_LESS_THAN_OR_EQUAL_TO_FINAL_SHARE = 0,
+    TS_FS_LESS_THAN_INITIAL_SHARE,
+};
+
 struct ts_engine_config {
     int partial_admission; /* PartialAdmission gate (default on) */
+    int fair_sharing;      /* Configuration fairSharing present */
+    size_t n_strategies;   /* 0 = Kueue's default: both, in order */
+    enum ts_fs_strategy strategies[2];
 };
 
 /* Kueue's defaults. */
 void ts_engine_config_init(struct ts_engine_config *c);
+
+struct ts_config;
+/* The engine settings a Kueue Configuration implies (api/config.h). */
+void ts_engine_config_from(struct ts_engine_config *out, const struct ts_config *c);
 
 /* Ownership: caller frees with ts_engine_free(). */
 struct ts_engine *ts_engine_new(const struct ts_engine_config *config);
@@ -179,6 +192,13 @@ struct ts_engine_cq_stats {
 
 /* Counts for a ClusterQueue; returns TS_ENOTFOUND when unknown. */
 int ts_engine_cq_stats(const struct ts_engine *e, const char *cq, struct ts_engine_cq_stats *out);
+/* Fair sharing: the weighted dominant resource share of a ClusterQueue
+ * or Cohort (reference §3.6), as its status.fairSharing.weightedShare
+ * shows it (INT64_MAX for weight 0 while borrowing).  TS_ENOTFOUND when
+ * unknown. */
+int ts_engine_weighted_share(const struct ts_engine *e, const char *node, int is_cohort,
+                             int64_t *out);
+
 /* Usage of one flavor/resource in a ClusterQueue or Cohort (cpu in
  * milli-units); returns TS_ENOTFOUND when unknown. */
 int ts_engine_usage(const struct ts_engine *e, const char *node, int is_cohort,

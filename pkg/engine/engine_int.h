@@ -45,6 +45,7 @@ struct ts__eng_rg {
 
 struct ts__eng_cohort {
     char *name;
+    int64_t fs_weight; /* spec.fairSharing.weight in milli-units (default 1000) */
     int explicit_; /* a Cohort object exists (else implicit, from a CQ's cohortName) */
     char *parent_name;
     struct ts_quota_node node;
@@ -54,6 +55,7 @@ struct ts__eng_cohort {
 struct ts__eng_cq {
     char *name;
     struct ts_quota_node node;
+    int64_t fs_weight; /* spec.fairSharing.weight in milli-units (default 1000) */
     char *cohort_name;
     enum ts_queueing_strategy queueing;
     struct ts_flavor_fungibility fungibility;
@@ -191,6 +193,12 @@ void ts__eng_requeue_all(struct ts_engine *e);
 struct ts__eng_cq *ts__eng_cq_of_node(struct ts_quota_node *n);
 /* Forgets the equivalence classes found not to fit. */
 void ts__eng_unblock(struct ts__eng_cq *cq);
+
+/* fairshare.c */
+/* The weighted DRS of node with extra[fr] more usage (extra may be NULL). */
+int64_t ts__eng_drs(const struct ts_engine *e, const struct ts_quota_node *n,
+                    const int64_t *extra);
+int64_t ts__eng_node_weight(const struct ts_quota_node *n);
 
 /* workloads.c */
 void ts__eng_free_workloads(struct ts_engine *e);

@@ -9,6 +9,7 @@
 
 enum kind {
     SAME_QUEUE = 0,
+    FAIR_SHARING,            /* another queue, chosen by dominant resource share */
     HIERARCHICAL_RECLAIM,    /* the preemptor fits its own quota */
     RECLAIM_WITHOUT_BORROW,  /* usable only if the preemptor then does not borrow */
     RECLAIM_WHILE_BORROWING, /* borrowWithinCohort allows it */
@@ -135,7 +136,7 @@ static void collect_cross(struct search *s, struct ts_quota_node *n, int advanta
             if (p->reclaim_within_cohort == TS_RECLAIM_LOWER_PRIORITY &&
                 c->priority >= s->pre->priority)
                 continue;
-            push(s, c, classify(s, c, advantage));
+            push(s, c, s->e->config.fair_sharing ? FAIR_SHARING : classify(s, c, advantage));
         }
     }
 }
@@ -234,6 +235,8 @@ static const char *reason_of(enum kind k)
     switch (k) {
     case SAME_QUEUE:
         return TS_WL_REASON_IN_CLUSTER_QUEUE;
+    case FAIR_SHARING:
+        return TS_WL_REASON_IN_COHORT_FAIR_SHARING;
     case RECLAIM_WHILE_BORROWING:
         return TS_WL_REASON_IN_COHORT_RECLAIM_WHILE_BORROWING;
     case HIERARCHICAL_RECLAIM:
@@ -268,6 +271,105 @@ static void attempts(const struct search *s, int *order, int *n)
     }
 }
 
+/* --- fair-sharing preemption (reference §3.5, fairPreemptions) ---------- */
+
+/* The preemptor's queue share once it holds `need` too. */
+static int64_t preemptor_share(const struct search *s)
+{
+    int64_t *extra = ts_xcalloc(s->e->nfr + 1, sizeof(*extra));
+    int64_t v;
+
+    for (size_t i = 0; i < s->n; i++)
+        extra[s->fr[i]] += s->need[i];
+    v = ts__eng_drs(s->e, &s->cq->node, extra);
+    free(extra);
+    return v;
+}
+
+/* The queue to take from next: the one with the highest share among those
+ * with candidates left (own queue always eligible); -1 when none. */
+static long pick_queue(const struct search *s, const char *done, const char *used)
+{
+    long best = -1;
+    int64_t best_share = -1;
+
+    for (size_t i = 0; i < s->nc; i++) {
+        const struct ts_quota_node *n = &s->c[i].wl->cq->node;
+        int64_t share;
+
+        if (done[i] || used[i] || (s->c[i].kind != SAME_QUEUE && !borrowing_needed(s, n)))
+            continue;
+        share = s->c[i].kind == SAME_QUEUE ? INT64_MAX : ts__eng_drs(s->e, n, NULL);
+        if (share > best_share) {
+            best_share = share;
+            best = (long)i;
+        }
+    }
+    return best;
+}
+
+/* May the preemptor take candidate i under `strategy`? */
+static int fair_allows(struct search *s, size_t i, enum ts_fs_strategy strategy)
+{
+    const struct ts_quota_node *tn = &s->c[i].wl->cq->node;
+    int64_t mine = preemptor_share(s), before = ts__eng_drs(s->e, tn, NULL), after;
+
+    if (s->c[i].kind == SAME_QUEUE)
+        return 1;
+    if (fits_own_nominal(s)) {
+        s->c[i].kind = HIERARCHICAL_RECLAIM; /* reclaiming its own nominal quota */
+        return 1;
+    }
+    quota(s->c[i].wl, -1);
+    after = ts__eng_drs(s->e, tn, NULL);
+    quota(s->c[i].wl, 1);
+    return strategy == TS_FS_LESS_THAN_OR_EQUAL_TO_FINAL_SHARE ? mine <= after : mine < before;
+}
+
+static size_t fair_minimal(struct search *s, size_t *t)
+{
+    static const enum ts_fs_strategy defaults[] = {TS_FS_LESS_THAN_OR_EQUAL_TO_FINAL_SHARE,
+                                                   TS_FS_LESS_THAN_INITIAL_SHARE};
+    const enum ts_fs_strategy *st = s->e->config.n_strategies ? s->e->config.strategies : defaults;
+    size_t nst = s->e->config.n_strategies ? s->e->config.n_strategies : 2, nt = 0, kept = 0;
+    char *used = ts_xcalloc(s->nc + 1, 1), *done = ts_xcalloc(s->nc + 1, 1);
+    int ok = 0;
+    long i;
+
+    for (size_t k = 0; k < nst && !ok; k++) {
+        memset(done, 0, s->nc);
+        while (!ok && (i = pick_queue(s, done, used)) >= 0) {
+            if (!fair_allows(s, (size_t)i, st[k])) {
+                /* this queue gives nothing more under this strategy */
+                for (size_t j = 0; j < s->nc; j++)
+                    done[j] |= s->c[j].wl->cq == s->c[i].wl->cq;
+                continue;
+            }
+            quota(s->c[i].wl, -1);
+            used[i] = 1;
+            t[nt++] = (size_t)i;
+            ok = fits(s, 1);
+        }
+    }
+    for (size_t k = nt - (nt > 0); ok && k-- > 0;) { /* fill back all but the last */
+        quota(s->c[t[k]].wl, 1);
+        if (fits(s, 1))
+            t[k] = SIZE_MAX;
+        else
+            quota(s->c[t[k]].wl, -1);
+    }
+    for (size_t k = 0; k < nt; k++) {
+        if (t[k] == SIZE_MAX)
+            continue;
+        quota(s->c[t[k]].wl, 1);
+        if (ok)
+            t[kept++] = t[k];
+    }
+    free(used);
+    free(done);
+    return ok ? kept : 0;
+}
+
 size_t ts__eng_preempt_targets(const struct ts_engine *e, struct ts__eng_cq *cq,
                                const struct ts__eng_wl *wl, const size_t *fr, const int64_t *need,
                                size_t n, struct ts__eng_target **out, int *cross)
@@ -285,9 +387,13 @@ size_t ts__eng_preempt_targets(const struct ts_engine *e, struct ts__eng_cq *cq,
     }
     qsort(s.c, s.nc, sizeof(*s.c), cand_cmp);
     t = ts_xcalloc(s.nc, sizeof(*t));
-    attempts(&s, order, &na);
-    for (int a = 0; a < na && !nt; a++)
-        nt = minimal(&s, order[a], t);
+    if (e->config.fair_sharing) {
+        nt = fair_minimal(&s, t);
+    } else {
+        attempts(&s, order, &na);
+        for (int a = 0; a < na && !nt; a++)
+            nt = minimal(&s, order[a], t);
+    }
     if (nt) {
         *out = ts_xcalloc(nt, sizeof(**out));
         for (size_t i = 0; i < nt; i++) {

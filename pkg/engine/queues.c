@@ -46,6 +46,7 @@ static struct ts__eng_cohort *cohort_get(struct ts_engine *e, const char *name)
         return co;
     co = ts_xcalloc(1, sizeof(*co));
     co->name = ts_xstrdup(name);
+    co->fs_weight = 1000;
     ts_quota_node_init(&co->node, name, 1, e->nfr);
     ts_hmap_put(&e->cohorts, name, co);
     return co;
@@ -135,6 +136,12 @@ int ts_engine_put_cohort(struct ts_engine *e, const struct ts_cohort *in, struct
         return ts_err_set(err, TS_EINVAL, "cohort: metadata.name: Required value");
     co = cohort_get(e, in->meta.name);
     co->explicit_ = 1;
+    {
+        struct ts_quantity w = ts_fair_sharing_weight(&in->spec.fair_sharing);
+        int64_t m;
+
+        co->fs_weight = ts_quantity_milli_value(&w, &m) ? INT64_MAX : m;
+    }
     set_quotas(e, &co->node, &in->spec.resource_groups);
     if (link_parent(e, &co->node, co->parent_name, parent && parent[0] ? parent : NULL)) {
         ts__eng_requeue_tree(e, &co->node);
@@ -156,6 +163,7 @@ void ts_engine_delete_cohort(struct ts_engine *e, const char *name)
 
     if (!co || !co->explicit_)
         return;
+    co->fs_weight = 1000;
     set_quotas(e, &co->node, &none);
     link_parent(e, &co->node, co->parent_name, NULL);
     free(co->parent_name);
@@ -254,6 +262,12 @@ int ts_engine_put_cluster_queue(struct ts_engine *e, const struct ts_cluster_que
     rgs_build(e, cq, &s->resource_groups);
     set_quotas(e, &cq->node, &s->resource_groups);
     cq->queueing = s->queueing_strategy;
+    {
+        struct ts_quantity w = ts_fair_sharing_weight(&s->fair_sharing);
+        int64_t m;
+
+        cq->fs_weight = ts_quantity_milli_value(&w, &m) ? INT64_MAX : m;
+    }
     cq->fungibility = s->flavor_fungibility;
     cq->preemption = s->preemption;
     ts_label_selector_release(&cq->ns_selector);
@@ -454,4 +468,16 @@ void ts__eng_free_queues(struct ts_engine *e)
     while (ts_hmap_next(&e->lqs, &it, &k, &v))
         lq_free(v);
     ts_hmap_release(&e->lqs);
+}
+
+int64_t ts__eng_node_weight(const struct ts_quota_node *n)
+{
+    const char *p = (const char *)n;
+
+    if (n->is_cohort)
+        return ((const struct ts__eng_cohort *)(const void *)(p - offsetof(struct ts__eng_cohort,
+                                                                            node)))
+            ->fs_weight;
+    return ((const struct ts__eng_cq *)(const void *)(p - offsetof(struct ts__eng_cq, node)))
+        ->fs_weight;
 }

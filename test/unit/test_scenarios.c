@@ -7,6 +7,7 @@
  *   kind: Scenario
  *   metadata: {name: ...}
  *   addErrors: ["substring of an expected add error", ...]
+ *   configuration: {apiVersion: config.kueue.x-k8s.io/v1beta2, kind: Configuration, ...}
  *   steps:
  *   - run: {cycles: N}            # N = 0 or absent: until nothing changes
  *     expect:
@@ -35,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/config.h"
 #include "sim/sim.h"
 #include "util/alloc.h"
 #include "util/buf.h"
@@ -266,6 +268,27 @@ static int expected_error(const cJSON *scenario, const char *msg)
     return 0;
 }
 
+/* A simulator with the engine settings of the scenario's configuration. */
+static struct ts_sim *new_sim(const cJSON *scenario, struct ts_buf *out)
+{
+    const cJSON *cfg = scenario ? cJSON_GetObjectItemCaseSensitive(scenario, "configuration") : NULL;
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    struct ts_engine_config ec;
+    struct ts_config c;
+
+    ts_config_init(&c);
+    if (cfg)
+        ts_config_decode(cfg, &c, &errs);
+    if (errs.n) {
+        ts_buf_adds(out, "\n  configuration: ");
+        ts_field_errors_format(&errs, out);
+    }
+    ts_engine_config_from(&ec, &c);
+    ts_field_errors_release(&errs);
+    ts_config_release(&c);
+    return ts_sim_new(&ec);
+}
+
 static void run_scenario(void **state)
 {
     const struct scenario *sc = *state;
@@ -277,14 +300,16 @@ static void run_scenario(void **state)
 
     if (ts_yaml_decode_file(sc->path, &st, &err))
         fail_msg("%s: %s", sc->path, err.msg);
-    sim = ts_sim_new(NULL);
     for (size_t i = 0; i < st.n; i++) {
         const char *kind = str(st.docs[i].root, "kind");
 
-        if (kind && strcmp(kind, "Scenario") == 0) {
+        if (kind && strcmp(kind, "Scenario") == 0)
             scenario = st.docs[i].root;
+    }
+    sim = new_sim(scenario, &out);
+    for (size_t i = 0; i < st.n; i++) {
+        if (st.docs[i].root == scenario)
             continue;
-        }
         ts_err_clear(&err);
         if (ts_sim_add(sim, st.docs[i].root, NOW, &err) &&
             !(scenario && expected_error(scenario, err.msg)))

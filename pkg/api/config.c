@@ -1,0 +1,100 @@
+#include "api/config.h"
+
+#include "api/dec.h"
+
+#include <string.h>
+
+void ts_config_init(struct ts_config *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->partial_admission = 1;
+    c->qps = 300;
+    c->burst = 500;
+}
+
+void ts_config_release(struct ts_config *c)
+{
+    ts_config_init(c);
+}
+
+static const char *const strategies[] = {"LessThanOrEqualToFinalShare", "LessThanInitialShare",
+                                         NULL};
+
+static void decode_fair_sharing(struct ts_dec *d, const cJSON *obj, int v1beta1,
+                                struct ts_config *c)
+{
+    const cJSON *fs = ts_dec_object(d, obj, "fairSharing");
+    const cJSON *list, *e;
+    size_t mark, i = 0;
+    int enable = 1;
+
+    if (!fs)
+        return;
+    mark = ts_path_push(&d->path, "fairSharing");
+    if (v1beta1) { /* v1beta1 had an explicit switch; v1beta2 enables by presence */
+        enable = 0;
+        ts_dec_bool(d, fs, "enable", &enable);
+    }
+    c->fair_sharing = enable;
+    list = ts_dec_array(d, fs, "preemptionStrategies");
+    if (list) {
+        size_t m2 = ts_path_push(&d->path, "preemptionStrategies");
+
+        cJSON_ArrayForEach(e, list)
+        {
+            int v = 0;
+            size_t m3 = ts_path_push_index(&d->path, i++);
+
+            if (cJSON_IsString(e) && c->n_strategies < 2) {
+                for (v = 0; strategies[v] && strcmp(strategies[v], e->valuestring); v++)
+                    ;
+                if (strategies[v])
+                    c->strategies[c->n_strategies++] = (enum ts_config_fs_strategy)v;
+                else
+                    ts_dec_error(d, TS_FIELD_NOT_SUPPORTED, NULL, e->valuestring,
+                                 "supported values: \"%s\", \"%s\"", strategies[0],
+                                 strategies[1]);
+            } else if (!cJSON_IsString(e)) {
+                ts_dec_error(d, TS_FIELD_TYPE_INVALID, NULL, NULL, "must be a string");
+            }
+            ts_path_pop(&d->path, m3);
+        }
+        ts_path_pop(&d->path, m2);
+    }
+    ts_path_pop(&d->path, mark);
+}
+
+void ts_config_decode(const cJSON *obj, struct ts_config *c, struct ts_field_errors *errs)
+{
+    const cJSON *av = cJSON_GetObjectItemCaseSensitive(obj, "apiVersion");
+    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(obj, "kind");
+    const cJSON *cc;
+    struct ts_dec d;
+    int v1beta1 = cJSON_IsString(av) && !strcmp(av->valuestring, "config.kueue.x-k8s.io/v1beta1");
+
+    ts_dec_init(&d, errs);
+    if (!cJSON_IsString(kind) || strcmp(kind->valuestring, "Configuration") ||
+        !cJSON_IsString(av) || strncmp(av->valuestring, "config.kueue.x-k8s.io/", 22)) {
+        ts_dec_error(&d, TS_FIELD_INVALID, "kind", cJSON_IsString(kind) ? kind->valuestring : "",
+                     "want kind Configuration of config.kueue.x-k8s.io/v1beta2 or v1beta1");
+        return;
+    }
+    if (v1beta1) { /* v1beta1 defaults: 20 QPS / 30 burst */
+        c->qps = 20;
+        c->burst = 30;
+    }
+    decode_fair_sharing(&d, obj, v1beta1, c);
+    ts_dec_bool(&d, obj, "manageJobsWithoutQueueName", &c->manage_jobs_without_queue_name);
+    cc = ts_dec_object(&d, obj, "clientConnection");
+    if (cc) {
+        size_t mark = ts_path_push(&d.path, "clientConnection");
+        const cJSON *q = cJSON_GetObjectItemCaseSensitive(cc, "qps");
+
+        if (cJSON_IsNumber(q))
+            c->qps = q->valuedouble;
+        else if (q)
+            ts_dec_error(&d, TS_FIELD_TYPE_INVALID, "qps", NULL, "must be a number");
+        ts_dec_i32(&d, cc, "burst", &c->burst);
+        ts_path_pop(&d.path, mark);
+    }
+}

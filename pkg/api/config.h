@@ -1,0 +1,42 @@
+/*
+ * config.h - Kueue's controller-manager Configuration (kind Configuration,
+ * config.kueue.x-k8s.io/v1beta2, and v1beta1 converted as Kueue does):
+ * the knobs Turnstile honours, with Kueue's defaults (reference §6).
+ *
+ * Ownership: a ts_config owns its strings; release with ts_config_release().
+ */
+#ifndef TS_API_CONFIG_H
+#define TS_API_CONFIG_H
+
+#include <cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "api/field.h"
+
+/* fairSharing.preemptionStrategies values. */
+enum ts_config_fs_strategy {
+    TS_CONFIG_FS_LESS_THAN_OR_EQUAL_TO_FINAL_SHARE = 0,
+    TS_CONFIG_FS_LESS_THAN_INITIAL_SHARE,
+};
+
+struct ts_config {
+    int fair_sharing; /* v1beta2: fairSharing present; v1beta1: fairSharing.enable */
+    size_t n_strategies;
+    enum ts_config_fs_strategy strategies[2];
+    int manage_jobs_without_queue_name;
+    int partial_admission;
+    double qps;
+    int32_t burst;
+};
+
+/* Kueue's defaults (no fair sharing, 300 QPS / 500 burst in v1beta2). */
+void ts_config_init(struct ts_config *c);
+void ts_config_release(struct ts_config *c);
+
+/* Decodes a Configuration object (either version); problems are appended
+ * to errs with their field paths.  Fields not listed above are accepted
+ * and ignored. */
+void ts_config_decode(const cJSON *obj, struct ts_config *c, struct ts_field_errors *errs);
+
+#endif

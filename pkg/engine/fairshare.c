@@ -1,0 +1,69 @@
+/* fairshare.c - Kueue's dominant resource share (reference §3.6): how much
+ * a node borrows beyond its own quota, per resource, relative to what its
+ * parent could lend, the largest over resources, divided by the node's
+ * fairSharing weight. */
+#include "engine/engine_int.h"
+#include "util/alloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int64_t ts__eng_drs(const struct ts_engine *e, const struct ts_quota_node *n, const int64_t *extra)
+{
+    int64_t *borrowed, *lendable, best = 0, weight = ts__eng_node_weight(n);
+    int any = 0;
+
+    if (!n->parent)
+        return 0;
+    borrowed = ts_xcalloc(e->n_resources + 1, sizeof(*borrowed));
+    lendable = ts_xcalloc(e->n_resources + 1, sizeof(*lendable));
+    for (size_t fr = 0; fr < n->nfr && fr < e->nfr; fr++) {
+        size_t r = e->fr_resource[fr];
+        int64_t over = n->usage[fr] + (extra ? extra[fr] : 0) - n->subtree[fr];
+
+        borrowed[r] += over > 0 ? over : 0;
+        lendable[r] = ts_amount_add(lendable[r], ts_quota_potential(n->parent, fr));
+    }
+    for (size_t r = 0; r < e->n_resources; r++) {
+        int64_t ratio;
+
+        if (!borrowed[r])
+            continue;
+        any = 1;
+        /* borrowed * 1000 / lendable, in 128 bits: quotas may be huge */
+        ratio = lendable[r] > 0
+                    ? (int64_t)((__int128)borrowed[r] * 1000 / lendable[r])
+                    : INT64_MAX;
+        if (ratio > best)
+            best = ratio;
+    }
+    free(borrowed);
+    free(lendable);
+    if (!any)
+        return 0;
+    if (weight <= 0)
+        return INT64_MAX;
+    /* weighted share = DRS / weight, weight in milli-units; rounded up */
+    return best == INT64_MAX ? INT64_MAX
+                             : (int64_t)(((__int128)best * 1000 + weight - 1) / weight);
+}
+
+int ts_engine_weighted_share(const struct ts_engine *e, const char *node, int is_cohort,
+                             int64_t *out)
+{
+    const struct ts_quota_node *n = NULL;
+
+    if (is_cohort) {
+        const struct ts__eng_cohort *co = ts_hmap_get(&e->cohorts, node);
+
+        n = co ? &co->node : NULL;
+    } else {
+        const struct ts__eng_cq *cq = ts_hmap_get(&e->cqs, node);
+
+        n = cq ? &cq->node : NULL;
+    }
+    if (!n)
+        return TS_ENOTFOUND;
+    *out = ts__eng_drs(e, n, NULL);
+    return 0;
+}
