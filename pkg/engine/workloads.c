@@ -522,13 +522,29 @@ void ts_engine_admit_confirm(struct ts_engine *e, const char *ns, const char *na
         wl->cq->n_admitted++;
 }
 
+static void release(struct ts_engine *e, struct ts__eng_wl *wl);
+
 void ts_engine_admit_forget(struct ts_engine *e, const char *ns, const char *name)
 {
     struct ts__eng_wl *wl = find(e, ns, name);
+
+    if (wl && wl->state == TS__ENG_WL_ASSUMED)
+        release(e, wl);
+}
+
+void ts_engine_release(struct ts_engine *e, const char *ns, const char *name)
+{
+    struct ts__eng_wl *wl = find(e, ns, name);
+
+    if (wl && (wl->state == TS__ENG_WL_ASSUMED || wl->state == TS__ENG_WL_ADMITTED))
+        release(e, wl);
+}
+
+/* Drops the quota wl holds and queues it again. */
+static void release(struct ts_engine *e, struct ts__eng_wl *wl)
+{
     struct ts_quota_node *freed;
 
-    if (!wl || wl->state != TS__ENG_WL_ASSUMED)
-        return;
     freed = wl_detach(e, wl);
     ts__eng_psa_free(wl->admission, wl->n_podsets);
     wl->admission = NULL;

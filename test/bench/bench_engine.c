@@ -68,7 +68,7 @@ static void put(struct ts_engine *e, const char *json)
 }
 
 static void put_queues(struct ts_engine *e, int cohorts, int queues, int64_t nominal,
-                       int64_t borrowing)
+                       int64_t borrowing, int preemption)
 {
     char buf[1024];
 
@@ -79,10 +79,14 @@ static void put_queues(struct ts_engine *e, int cohorts, int queues, int64_t nom
             snprintf(buf, sizeof(buf),
                      "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"ClusterQueue\","
                      "\"metadata\":{\"name\":\"cq-%d-%d\"},\"spec\":{\"namespaceSelector\":{},"
-                     "\"cohortName\":\"cohort-%d\",\"resourceGroups\":[{\"coveredResources\":["
+                     "%s\"cohortName\":\"cohort-%d\",\"resourceGroups\":[{\"coveredResources\":["
                      "\"cpu\"],\"flavors\":[{\"name\":\"default\",\"resources\":[{\"name\":"
                      "\"cpu\",\"nominalQuota\":%lld,\"borrowingLimit\":%lld}]}]}]}}",
-                     c, q, c, (long long)nominal, (long long)borrowing);
+                     c, q,
+                     preemption ? "\"preemption\":{\"reclaimWithinCohort\":\"Any\","
+                                  "\"withinClusterQueue\":\"LowerPriority\"},"
+                                : "",
+                     c, (long long)nominal, (long long)borrowing);
             put(e, buf);
             snprintf(buf, sizeof(buf),
                      "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"LocalQueue\","
@@ -144,13 +148,30 @@ static int cmp_double(const void *a, const void *b)
 }
 
 struct stats {
-    size_t cycles, heads, decisions, admitted;
+    size_t cycles, heads, decisions, admitted, preempted;
     double busy;
     double *times;
     size_t cap;
 };
 
-static size_t cycle(struct ts_engine *e, struct stats *st, char **admitted, size_t *n_admitted)
+/* Evicts preemption victims at once (their jobs stop immediately here):
+ * the engine sees them pending again, holding nothing. */
+static void evict(struct ts_engine *e, const struct ts_decision *d, struct stats *st)
+{
+    for (size_t t = 0; t < d->n_targets; t++) {
+        ts_engine_release(e, d->targets[t].ns, d->targets[t].name);
+        st->preempted++;
+    }
+}
+
+/* Admitted names, in admission order (a preempted workload that comes back
+ * appears twice; deleting it twice is harmless). */
+struct names {
+    char **items;
+    size_t n, cap;
+};
+
+static size_t cycle(struct ts_engine *e, struct stats *st, struct names *adm)
 {
     struct ts_cycle c;
     double t0 = now_s(), dt;
@@ -159,10 +180,13 @@ static size_t cycle(struct ts_engine *e, struct stats *st, char **admitted, size
     ts_cycle_init(&c);
     changed = ts_engine_cycle(e, 0, &c);
     for (size_t i = 0; i < c.n; i++) {
+        if (c.items[i].kind == TS_DECISION_PREEMPT)
+            evict(e, &c.items[i], st);
         if (c.items[i].kind != TS_DECISION_ADMIT)
             continue;
         ts_engine_admit_confirm(e, c.items[i].ns, c.items[i].name);
-        admitted[(*n_admitted)++] = ts_xstrdup(c.items[i].name);
+        TS_GROW(adm->items, adm->cap, adm->n + 1);
+        adm->items[adm->n++] = ts_xstrdup(c.items[i].name);
         st->admitted++;
     }
     dt = now_s() - t0;
@@ -175,43 +199,42 @@ static size_t cycle(struct ts_engine *e, struct stats *st, char **admitted, size
     return changed;
 }
 
-static void run_shape(const char *label, int cohorts, int queues, int per_queue)
+static void run_shape(const char *label, int cohorts, int queues, int per_queue, int preemption)
 {
     struct ts_engine *e = ts_engine_new(NULL);
     struct stats st = {0};
-    char **names, **admitted;
-    size_t n, n_admitted = 0, finished = 0;
+    struct names adm = {NULL, 0, 0};
+    char **names;
+    size_t n, finished = 0;
     struct rusage ru;
 
-    put_queues(e, cohorts, queues, 20, 100);
+    put_queues(e, cohorts, queues, 20, 100, preemption);
     put_backlog(e, cohorts, queues, per_queue, &names, &n);
-    admitted = ts_xcalloc(n, sizeof(char *));
-    while (finished < n) {
+    for (;;) {
         size_t batch;
 
-        while (cycle(e, &st, admitted, &n_admitted))
+        while (cycle(e, &st, &adm))
             ;
-        if (finished == n_admitted)
-            break; /* nothing admitted and nothing to finish: stuck */
-        batch = (n_admitted - finished + 1) / 2;
-        for (size_t i = 0; i < batch; i++, finished++) {
-            ts_engine_delete_workload(e, "ns", admitted[finished]);
-            free(admitted[finished]);
-        }
+        if (finished == adm.n)
+            break; /* nothing new admitted: drained (or stuck) */
+        batch = (adm.n - finished + 1) / 2;
+        for (size_t i = 0; i < batch; i++, finished++)
+            ts_engine_delete_workload(e, "ns", adm.items[finished]);
     }
     qsort(st.times, st.cycles, sizeof(double), cmp_double);
     getrusage(RUSAGE_SELF, &ru);
-    printf("%-12s %6zu wl  %5zu cycles  %8.0f heads/s  %8.0f decisions/s  admitted %zu  "
-           "cycle mean %.1f us p99 %.1f us  peak RSS %ld MiB\n",
-           label, n, st.cycles, st.heads / st.busy, st.decisions / st.busy, st.admitted,
+    printf("%-18s %6zu wl %6zu cycles %8.0f heads/s %8.0f decisions/s %6.1f us/admission "
+           "admitted %zu preempted %zu cycle mean %.1f us p99 %.1f us peak RSS %ld MiB\n",
+           label, n, st.cycles, st.heads / st.busy, st.decisions / st.busy,
+           st.busy / (double)st.admitted * 1e6, st.admitted, st.preempted,
            st.busy / (double)st.cycles * 1e6, st.times[st.cycles * 99 / 100] * 1e6,
            ru.ru_maxrss / 1024);
-    for (size_t i = finished; i < n_admitted; i++)
-        free(admitted[i]);
+    for (size_t i = 0; i < adm.n; i++)
+        free(adm.items[i]);
     for (size_t i = 0; i < n; i++)
         free(names[i]);
     free(names);
-    free(admitted);
+    free(adm.items);
     free(st.times);
     ts_engine_free(e);
 }
@@ -225,7 +248,7 @@ static void run_flat(size_t held)
     double t0, total = 0;
     int rounds = 200;
 
-    put_queues(e, 30, 1, (int64_t)held / 30 + 1, 0);
+    put_queues(e, 30, 1, (int64_t)held / 30 + 1, 0, 0);
     for (size_t i = 0; i < held; i++) {
         snprintf(name, sizeof(name), "held-%zu", i);
         put_workload(e, name, "lq-0-0", 0, 0, (long)i);
@@ -272,10 +295,18 @@ int main(int argc, char **argv)
 {
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
 
+    if (argc > 1 && strcmp(argv[1], "--baseline-only") == 0) { /* for profiling */
+        ts_alloc_init();
+        run_shape("baseline", 5, 6, 500, 0);
+        return 0;
+    }
     ts_alloc_init();
-    run_shape("baseline", 5, 6, quick ? 50 : 500);
-    if (!quick)
-        run_shape("large-scale", 10, 100, 50);
+    run_shape("baseline", 5, 6, quick ? 50 : 500, 0);
+    run_shape("baseline+preempt", 5, 6, quick ? 50 : 500, 1);
+    if (!quick) {
+        run_shape("large-scale", 10, 100, 50, 0);
+        run_shape("large+preempt", 10, 100, 50, 1);
+    }
     run_flat(1000);
     run_flat(10000);
     if (!quick)
