@@ -56,14 +56,15 @@ static int same(const char *a, const char *b)
     return a && b && strcmp(a, b) == 0;
 }
 
-/* Records why wl is pending; emits a decision only when that changed. */
-static void pending(struct ts_cycle *c, struct ts__eng_wl *wl, const char *reason,
-                    const char *message)
+/* Records why wl is pending; emits a decision (and returns 1) only when
+ * that changed. */
+static int pending(struct ts_cycle *c, struct ts__eng_wl *wl, const char *reason,
+                   const char *message)
 {
     struct ts_decision *d;
 
     if (same(wl->last_reason, reason) && same(wl->last_message, message))
-        return;
+        return 0;
     free(wl->last_reason);
     free(wl->last_message);
     wl->last_reason = ts_xstrdup(reason);
@@ -71,6 +72,28 @@ static void pending(struct ts_cycle *c, struct ts__eng_wl *wl, const char *reaso
     d = decision_add(c, TS_DECISION_PENDING, wl);
     d->reason = wl->last_reason;
     d->message = wl->last_message;
+    return 1;
+}
+
+struct tell {
+    struct ts_cycle *c;
+    const struct ts__eng_wl *from;
+};
+
+static void tell_one(struct ts__eng_wl *wl, void *arg)
+{
+    const struct tell *t = arg;
+
+    pending(t->c, wl, t->from->last_reason, t->from->last_message);
+}
+
+/* A parked class shares its head's verdict: when the head's message
+ * changes, so do the messages of the workloads parked behind it. */
+static void tell_class(struct ts__eng_cq *cq, const struct ts__eng_wl *wl, struct ts_cycle *c)
+{
+    struct tell t = {c, wl};
+
+    ts__eng_class_each(cq, wl->shape, tell_one, &t);
 }
 
 /* Why a workload outside every queue waits (reference §3.8). */
@@ -239,9 +262,7 @@ static void requeue(struct ts__eng_cq *cq, struct ts__eng_wl *wl, int inadmissib
         ts_heap_push(&cq->pending, wl);
         return;
     }
-    TS_GROW(cq->inadmissible, cq->cap_inadmissible, cq->n_inadmissible + 1);
-    cq->inadmissible[cq->n_inadmissible++] = wl;
-    wl->inadmissible = 1;
+    ts__eng_park(cq, wl, wl->shape);
     (*moved)++;
 }
 
@@ -308,6 +329,7 @@ static void assume(struct ts_engine *e, struct entry *en, struct ts_cycle *c, ts
     free(wl->admission_cq);
     wl->admission_cq = ts_xstrdup(en->cq->name);
     wl->state = TS__ENG_WL_ASSUMED;
+    ts__eng_release_next(en->cq, wl->shape); /* its class may fit too */
     ts__eng_wl_add_usage(wl, 1);
     free(wl->last_reason);
     free(wl->last_message);
@@ -365,8 +387,12 @@ static void preempt(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
         fresh += !t[i].wl->evicting;
     }
     if (!nt) {
-        pending(c, wl, TS_WL_REASON_WAITING_FOR_QUOTA, en->a.message ? en->a.message : "");
-        requeue(en->cq, wl, en->cq->queueing != TS_QUEUEING_STRICT_FIFO, moved);
+        int best_effort = en->cq->queueing != TS_QUEUEING_STRICT_FIFO;
+
+        if (pending(c, wl, TS_WL_REASON_WAITING_FOR_QUOTA, en->a.message ? en->a.message : "") &&
+            best_effort)
+            tell_class(en->cq, wl, c);
+        requeue(en->cq, wl, best_effort, moved);
         free(t);
         return;
     }
@@ -409,8 +435,10 @@ static void process(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
     int strict = en->cq->queueing == TS_QUEUEING_STRICT_FIFO;
 
     if (en->reason) {
+        /* misconfiguration is per workload: a class of its own */
         pending(c, wl, en->reason, en->message);
-        requeue(en->cq, wl, 1, moved);
+        ts__eng_park(en->cq, wl, wl->shape ^ ts_hash_str(wl->key));
+        (*moved)++;
         return;
     }
     if (en->a.mode == TS__ENG_FIT) {
@@ -428,7 +456,8 @@ static void process(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
         preempt(e, en, c, moved);
         return;
     }
-    pending(c, wl, nofit_reason(&en->a), en->a.message ? en->a.message : "");
+    if (pending(c, wl, nofit_reason(&en->a), en->a.message ? en->a.message : "") && !strict)
+        tell_class(en->cq, wl, c);
     requeue(en->cq, wl, !strict, moved);
     block(en->cq, wl);
 }

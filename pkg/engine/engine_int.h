@@ -66,19 +66,26 @@ struct ts__eng_cq {
     size_t n_rgs;
     struct ts__eng_rg *rgs;
     struct ts_heap pending;
-    struct ts__eng_wl **inadmissible;
+    /* Parked (inadmissible) workloads, grouped in equivalence classes by
+     * shape: a requeue releases one workload per class, the next follows
+     * when that one is admitted (park.c). */
+    struct ts_hmap classes; /* shape (hex) -> struct ts__eng_class */
     size_t n_inadmissible;
     /* Scheduling-equivalence classes found not to fit since the last
      * requeue (Kueue's SchedulingEquivalenceHashing, BestEffortFIFO only):
      * a later head of the same shape is parked without a second look. */
     struct ts__eng_blocked *blocked;
     size_t n_blocked, cap_blocked;
-    size_t cap_inadmissible;
     size_t n_reserving;
     size_t n_admitted;
     /* workloads holding quota here: the preemption candidates */
     struct ts__eng_wl **holders;
     size_t n_holders, cap_holders;
+};
+
+struct ts__eng_class {
+    uint64_t shape;
+    struct ts_heap members; /* parked, in queue order */
 };
 
 struct ts__eng_blocked {
@@ -133,7 +140,8 @@ struct ts__eng_wl {
     enum ts__eng_wl_state state;
     struct ts__eng_cq *cq; /* queue it is in, or whose quota it holds */
     size_t heap_pos;
-    int inadmissible;
+    int inadmissible;              /* parked in klass */
+    struct ts__eng_class *klass;
     int dirty;
     struct ts__eng_psa *admission; /* n_podsets entries while holding quota */
     char *admission_cq;            /* ClusterQueue named by the admission */
@@ -193,6 +201,20 @@ void ts__eng_requeue_all(struct ts_engine *e);
 struct ts__eng_cq *ts__eng_cq_of_node(struct ts_quota_node *n);
 /* Forgets the equivalence classes found not to fit. */
 void ts__eng_unblock(struct ts__eng_cq *cq);
+
+/* park.c */
+/* Parks wl (not queued anywhere) in cq's class `shape`. */
+void ts__eng_park(struct ts__eng_cq *cq, struct ts__eng_wl *wl, uint64_t shape);
+/* Takes a parked wl out of its class. */
+void ts__eng_unpark(struct ts__eng_cq *cq, struct ts__eng_wl *wl);
+/* Requeue: the first workload of every class goes back to the queue. */
+void ts__eng_release_classes(struct ts__eng_cq *cq);
+/* After a workload of `shape` was admitted, the next of its class follows. */
+void ts__eng_release_next(struct ts__eng_cq *cq, uint64_t shape);
+/* Calls fn for every workload parked in the class of `shape`. */
+void ts__eng_class_each(struct ts__eng_cq *cq, uint64_t shape,
+                        void (*fn)(struct ts__eng_wl *wl, void *arg), void *arg);
+void ts__eng_free_classes(struct ts__eng_cq *cq);
 
 /* fairshare.c */
 /* The weighted DRS of node with extra[fr] more usage (extra may be NULL). */

@@ -295,7 +295,7 @@ static void cq_free(struct ts_engine *e, struct ts__eng_cq *cq)
     ts_hmap_del(&e->cqs, cq->name);
     rgs_free(cq);
     ts_heap_release(&cq->pending);
-    free(cq->inadmissible);
+    ts__eng_free_classes(cq);
     ts__eng_unblock(cq);
     free(cq->blocked);
     free(cq->holders);
@@ -362,17 +362,8 @@ void ts__eng_unblock(struct ts__eng_cq *cq)
 
 static void requeue_cq(struct ts_engine *e, struct ts__eng_cq *cq)
 {
-    size_t n = cq->n_inadmissible;
-
     ts__eng_unblock(cq);
-    cq->n_inadmissible = 0;
-    for (size_t i = 0; i < n; i++) {
-        struct ts__eng_wl *wl = cq->inadmissible[i];
-
-        wl->inadmissible = 0;
-        if (wl->state == TS__ENG_WL_PENDING && wl->cq == cq)
-            ts_heap_push(&cq->pending, wl);
-    }
+    ts__eng_release_classes(cq);
     (void)e;
 }
 

@@ -108,15 +108,8 @@ static void unqueue(struct ts__eng_wl *wl)
 
     if (cq && ts_heap_contains(&cq->pending, wl))
         ts_heap_remove(&cq->pending, wl);
-    if (cq && wl->inadmissible) {
-        for (size_t i = 0; i < cq->n_inadmissible; i++) {
-            if (cq->inadmissible[i] == wl) {
-                cq->inadmissible[i] = cq->inadmissible[--cq->n_inadmissible];
-                break;
-            }
-        }
-    }
-    wl->inadmissible = 0;
+    if (cq)
+        ts__eng_unpark(cq, wl);
 }
 
 static void mark_dirty(struct ts_engine *e, struct ts__eng_wl *wl)
@@ -353,6 +346,7 @@ static uint64_t shape_of(const struct ts__eng_wl *wl)
 {
     uint64_t h = mix(1469598103934665603ULL, &wl->priority, sizeof(wl->priority));
 
+    h = mix_str(h, wl->ns); /* namespaceSelector decides per namespace */
     for (size_t i = 0; i < wl->n_podsets; i++) {
         const struct ts__eng_podset *ps = &wl->podsets[i];
         const struct ts_pod_template *t = &ps->tmpl;
