@@ -192,6 +192,13 @@ static enum ts__eng_mode fits_quota(struct ctx *c, size_t fr, int64_t val, int *
         size_t nt = ts__eng_preempt_targets(c->e, c->cq, c->wl, &fr, &val, 1,
                                             &t, &cross);
 
+        /* Kueue's oracle reports the borrowing once the victims are gone */
+        for (size_t i = 0; i < nt; i++)
+            ts__eng_wl_quota(t[i].wl, -1);
+        if (nt)
+            *borrow = ts_quota_fit_height(n, fr, val, &may_reclaim);
+        for (size_t i = 0; i < nt; i++)
+            ts__eng_wl_quota(t[i].wl, 1);
         free(t);
         if (!nt)
             return TS__ENG_NO_CANDIDATES;
@@ -505,7 +512,9 @@ void ts__eng_assign_partial(const struct ts_engine *e, struct ts__eng_cq *cq,
         if (wl->podsets[j].min_count && wl->podsets[j].min_count < wl->podsets[j].count)
             total += wl->podsets[j].count - wl->podsets[j].min_count;
     }
-    if (!total || a->mode == TS__ENG_FIT)
+    /* Kueue tries fewer pods only when the full count can neither fit nor
+     * preempt its way in */
+    if (!total || (a->mode != TS__ENG_NOFIT && a->mode != TS__ENG_NO_CANDIDATES))
         return;
     counts = ts_xcalloc(wl->n_podsets, sizeof(*counts));
     /* smallest reduction step i in [1, total] that fits */

@@ -45,7 +45,7 @@ static int uses_needed(const struct search *s, const struct ts__eng_wl *w)
     return 0;
 }
 
-static void quota(struct ts__eng_wl *w, int sign)
+void ts__eng_wl_quota(struct ts__eng_wl *w, int sign)
 {
     for (size_t p = 0; p < w->n_podsets; p++) {
         for (size_t j = 0; j < w->admission[p].n; j++) {
@@ -207,23 +207,23 @@ static size_t minimal(struct search *s, int allow_borrowing, size_t *t)
     for (size_t i = 0; i < s->nc && !ok; i++) {
         if (!usable(s, &s->c[i], allow_borrowing))
             continue;
-        quota(s->c[i].wl, -1);
+        ts__eng_wl_quota(s->c[i].wl, -1);
         t[nt++] = i;
         ok = fits(s, allow_borrowing);
     }
     if (ok && nt >= 2) {
         for (size_t k = nt - 1; k-- > 0;) {
-            quota(s->c[t[k]].wl, 1);
+            ts__eng_wl_quota(s->c[t[k]].wl, 1);
             if (fits(s, allow_borrowing))
                 t[k] = SIZE_MAX; /* not needed: stays back in */
             else
-                quota(s->c[t[k]].wl, -1);
+                ts__eng_wl_quota(s->c[t[k]].wl, -1);
         }
     }
     for (size_t k = 0; k < nt; k++) {
         if (t[k] == SIZE_MAX)
             continue;
-        quota(s->c[t[k]].wl, 1);
+        ts__eng_wl_quota(s->c[t[k]].wl, 1);
         if (ok)
             t[kept++] = t[k];
     }
@@ -320,9 +320,9 @@ static int fair_allows(struct search *s, size_t i, enum ts_fs_strategy strategy)
         s->c[i].kind = HIERARCHICAL_RECLAIM; /* reclaiming its own nominal quota */
         return 1;
     }
-    quota(s->c[i].wl, -1);
+    ts__eng_wl_quota(s->c[i].wl, -1);
     after = ts__eng_drs(s->e, tn, NULL);
-    quota(s->c[i].wl, 1);
+    ts__eng_wl_quota(s->c[i].wl, 1);
     return strategy == TS_FS_LESS_THAN_OR_EQUAL_TO_FINAL_SHARE ? mine <= after : mine < before;
 }
 
@@ -345,23 +345,23 @@ static size_t fair_minimal(struct search *s, size_t *t)
                     done[j] |= s->c[j].wl->cq == s->c[i].wl->cq;
                 continue;
             }
-            quota(s->c[i].wl, -1);
+            ts__eng_wl_quota(s->c[i].wl, -1);
             used[i] = 1;
             t[nt++] = (size_t)i;
             ok = fits(s, 1);
         }
     }
     for (size_t k = nt - (nt > 0); ok && k-- > 0;) { /* fill back all but the last */
-        quota(s->c[t[k]].wl, 1);
+        ts__eng_wl_quota(s->c[t[k]].wl, 1);
         if (fits(s, 1))
             t[k] = SIZE_MAX;
         else
-            quota(s->c[t[k]].wl, -1);
+            ts__eng_wl_quota(s->c[t[k]].wl, -1);
     }
     for (size_t k = 0; k < nt; k++) {
         if (t[k] == SIZE_MAX)
             continue;
-        quota(s->c[t[k]].wl, 1);
+        ts__eng_wl_quota(s->c[t[k]].wl, 1);
         if (ok)
             t[kept++] = t[k];
     }

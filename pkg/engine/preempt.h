@@ -37,6 +37,11 @@ size_t ts__eng_preempt_targets(const struct ts_engine *e, struct ts__eng_cq *cq,
                                const struct ts__eng_wl *wl, const size_t *fr, const int64_t *need,
                                size_t n, struct ts__eng_target **out, int *cross);
 
+/* Removes (sign < 0) or restores (sign > 0) the usage a holding workload
+ * counts in its queue's quota tree, without touching any bookkeeping: for
+ * what-if computations that restore before returning. */
+void ts__eng_wl_quota(struct ts__eng_wl *w, int sign);
+
 /* The victim's Preempted message, Kueue's wording:
  * "Preempted to accommodate a workload (UID: u, JobUID: j) due to <why>;
  *  preemptor path: /co/cq; preemptee path: /co/cq2".

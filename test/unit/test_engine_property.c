@@ -3,7 +3,8 @@
  * failure reproduces), and after every cycle the engine's self-check:
  * usage equals what admitted workloads hold, no queue exceeds nominal +
  * borrowingLimit or what its cohort can lend, no cohort exceeds its
- * capacity.  20 seeds x 500 cycles = 10,000 cycles. */
+ * capacity.  20 seeds x 500 cycles = 10,000 cycles; every other seed runs
+ * with fair sharing (so its preemption path is exercised too). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -149,10 +150,14 @@ static void test_random_cycles_keep_quota(void **state)
 
     (void)state;
     for (unsigned seed = 1; seed <= SEEDS; seed++) {
-        struct ts_sim *s = ts_sim_new(NULL);
+        struct ts_engine_config ec;
+        struct ts_sim *s;
         int seq = 0, ncq;
         char msg[512];
 
+        ts_engine_config_init(&ec);
+        ec.fair_sharing = seed % 2 == 0;
+        s = ts_sim_new(&ec);
         seed_state = seed;
         ncq = setup(s);
         for (int c = 0; c < CYCLES; c++, cycles++) {
