@@ -54,6 +54,15 @@ a = wl["status"]["admission"]["podSetAssignments"][0]
 assert a["count"] == 9 and a["resourceUsage"]["cpu"] == "9", a
 print("ok: partial admission")'
 
+# fair sharing: --fair-sharing and --config (Kueue's Configuration) change the order
+fs=$data/fair-sharing.yaml
+"$bin" simulate -o table --now $now -f "$fs" | grep -q 'a2 .*cq-a *True' || { echo "FAIL: classical order"; exit 1; }
+"$bin" simulate -o table --now $now --fair-sharing -f "$fs" | grep -q 'b1 .*cq-b *True' ||
+    { echo "FAIL: --fair-sharing order"; exit 1; }
+"$bin" simulate -o table --now $now --config "$data/fair-sharing-config.yaml" -f "$fs" |
+    grep -q 'b1 .*cq-b *True' || { echo "FAIL: --config fair sharing order"; exit 1; }
+echo "ok: fair sharing flags"
+
 # 4. bad input: exit 1, file:line, object and field named, valid objects still simulated
 cat >"$tmp/bad.yaml" <<'YAML'
 apiVersion: kueue.x-k8s.io/v1beta2
