@@ -1,0 +1,171 @@
+#include "controller/jobkind.h"
+
+#include "json/json.h"
+#include "util/alloc.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct ts_jobkind kinds[] = {
+    {"batch/v1", "Job", "batch", "jobs", "spec", NULL},
+    {"kubeflow.org/v1", "PyTorchJob", "kubeflow.org", "pytorchjobs", "spec.runPolicy",
+     "pytorchReplicaSpecs"},
+};
+
+static const char *str(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+const struct ts_jobkind *ts_jobkind_of(const cJSON *job)
+{
+    const char *av = str(job, "apiVersion"), *kind = str(job, "kind");
+
+    for (size_t i = 0; av && kind && i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+        if (!strcmp(av, kinds[i].api_version) && !strcmp(kind, kinds[i].kind))
+            return &kinds[i];
+    }
+    return NULL;
+}
+
+/* Kueue's replica order: Master first, then Worker, then the rest by name. */
+static int replica_rank(const char *type)
+{
+    return !strcmp(type, "Master") ? 0 : !strcmp(type, "Worker") ? 1 : 2;
+}
+
+static int replica_cmp(const void *a, const void *b)
+{
+    const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+    int rx = replica_rank(x->string), ry = replica_rank(y->string);
+
+    return rx != ry ? rx - ry : strcmp(x->string, y->string);
+}
+
+size_t ts_jobkind_templates(const struct ts_jobkind *k, cJSON *job, cJSON **tmpl,
+                            char names[][64])
+{
+    cJSON *spec = cJSON_GetObjectItemCaseSensitive(job, "spec");
+    cJSON *reps, *r, *order[TS_JOBKIND_MAX_PODSETS];
+    size_t n = 0;
+
+    if (!k->replicas_key) {
+        tmpl[0] = cJSON_GetObjectItemCaseSensitive(spec, "template");
+        snprintf(names[0], 64, "%s", TS_WL_DEFAULT_PODSET);
+        return tmpl[0] ? 1 : 0;
+    }
+    reps = cJSON_GetObjectItemCaseSensitive(spec, k->replicas_key);
+    cJSON_ArrayForEach(r, reps)
+    {
+        if (n < TS_JOBKIND_MAX_PODSETS && cJSON_IsObject(r))
+            order[n++] = r;
+    }
+    qsort(order, n, sizeof(order[0]), replica_cmp);
+    for (size_t i = 0; i < n; i++) {
+        size_t j;
+
+        tmpl[i] = cJSON_GetObjectItemCaseSensitive(order[i], "template");
+        for (j = 0; order[i]->string[j] && j + 1 < 64; j++)
+            names[i][j] = (char)tolower((unsigned char)order[i]->string[j]);
+        names[i][j] = '\0';
+    }
+    return n;
+}
+
+int ts_jobkind_is_suspended(const struct ts_jobkind *k, const cJSON *job)
+{
+    return cJSON_IsTrue(
+        cJSON_GetObjectItemCaseSensitive(ts_json_get(job, k->suspend_parent), "suspend"));
+}
+
+void ts_jobkind_set_suspend(const struct ts_jobkind *k, cJSON *job, int suspend)
+{
+    cJSON *p = ts_json_mkpath(job, k->suspend_parent, NULL);
+
+    if (!p)
+        return; /* a non-object in the way: the API server would reject the job anyway */
+    cJSON_DeleteItemFromObjectCaseSensitive(p, "suspend");
+    cJSON_AddBoolToObject(p, "suspend", suspend ? 1 : 0);
+}
+
+/* Partial admission: a batch Job runs the admitted count of pods. */
+static void set_parallelism(cJSON *job, int32_t count)
+{
+    cJSON *spec = cJSON_GetObjectItemCaseSensitive(job, "spec");
+
+    if (!cJSON_IsObject(spec))
+        return;
+    cJSON_DeleteItemFromObjectCaseSensitive(spec, "parallelism");
+    cJSON_AddNumberToObject(spec, "parallelism", count);
+}
+
+static int32_t admitted_count(const struct ts_workload *wl, const char *ps, int32_t dflt)
+{
+    const struct ts_admission *a = wl->status.admission;
+
+    for (size_t i = 0; a && i < a->n_podset_assignments; i++) {
+        const struct ts_podset_assignment *pa = &a->podset_assignments[i];
+
+        if (!strcmp(pa->name ? pa->name : TS_WL_DEFAULT_PODSET, ps))
+            return pa->count.set ? pa->count.v : dflt;
+    }
+    return dflt;
+}
+
+int ts_jobkind_start(const struct ts_jobkind *k, cJSON *job, const struct ts_workload *wl,
+                     ts_flavor_lookup_fn lookup, void *ctx, struct ts_err *err)
+{
+    cJSON *copy = cJSON_Duplicate(job, 1), *tmpl[TS_JOBKIND_MAX_PODSETS];
+    char names[TS_JOBKIND_MAX_PODSETS][64];
+    size_t n = ts_jobkind_templates(k, copy, tmpl, names);
+    int rc = 0;
+
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = ts_podset_inject(tmpl[i], wl, names[i], lookup, ctx, err);
+    if (!rc && !k->replicas_key) {
+        const struct ts_podset *ps = ts_workload_find_podset(wl, TS_WL_DEFAULT_PODSET);
+
+        if (ps && ps->min_count.set)
+            set_parallelism(copy, admitted_count(wl, TS_WL_DEFAULT_PODSET, ps->count));
+    }
+    if (!rc) {
+        ts_jobkind_set_suspend(k, copy, 0);
+        /* swap the contents: the caller's pointer now holds the started job */
+        cJSON_Delete(job->child);
+        job->child = copy->child;
+        copy->child = NULL;
+    }
+    cJSON_Delete(copy);
+    return rc;
+}
+
+int ts_jobkind_stop(const struct ts_jobkind *k, cJSON *job, const struct ts_workload *wl,
+                    int *changed, struct ts_err *err)
+{
+    cJSON *tmpl[TS_JOBKIND_MAX_PODSETS];
+    char names[TS_JOBKIND_MAX_PODSETS][64];
+    size_t n = ts_jobkind_templates(k, job, tmpl, names);
+    int any = !ts_jobkind_is_suspended(k, job), c = 0, rc = 0;
+
+    ts_jobkind_set_suspend(k, job, 1);
+    for (size_t i = 0; i < n && !rc; i++) {
+        rc = ts_podset_restore(tmpl[i], wl, names[i], &c, err);
+        any |= c;
+    }
+    if (!rc && !k->replicas_key) {
+        const struct ts_podset *ps = ts_workload_find_podset(wl, TS_WL_DEFAULT_PODSET);
+        const cJSON *par = ts_json_get(job, "spec.parallelism");
+
+        if (ps && ps->min_count.set && (!cJSON_IsNumber(par) || par->valueint != ps->count)) {
+            set_parallelism(job, ps->count);
+            any = 1;
+        }
+    }
+    if (changed)
+        *changed = any;
+    return rc;
+}

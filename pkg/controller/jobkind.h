@@ -1,0 +1,57 @@
+/*
+ * jobkind.h - the job kinds Turnstile manages, behind one small adapter
+ * (Kueue's GenericJob): where a kind keeps its suspend flag and its pod
+ * templates, and what starting and stopping it means.  batch/v1 Job and
+ * kubeflow.org/v1 PyTorchJob today; TFJob-style Kubeflow jobs share the
+ * PyTorchJob shape (a map of replica specs) and plug in the same way.
+ *
+ * All functions work on the job's JSON (the object as the API server
+ * returned it), so fields Turnstile does not model survive every write.
+ */
+#ifndef TS_CONTROLLER_JOBKIND_H
+#define TS_CONTROLLER_JOBKIND_H
+
+#include <cJSON.h>
+#include <stddef.h>
+
+#include "api/workload.h"
+#include "controller/podset.h"
+#include "util/err.h"
+
+#define TS_JOBKIND_MAX_PODSETS 18
+
+struct ts_jobkind {
+    const char *api_version; /* "batch/v1" */
+    const char *kind;        /* "Job" */
+    const char *group;       /* "batch" */
+    const char *resource;    /* "jobs" */
+    const char *suspend_parent; /* object holding "suspend": "spec" or "spec.runPolicy" */
+    const char *replicas_key;   /* map of replica specs ("pytorchReplicaSpecs"), NULL for Job */
+};
+
+/* The adapter for the job's apiVersion/kind, or NULL when not managed. */
+const struct ts_jobkind *ts_jobkind_of(const cJSON *job);
+
+/* Pod templates of a job in pod set order (Kueue's: Master, Worker, then
+ * the other replica types alphabetically), with their pod set names
+ * ("main", or the lower-cased replica type).  Returns the count (at most
+ * TS_JOBKIND_MAX_PODSETS).  Borrowed: pointers into job. */
+size_t ts_jobkind_templates(const struct ts_jobkind *k, cJSON *job, cJSON **tmpl,
+                            char names[][64]);
+
+int ts_jobkind_is_suspended(const struct ts_jobkind *k, const cJSON *job);
+void ts_jobkind_set_suspend(const struct ts_jobkind *k, cJSON *job, int suspend);
+
+/* Admission (reference §4.4 Start): injects every pod set's flavors and
+ * labels, sets the admitted parallelism for partial admission, and
+ * unsuspends.  On error the job is left unchanged. */
+int ts_jobkind_start(const struct ts_jobkind *k, cJSON *job, const struct ts_workload *wl,
+                     ts_flavor_lookup_fn lookup, void *ctx, struct ts_err *err);
+
+/* Eviction (reference §4.4 Stop): suspends and restores every pod template
+ * (and, with partial admission, the parallelism) to the Workload's
+ * original.  *changed tells whether the job JSON differs now. */
+int ts_jobkind_stop(const struct ts_jobkind *k, cJSON *job, const struct ts_workload *wl,
+                    int *changed, struct ts_err *err);
+
+#endif

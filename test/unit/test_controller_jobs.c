@@ -1,0 +1,266 @@
+/* Tests for pkg/controller podset/jobkind: starting a job injects its
+ * flavors' node labels and tolerations, stopping restores the template the
+ * job was submitted with, for batch Jobs and PyTorchJobs. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/jobworkload.h"
+#include "api/object.h"
+#include "controller/jobkind.h"
+#include "json/json.h"
+#include "util/alloc.h"
+
+static struct ts_resource_flavor flavors[2];
+
+static const struct ts_resource_flavor *lookup(void *ctx, const char *name)
+{
+    (void)ctx;
+    for (size_t i = 0; i < 2; i++) {
+        if (flavors[i].meta.name && !strcmp(flavors[i].meta.name, name))
+            return &flavors[i];
+    }
+    return NULL;
+}
+
+static void decode_flavor(struct ts_resource_flavor *rf, const char *json)
+{
+    cJSON *o = cJSON_Parse(json);
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    struct ts_dec d;
+
+    ts_dec_init(&d, &errs);
+    ts_resource_flavor_init(rf);
+    ts_resource_flavor_decode(&d, o, rf);
+    assert_int_equal(errs.n, 0);
+    cJSON_Delete(o);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    decode_flavor(&flavors[0],
+                  "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"ResourceFlavor\","
+                  "\"metadata\":{\"name\":\"gpu\"},\"spec\":{\"nodeLabels\":{\"instance-type\":"
+                  "\"gpu\"},\"tolerations\":[{\"key\":\"gpu\",\"operator\":\"Equal\",\"value\":"
+                  "\"true\",\"effect\":\"NoSchedule\"}]}}");
+    decode_flavor(&flavors[1], "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":"
+                               "\"ResourceFlavor\",\"metadata\":{\"name\":\"plain\"}}");
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    ts_resource_flavor_release(&flavors[0]);
+    ts_resource_flavor_release(&flavors[1]);
+    return 0;
+}
+
+static const char job_json[] =
+    "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"pi\",\"namespace\":"
+    "\"default\",\"uid\":\"u1\",\"labels\":{\"kueue.x-k8s.io/queue-name\":\"lq\"}},\"spec\":{"
+    "\"suspend\":true,\"parallelism\":4,\"completions\":4,\"template\":{\"metadata\":{\"labels\":"
+    "{\"app\":\"pi\",\"controller-uid\":\"u1\",\"job-name\":\"pi\"}},\"spec\":{\"nodeSelector\":"
+    "{\"zone\":\"a\"},\"containers\":[{\"name\":\"c\",\"image\":\"perl\",\"args\":[\"x\"],"
+    "\"resources\":{\"requests\":{\"cpu\":\"1\"}}}],\"restartPolicy\":\"Never\"}}}}";
+
+/* The Workload of a job, admitted to cq with `flavor` for every resource. */
+static void admitted_workload(cJSON *job, const char *flavor, int32_t count,
+                              struct ts_workload *wl)
+{
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    struct ts_object o;
+    struct ts_err err = {0};
+
+    assert_int_equal(ts_object_decode(job, &o, &errs, &err), 0);
+    assert_int_equal(errs.n, 0);
+    ts_workload_init(wl);
+    if (o.kind == TS_KIND_JOB)
+        assert_int_equal(ts_jobworkload_from_job(&o.u.job, NULL, wl, &err), 0);
+    else
+        assert_int_equal(ts_jobworkload_from_pytorchjob(&o.u.ptj, NULL, wl, &err), 0);
+    ts_object_release(&o);
+    wl->status.admission = ts_admission_new();
+    free(wl->status.admission->cluster_queue);
+    wl->status.admission->cluster_queue = ts_xstrdup("cq");
+    for (size_t i = 0; i < wl->spec.n_podsets; i++) {
+        struct ts_podset_assignment *pa = ts_admission_add(wl->status.admission,
+                                                           wl->spec.podsets[i].name);
+
+        ts_strmap_set(&pa->flavors, "cpu", flavor);
+        pa->count.set = 1;
+        pa->count.v = count ? count : wl->spec.podsets[i].count;
+    }
+}
+
+static const char *at(const cJSON *job, const char *path)
+{
+    const cJSON *v = ts_json_get(job, path);
+
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static void test_job_start_injects_and_stop_restores(void **state)
+{
+    cJSON *job = cJSON_Parse(job_json), *orig = cJSON_Duplicate(job, 1);
+    const struct ts_jobkind *k = ts_jobkind_of(job);
+    struct ts_workload wl;
+    struct ts_err err = {0};
+    int changed = 0;
+
+    (void)state;
+    assert_non_null(k);
+    admitted_workload(job, "gpu", 0, &wl);
+    assert_int_equal(ts_jobkind_start(k, job, &wl, lookup, NULL, &err), 0);
+    assert_false(ts_jobkind_is_suspended(k, job));
+    assert_string_equal(at(job, "spec.template.spec.nodeSelector[instance-type]"), "gpu");
+    assert_string_equal(at(job, "spec.template.spec.nodeSelector.zone"), "a");
+    assert_string_equal(at(job, "spec.template.spec.tolerations[0].key"), "gpu");
+    assert_string_equal(at(job, "spec.template.metadata.labels[kueue.x-k8s.io/podset]"), "main");
+    assert_string_equal(at(job, "spec.template.metadata.labels[kueue.x-k8s.io/local-queue-name]"),
+                        "lq");
+    assert_string_equal(
+        at(job, "spec.template.metadata.labels[kueue.x-k8s.io/cluster-queue-name]"), "cq");
+    assert_string_equal(at(job, "spec.template.spec.containers[0].args[0]"), "x"); /* kept */
+    /* starting twice changes nothing more (tolerations are not duplicated) */
+    assert_int_equal(ts_jobkind_start(k, job, &wl, lookup, NULL, &err), 0);
+    assert_int_equal(cJSON_GetArraySize(ts_json_get(job, "spec.template.spec.tolerations")), 1);
+    assert_int_equal(ts_jobkind_stop(k, job, &wl, &changed, &err), 0);
+    assert_true(changed);
+    assert_true(ts_jobkind_is_suspended(k, job));
+    if (!cJSON_Compare(job, orig, 1)) /* back exactly as submitted */
+        fail_msg("restored job differs: %s", ts_json_dumps(job, 0));
+    assert_int_equal(ts_jobkind_stop(k, job, &wl, &changed, &err), 0);
+    assert_false(changed);
+    ts_workload_release(&wl);
+    cJSON_Delete(job);
+    cJSON_Delete(orig);
+}
+
+static void test_job_start_conflict_leaves_job(void **state)
+{
+    cJSON *job = cJSON_Parse(job_json), *orig;
+    const struct ts_jobkind *k = ts_jobkind_of(job);
+    struct ts_workload wl;
+    struct ts_err err = {0};
+
+    (void)state;
+    cJSON_AddStringToObject(ts_json_get(job, "spec.template.spec.nodeSelector"), "instance-type",
+                            "cpu");
+    orig = cJSON_Duplicate(job, 1);
+    admitted_workload(job, "gpu", 0, &wl);
+    assert_int_equal(ts_jobkind_start(k, job, &wl, lookup, NULL, &err), TS_ECONFLICT);
+    assert_non_null(strstr(err.msg, "nodeSelector \"instance-type\" is already \"cpu\""));
+    assert_true(cJSON_Compare(job, orig, 1));
+    ts_workload_release(&wl);
+    cJSON_Delete(job);
+    cJSON_Delete(orig);
+}
+
+static void test_job_missing_flavor(void **state)
+{
+    cJSON *job = cJSON_Parse(job_json);
+    struct ts_workload wl;
+    struct ts_err err = {0};
+
+    (void)state;
+    admitted_workload(job, "ghost", 0, &wl);
+    assert_int_equal(ts_jobkind_start(ts_jobkind_of(job), job, &wl, lookup, NULL, &err),
+                     TS_ENOTFOUND);
+    assert_non_null(strstr(err.msg, "resourceflavor \"ghost\" not found"));
+    assert_true(ts_jobkind_is_suspended(ts_jobkind_of(job), job));
+    ts_workload_release(&wl);
+    cJSON_Delete(job);
+}
+
+static void test_job_partial_admission_parallelism(void **state)
+{
+    cJSON *job = cJSON_Parse(job_json);
+    const struct ts_jobkind *k = ts_jobkind_of(job);
+    struct ts_workload wl;
+    struct ts_err err = {0};
+    int changed;
+
+    (void)state;
+    cJSON_AddItemToObject(
+        cJSON_AddObjectToObject(ts_json_get(job, "metadata"), "annotations"),
+        "kueue.x-k8s.io/job-min-parallelism", cJSON_CreateString("2"));
+    admitted_workload(job, "plain", 3, &wl);
+    assert_true(wl.spec.podsets[0].min_count.set);
+    assert_int_equal(ts_jobkind_start(k, job, &wl, lookup, NULL, &err), 0);
+    assert_int_equal(ts_json_get(job, "spec.parallelism")->valueint, 3);
+    assert_int_equal(ts_jobkind_stop(k, job, &wl, &changed, &err), 0);
+    assert_int_equal(ts_json_get(job, "spec.parallelism")->valueint, 4);
+    ts_workload_release(&wl);
+    cJSON_Delete(job);
+}
+
+static const char ptj_json[] =
+    "{\"apiVersion\":\"kubeflow.org/v1\",\"kind\":\"PyTorchJob\",\"metadata\":{\"name\":\"mnist\","
+    "\"namespace\":\"ai\",\"uid\":\"u2\",\"annotations\":{\"kueue.x-k8s.io/queue-name\":\"lq\"}},"
+    "\"spec\":{\"runPolicy\":{\"suspend\":true},\"pytorchReplicaSpecs\":{\"Worker\":{\"replicas\":"
+    "2,\"template\":{\"spec\":{\"containers\":[{\"name\":\"w\",\"image\":\"pt\"}]}}},\"Master\":"
+    "{\"replicas\":1,\"template\":{\"spec\":{\"containers\":[{\"name\":\"m\",\"image\":\"pt\"}]}}"
+    "}}}}";
+
+static void test_pytorchjob_replicas_in_kueue_order(void **state)
+{
+    cJSON *job = cJSON_Parse(ptj_json), *orig = cJSON_Duplicate(job, 1), *tmpl[18];
+    const struct ts_jobkind *k = ts_jobkind_of(job);
+    char names[18][64];
+    struct ts_workload wl;
+    struct ts_err err = {0};
+    int changed;
+
+    (void)state;
+    assert_int_equal(ts_jobkind_templates(k, job, tmpl, names), 2);
+    assert_string_equal(names[0], "master");
+    assert_string_equal(names[1], "worker");
+    admitted_workload(job, "gpu", 0, &wl);
+    assert_string_equal(wl.spec.podsets[0].name, "master");
+    assert_int_equal(wl.spec.podsets[1].count, 2);
+    assert_int_equal(ts_jobkind_start(k, job, &wl, lookup, NULL, &err), 0);
+    assert_false(ts_jobkind_is_suspended(k, job));
+    assert_string_equal(at(job, "spec.pytorchReplicaSpecs.Worker.template.metadata.labels"
+                                "[kueue.x-k8s.io/podset]"),
+                        "worker");
+    assert_string_equal(
+        at(job, "spec.pytorchReplicaSpecs.Master.template.spec.nodeSelector[instance-type]"),
+        "gpu");
+    assert_int_equal(ts_jobkind_stop(k, job, &wl, &changed, &err), 0);
+    if (!cJSON_Compare(job, orig, 1))
+        fail_msg("restored job differs: %s", ts_json_dumps(job, 0));
+    ts_workload_release(&wl);
+    cJSON_Delete(job);
+    cJSON_Delete(orig);
+}
+
+static void test_unmanaged_kinds(void **state)
+{
+    cJSON *pod = cJSON_Parse("{\"apiVersion\":\"v1\",\"kind\":\"Pod\"}");
+
+    (void)state;
+    assert_null(ts_jobkind_of(pod));
+    cJSON_Delete(pod);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_job_start_injects_and_stop_restores),
+        cmocka_unit_test(test_job_start_conflict_leaves_job),
+        cmocka_unit_test(test_job_missing_flavor),
+        cmocka_unit_test(test_job_partial_admission_parallelism),
+        cmocka_unit_test(test_pytorchjob_replicas_in_kueue_order),
+        cmocka_unit_test(test_unmanaged_kinds),
+    };
+
+    ts_alloc_init();
+    return cmocka_run_group_tests_name("controller_jobs", tests, setup, teardown);
+}
