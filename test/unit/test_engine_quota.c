@@ -104,6 +104,49 @@ static void test_hierarchy_private_cohort_quota(void **state)
     ts_quota_node_release(&r);
 }
 
+/* Edge cases: zero quota, unlimited borrowing, exact fit, unlimited quota. */
+static void test_edge_cases_table(void **state)
+{
+    static const struct {
+        const char *name;
+        int64_t a_nominal, a_borrow, a_lend, b_nominal, a_used, b_used;
+        int64_t want_avail_a, want_potential_a;
+    } cases[] = {
+        {"zero quota, alone in the cohort", 0, NONE, NONE, 0, 0, 0, 0, 0},
+        {"zero quota borrows everything the cohort has", 0, NONE, NONE, 8, 0, 0, 8, 8},
+        {"unlimited borrowing takes all unused", 2, NONE, NONE, 6, 0, 1, 7, 8},
+        {"borrowing limit 0: nominal only", 2, 0, NONE, 6, 0, 0, 2, 2},
+        {"exact fit: all used", 4, NONE, NONE, 0, 4, 0, 0, 4},
+        {"other queue borrowed our quota", 4, NONE, NONE, 4, 0, 8, 0, 8},
+        {"lending limit keeps the rest private", 4, NONE, 1, 4, 0, 5, 3, 8},
+        {"unlimited nominal saturates", TS_AMOUNT_UNLIMITED, NONE, NONE, 4, 1, 0,
+         TS_AMOUNT_UNLIMITED, TS_AMOUNT_UNLIMITED},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct ts_quota_node c, a, b;
+
+        ts_quota_node_init(&c, "c", 1, 1);
+        ts_quota_node_init(&a, "a", 0, 1);
+        ts_quota_node_init(&b, "b", 0, 1);
+        ts_quota_set(&a, 0, cases[i].a_nominal, cases[i].a_borrow, cases[i].a_lend);
+        ts_quota_set(&b, 0, cases[i].b_nominal, NONE, NONE);
+        ts_quota_node_set_parent(&a, &c);
+        ts_quota_node_set_parent(&b, &c);
+        ts_quota_add_usage(&a, 0, cases[i].a_used);
+        ts_quota_add_usage(&b, 0, cases[i].b_used);
+        if (ts_quota_available(&a, 0) != cases[i].want_avail_a ||
+            ts_quota_potential(&a, 0) != cases[i].want_potential_a)
+            fail_msg("%s: available %lld (want %lld), potential %lld (want %lld)", cases[i].name,
+                     (long long)ts_quota_available(&a, 0), (long long)cases[i].want_avail_a,
+                     (long long)ts_quota_potential(&a, 0), (long long)cases[i].want_potential_a);
+        ts_quota_node_release(&a);
+        ts_quota_node_release(&b);
+        ts_quota_node_release(&c);
+    }
+}
+
 /* Recomputes a cohort's subtree quota and usage from its children. */
 static void check_invariant(const struct ts_quota_node *n)
 {
@@ -180,6 +223,7 @@ int main(void)
         cmocka_unit_test(test_amount_saturation),
         cmocka_unit_test(test_flat_cohort_lending_borrowing),
         cmocka_unit_test(test_hierarchy_private_cohort_quota),
+        cmocka_unit_test(test_edge_cases_table),
         cmocka_unit_test(test_random_edits_keep_invariants),
     };
 
