@@ -14,7 +14,8 @@
 
 #define USAGE                                                                                      \
     "usage: turnstilectl simulate -f FILE [-f FILE...] [--cycles N] [-o yaml|json|table]\n"       \
-    "                             [--config FILE] [--fair-sharing] [--now RFC3339]\n"
+    "                             [--config FILE] [--fair-sharing] [--show-queues]\n"     \
+    "                             [--now RFC3339]\n"
 
 int ts_cli_simulate_parse(int argc, char **argv, struct ts_cli_simulate_opts *o, FILE *err)
 {
@@ -41,6 +42,9 @@ int ts_cli_simulate_parse(int argc, char **argv, struct ts_cli_simulate_opts *o,
         } else if (!strcmp(a, "--fair-sharing")) {
             o->fair_sharing = 1;
             i--; /* no value */
+        } else if (!strcmp(a, "--show-queues")) {
+            o->show_queues = 1;
+            i--;
         } else if (!strcmp(a, "--config") && v) {
             o->config = v;
         } else if (!strcmp(a, "--now") && v && !ts_time_parse(v, &o->now)) {
@@ -169,8 +173,46 @@ static void print_table(const struct ts_sim *sim, FILE *out)
     free(cells);
 }
 
+static const char *cell_str(const cJSON *o, const char *path)
+{
+    const cJSON *v = ts_json_get(o, path);
+
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static void print_queue_table(const cJSON *queues, FILE *out)
+{
+    const cJSON *q;
+
+    fprintf(out, "\n%-24s %-16s %-8s %-10s %-9s %-7s %s\n", "CLUSTERQUEUE", "COHORT", "PENDING",
+            "RESERVING", "ADMITTED", "ACTIVE", "WEIGHTED SHARE");
+    cJSON_ArrayForEach(q, queues)
+    {
+        const cJSON *share = ts_json_get(q, "status.fairSharing.weightedShare");
+        char sh[32] = "";
+
+        if (strcmp(cell_str(q, "kind"), "ClusterQueue"))
+            continue;
+        if (cJSON_IsNumber(share))
+            snprintf(sh, sizeof(sh), "%.0f", share->valuedouble);
+        fprintf(out, "%-24s %-16s %-8d %-10d %-9d %-7s %s\n", cell_str(q, "metadata.name"),
+                cell_str(q, "spec.cohortName"),
+                ts_json_get(q, "status.pendingWorkloads")
+                    ? ts_json_get(q, "status.pendingWorkloads")->valueint
+                    : 0,
+                ts_json_get(q, "status.reservingWorkloads")
+                    ? ts_json_get(q, "status.reservingWorkloads")->valueint
+                    : 0,
+                ts_json_get(q, "status.admittedWorkloads")
+                    ? ts_json_get(q, "status.admittedWorkloads")->valueint
+                    : 0,
+                cell_str(q, "status.conditions[0].status"), sh);
+    }
+}
+
 /* kubectl's -o yaml|json of a list of workloads: a v1 List. */
-static void print_list(const struct ts_sim *sim, enum ts_cli_output fmt, FILE *out)
+static void print_list(const struct ts_sim *sim, enum ts_cli_output fmt, cJSON *queues,
+                       FILE *out)
 {
     cJSON *list = cJSON_CreateObject();
     cJSON *items;
@@ -180,6 +222,8 @@ static void print_list(const struct ts_sim *sim, enum ts_cli_output fmt, FILE *o
     items = cJSON_AddArrayToObject(list, "items");
     for (size_t i = 0; i < ts_sim_n_workloads(sim); i++)
         cJSON_AddItemToArray(items, ts_workload_encode(ts_sim_workload(sim, i)));
+    while (queues && cJSON_GetArraySize(queues))
+        cJSON_AddItemToArray(items, cJSON_DetachItemFromArray(queues, 0));
     cJSON_AddStringToObject(list, "kind", "List");
     cJSON_AddStringToObject(cJSON_AddObjectToObject(list, "metadata"), "resourceVersion", "");
     if (fmt == TS_CLI_OUTPUT_JSON) {
@@ -233,6 +277,7 @@ int ts_cli_simulate(const struct ts_cli_simulate_opts *o, FILE *out, FILE *err)
     struct ts_engine_config ec;
     struct ts_yaml_stream *st;
     struct ts_sim *sim;
+    cJSON *queues;
     int bad = 0, rc = engine_config(o, &ec, err);
 
     if (rc)
@@ -260,10 +305,15 @@ int ts_cli_simulate(const struct ts_cli_simulate_opts *o, FILE *out, FILE *err)
         return rc;
     }
     ts_sim_run(sim, o->cycles, o->now);
-    if (o->output == TS_CLI_OUTPUT_TABLE)
+    queues = o->show_queues ? ts_sim_queues(sim, o->now) : NULL;
+    if (o->output == TS_CLI_OUTPUT_TABLE) {
         print_table(sim, out);
-    else
-        print_list(sim, o->output, out);
+        if (queues)
+            print_queue_table(queues, out);
+    } else {
+        print_list(sim, o->output, queues, out);
+    }
+    cJSON_Delete(queues);
     ts_sim_free(sim);
     return bad ? 1 : 0;
 }

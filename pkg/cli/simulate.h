@@ -28,6 +28,7 @@ struct ts_cli_simulate_opts {
     ts_time now;
     const char *config;  /* Kueue Configuration file, or NULL */
     int fair_sharing;    /* --fair-sharing: Kueue's default strategies */
+    int show_queues;     /* --show-queues: also print ClusterQueues and Cohorts with status */
 };
 
 /* Runs the simulation.  Problems go to err as "file:line: document N:

@@ -3,6 +3,7 @@
 #include "api/jobworkload.h"
 #include "api/object.h"
 #include "engine/apply.h"
+#include "engine/status.h"
 #include "util/alloc.h"
 #include "util/buf.h"
 #include "util/hmap.h"
@@ -16,6 +17,7 @@ struct ts_sim {
     struct ts_workload **wls;
     size_t n, cap;
     struct ts_hmap by_key; /* ns/name -> index + 1 */
+    struct ts_hmap queues; /* "ClusterQueue/name", "Cohort/name" -> owned cJSON (v1beta2) */
     size_t seq;            /* orders objects without a creationTimestamp */
 };
 
@@ -38,6 +40,15 @@ void ts_sim_free(struct ts_sim *s)
     }
     free(s->wls);
     ts_hmap_release(&s->by_key);
+    {
+        size_t it = 0;
+        const char *k;
+        void *v;
+
+        while (ts_hmap_next(&s->queues, &it, &k, &v))
+            cJSON_Delete(v);
+        ts_hmap_release(&s->queues);
+    }
     free(s);
 }
 
@@ -101,6 +112,67 @@ static int add_workload(struct ts_sim *s, const struct ts_workload *in, ts_time 
     if (!wl->meta.generation)
         wl->meta.generation = 1;
     return ts_engine_put_workload(s->e, wl, now, err);
+}
+
+static void keep_queue(struct ts_sim *s, const char *kind, const char *name, cJSON *obj)
+{
+    char key[512];
+
+    snprintf(key, sizeof(key), "%s/%s", kind, name ? name : "");
+    cJSON_Delete(ts_hmap_put(&s->queues, key, obj));
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* One queue object with the status the engine implies. */
+static cJSON *queue_with_status(const struct ts_sim *s, const char *key, const cJSON *stored,
+                                ts_time now)
+{
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    struct ts_dec d;
+    cJSON *out;
+
+    ts_dec_init(&d, &errs);
+    if (!strncmp(key, "Cohort/", 7)) {
+        struct ts_cohort co;
+
+        ts_cohort_init(&co);
+        ts_cohort_decode(&d, stored, &co);
+        ts_engine_cohort_status(s->e, co.meta.name, &co.status);
+        out = ts_cohort_encode(&co);
+        ts_cohort_release(&co);
+    } else {
+        struct ts_cluster_queue cq;
+
+        ts_cluster_queue_init(&cq);
+        ts_cluster_queue_decode(&d, stored, &cq);
+        ts_engine_cq_status(s->e, cq.meta.name, now, &cq.status);
+        out = ts_cluster_queue_encode(&cq);
+        ts_cluster_queue_release(&cq);
+    }
+    ts_field_errors_release(&errs);
+    return out;
+}
+
+cJSON *ts_sim_queues(const struct ts_sim *s, ts_time now)
+{
+    cJSON *arr = cJSON_CreateArray();
+    const char **keys = ts_xcalloc(s->queues.n + 1, sizeof(*keys));
+    size_t it = 0, n = 0;
+    const char *k;
+    void *v;
+
+    while (ts_hmap_next(&s->queues, &it, &k, &v))
+        keys[n++] = k;
+    qsort(keys, n, sizeof(*keys), key_cmp);
+    for (size_t i = 0; i < n; i++)
+        cJSON_AddItemToArray(arr, queue_with_status(s, keys[i], ts_hmap_get(&s->queues, keys[i]),
+                                                    now));
+    free(keys);
+    return arr;
 }
 
 static int lookup_wpc(void *ctx, const char *name, int32_t *value)
@@ -171,8 +243,10 @@ static int add_typed(struct ts_sim *s, struct ts_object *o, ts_time now, struct 
     case TS_KIND_RESOURCE_FLAVOR:
         return ts_engine_put_flavor(s->e, &o->u.rf, err);
     case TS_KIND_CLUSTER_QUEUE:
+        keep_queue(s, "ClusterQueue", o->u.cq.meta.name, ts_cluster_queue_encode(&o->u.cq));
         return ts_engine_put_cluster_queue(s->e, &o->u.cq, err);
     case TS_KIND_COHORT:
+        keep_queue(s, "Cohort", o->u.cohort.meta.name, ts_cohort_encode(&o->u.cohort));
         return ts_engine_put_cohort(s->e, &o->u.cohort, err);
     case TS_KIND_LOCAL_QUEUE:
         return ts_engine_put_local_queue(s->e, &o->u.lq, err);

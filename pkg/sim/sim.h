@@ -56,6 +56,12 @@ const struct ts_workload *ts_sim_workload(const struct ts_sim *s, size_t i);
 /* The workload called ns/name, or NULL. Borrowed. */
 const struct ts_workload *ts_sim_find(const struct ts_sim *s, const char *ns, const char *name);
 
+/* The ClusterQueues and Cohorts added so far, each with the status the
+ * controller would write now (counts, flavor reservations and usage,
+ * Active, and fairSharing.weightedShare with fair sharing), sorted by kind
+ * then name.  Ownership: caller cJSON_Delete()s the array. */
+cJSON *ts_sim_queues(const struct ts_sim *s, ts_time now);
+
 /* The engine (for statistics). Borrowed. */
 struct ts_engine *ts_sim_engine(struct ts_sim *s);
 

@@ -61,6 +61,17 @@ fs=$data/fair-sharing.yaml
     { echo "FAIL: --fair-sharing order"; exit 1; }
 "$bin" simulate -o table --now $now --config "$data/fair-sharing-config.yaml" -f "$fs" |
     grep -q 'b1 .*cq-b *True' || { echo "FAIL: --config fair sharing order"; exit 1; }
+"$bin" simulate -o json --now $now --fair-sharing --show-queues -f "$fs" | python3 -c '
+import json, sys
+items = {(i["kind"], i["metadata"]["name"]): i for i in json.load(sys.stdin)["items"]}
+a = items[("ClusterQueue", "cq-a")]["status"]
+assert a["fairSharing"]["weightedShare"] == 200, a      # borrows 2 of the 10 it could lend
+assert a["pendingWorkloads"] == 1 and a["reservingWorkloads"] == 1, a
+u = a["flavorsReservation"][0]["resources"][0]
+assert u == {"name": "cpu", "total": "4", "borrowed": "2"}, u
+assert items[("ClusterQueue", "cq-b")]["status"]["fairSharing"]["weightedShare"] == 300
+assert a["conditions"][0]["type"] == "Active" and a["conditions"][0]["status"] == "True"
+print("ok: queue status with weighted shares")'
 echo "ok: fair sharing flags"
 
 # 4. bad input: exit 1, file:line, object and field named, valid objects still simulated

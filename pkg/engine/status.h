@@ -1,0 +1,29 @@
+/*
+ * status.h - ClusterQueue and Cohort status as Kueue's controllers write it
+ * (reference §1.2, §1.3, §3.6), computed from the engine's state: the
+ * controller writes it to the API server, the simulator prints it.
+ *
+ * Pure; `now` is passed in for condition transition times.
+ */
+#ifndef TS_ENGINE_STATUS_H
+#define TS_ENGINE_STATUS_H
+
+#include "api/clusterqueue.h"
+#include "api/cohort.h"
+#include "engine/engine.h"
+
+/* Replaces st's counts, flavorsReservation (quota held, assumed admissions
+ * included) and flavorsUsage (admitted) in the queue's flavor/resource
+ * order with borrowed = max(0, total - nominal), sets the Active condition
+ * (True/Ready "Can admit new workloads", or False with Kueue's reason and
+ * "Can't admit new workloads: ...") and, with fair sharing, the weighted
+ * share.  st must be initialised; returns TS_ENOTFOUND for unknown queues. */
+int ts_engine_cq_status(const struct ts_engine *e, const char *cq, ts_time now,
+                        struct ts_cluster_queue_status *st);
+
+/* Sets a Cohort's status.fairSharing.weightedShare (fair sharing only;
+ * left untouched otherwise).  Returns TS_ENOTFOUND for unknown cohorts. */
+int ts_engine_cohort_status(const struct ts_engine *e, const char *cohort,
+                            struct ts_cohort_status *st);
+
+#endif
