@@ -13,6 +13,7 @@
 #include "api/jobworkload.h"
 #include "api/object.h"
 #include "controller/jobkind.h"
+#include "controller/jobplan.h"
 #include "json/json.h"
 #include "util/alloc.h"
 
@@ -241,6 +242,216 @@ static void test_pytorchjob_replicas_in_kueue_order(void **state)
     cJSON_Delete(orig);
 }
 
+/* --- the reconciler's plans ------------------------------------------------ */
+
+#define NOW (INT64_C(1795255200) * TS_TIME_SECOND)
+
+static int wpc_lookup(void *ctx, const char *name, int32_t *value)
+{
+    (void)ctx;
+    if (strcmp(name, "high"))
+        return 0;
+    *value = 1000;
+    return 1;
+}
+
+static const struct ts_priority_lookup prio = {wpc_lookup, NULL, NULL, NULL};
+static const struct ts_jobplan_env env = {&prio, lookup, NULL, 0};
+
+static void reserve(struct ts_workload *wl, int admitted)
+{
+    ts_conditions_set(&wl->status.conditions, TS_WL_COND_QUOTA_RESERVED, "True", "QuotaReserved",
+                      "Quota reserved in ClusterQueue cq", 1, NOW);
+    if (admitted)
+        ts_conditions_set(&wl->status.conditions, TS_WL_COND_ADMITTED, "True", "Admitted",
+                          "The workload is admitted", 1, NOW);
+}
+
+static void set(cJSON *job, const char *path, cJSON *v)
+{
+    assert_int_equal(ts_json_set(job, path, v, NULL), 0);
+}
+
+static void test_plan_new_job(void **state)
+{
+    cJSON *job = cJSON_Parse(job_json);
+    struct ts_jobplan p;
+    struct ts_err err = {0};
+
+    (void)state;
+    ts_jobplan_init(&p);
+    assert_int_equal(ts_jobplan_make(job, NULL, &env, NOW, &p, &err), 0);
+    assert_int_equal(p.ops, TS_JOBPLAN_CREATE_WORKLOAD); /* suspended already: job untouched */
+    assert_string_equal(p.event_reason, "CreatedWorkload");
+    assert_string_equal(p.workload.spec.queue_name, "lq");
+    assert_int_equal(p.workload.spec.podsets[0].count, 4);
+    /* slipped past the webhook unsuspended: suspend it too */
+    set(job, "spec.suspend", cJSON_CreateFalse());
+    assert_int_equal(ts_jobplan_make(job, NULL, &env, NOW, &p, &err), 0);
+    assert_int_equal(p.ops, TS_JOBPLAN_CREATE_WORKLOAD | TS_JOBPLAN_UPDATE_JOB);
+    assert_true(cJSON_IsTrue(ts_json_get(p.job, "spec.suspend")));
+    /* no queue name: not Turnstile's */
+    cJSON_DeleteItemFromObjectCaseSensitive(ts_json_get(job, "metadata"), "labels");
+    assert_int_equal(ts_jobplan_make(job, NULL, &env, NOW, &p, &err), 0);
+    assert_int_equal(p.ops, 0);
+    ts_jobplan_release(&p);
+    cJSON_Delete(job);
+}
+
+static void test_plan_missing_priority_class(void **state)
+{
+    cJSON *job = cJSON_Parse(job_json);
+    struct ts_jobplan p;
+    struct ts_err err = {0};
+
+    (void)state;
+    set(job, "metadata.labels[kueue.x-k8s.io/priority-class]", cJSON_CreateString("nope"));
+    ts_jobplan_init(&p);
+    assert_int_equal(ts_jobplan_make(job, NULL, &env, NOW, &p, &err), 0);
+    assert_int_equal(p.ops, 0);
+    assert_string_equal(p.event_reason, "WorkloadPriorityClassNotFound");
+    set(job, "metadata.labels[kueue.x-k8s.io/priority-class]", cJSON_CreateString("high"));
+    assert_int_equal(ts_jobplan_make(job, NULL, &env, NOW, &p, &err), 0);
+    assert_int_equal(p.workload.spec.priority.v, 1000);
+    ts_jobplan_release(&p);
+    cJSON_Delete(job);
+}
+
+static void test_plan_start_stop_finish(void **state)
+{
+    cJSON *job = cJSON_Parse(job_json);
+    struct ts_workload wl;
+    struct ts_jobplan p;
+    struct ts_err err = {0};
+
+    (void)state;
+    ts_jobplan_init(&p);
+    admitted_workload(job, "gpu", 0, &wl);
+    reserve(&wl, 1);
+    assert_int_equal(ts_jobplan_make(job, &wl, &env, NOW, &p, &err), 0);
+    assert_int_equal(p.ops, TS_JOBPLAN_UPDATE_JOB);
+    assert_string_equal(p.event_reason, "Started");
+    assert_false(cJSON_IsTrue(ts_json_get(p.job, "spec.suspend")));
+    assert_string_equal(at(p.job, "spec.template.spec.nodeSelector[instance-type]"), "gpu");
+    /* running and admitted: nothing to do */
+    set(job, "spec.suspend", cJSON_CreateFalse());
+    assert_int_equal(ts_jobplan_make(job, &wl, &env, NOW, &p, &err), 0);
+    assert_int_equal(p.ops, 0);
+    /* finished: the Workload is finished with the job's reason */
+    set(job, "status", cJSON_Parse("{\"conditions\":[{\"type\":\"Complete\",\"status\":"
+                                   "\"True\",\"message\":\"done\"}]}"));
+    assert_int_equal(ts_jobplan_make(job, &wl, &env, NOW, &p, &err), 0);
+    assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS);
+    assert_true(ts_workload_is_finished(&p.workload));
+    assert_string_equal(ts_conditions_find(&p.workload.status.conditions, "Finished")->reason,
+                        "Succeeded");
+    ts_workload_copy(&wl, &p.workload);
+    assert_int_equal(ts_jobplan_make(job, &wl, &env, NOW, &p, &err), 0);
+    assert_int_equal(p.ops, 0); /* finished workloads are left alone */
+    ts_workload_release(&wl);
+    ts_jobplan_release(&p);
+    cJSON_Delete(job);
+}
+
+static void test_plan_running_without_admission_is_stopped(void **state)
+{
+    cJSON *job = cJSON_Parse(job_json);
+    struct ts_workload wl;
+    struct ts_jobplan p;
+    struct ts_err err = {0};
+
+    (void)state;
+    ts_jobplan_init(&p);
+    admitted_workload(job, "gpu", 0, &wl);
+    ts_admission_free(wl.status.admission);
+    wl.status.admission = NULL;
+    set(job, "spec.suspend", cJSON_CreateFalse());
+    assert_int_equal(ts_jobplan_make(job, &wl, &env, NOW, &p, &err), 0);
+    assert_int_equal(p.ops, TS_JOBPLAN_UPDATE_JOB);
+    assert_true(cJSON_IsTrue(ts_json_get(p.job, "spec.suspend")));
+    assert_string_equal(p.event_message, "Not admitted by cluster queue");
+    ts_workload_release(&wl);
+    ts_jobplan_release(&p);
+    cJSON_Delete(job);
+}
+
+static void test_plan_evicted_stops_then_releases(void **state)
+{
+    cJSON *job = cJSON_Parse(job_json);
+    struct ts_workload wl;
+    struct ts_jobplan p;
+    struct ts_err err = {0};
+
+    (void)state;
+    ts_jobplan_init(&p);
+    admitted_workload(job, "gpu", 0, &wl);
+    reserve(&wl, 1);
+    assert_int_equal(ts_jobkind_start(ts_jobkind_of(job), job, &wl, lookup, NULL, &err), 0);
+    set(job, "status", cJSON_Parse("{\"active\":4}"));
+    ts_conditions_set(&wl.status.conditions, TS_WL_COND_EVICTED, "True", "Preempted",
+                      "Preempted to accommodate a workload", 1, NOW);
+    assert_int_equal(ts_jobplan_make(job, &wl, &env, NOW, &p, &err), 0);
+    assert_int_equal(p.ops, TS_JOBPLAN_UPDATE_JOB); /* pods still running: quota kept */
+    assert_true(cJSON_IsTrue(ts_json_get(p.job, "spec.suspend")));
+    assert_null(ts_json_get(p.job, "spec.template.spec.nodeSelector[instance-type]"));
+    cJSON_Delete(job);
+    job = cJSON_Duplicate(p.job, 1);
+    set(job, "status", cJSON_Parse("{\"active\":0}"));
+    assert_int_equal(ts_jobplan_make(job, &wl, &env, NOW, &p, &err), 0);
+    assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS);
+    assert_null(p.workload.status.admission);
+    assert_string_equal(ts_conditions_find(&p.workload.status.conditions, "Requeued")->reason,
+                        "Preempted");
+    ts_workload_release(&wl);
+    ts_jobplan_release(&p);
+    cJSON_Delete(job);
+}
+
+static void test_plan_pending_workload_follows_job(void **state)
+{
+    cJSON *job = cJSON_Parse(job_json);
+    struct ts_workload wl;
+    struct ts_jobplan p;
+    struct ts_err err = {0};
+
+    (void)state;
+    ts_jobplan_init(&p);
+    admitted_workload(job, "gpu", 0, &wl);
+    ts_admission_free(wl.status.admission);
+    wl.status.admission = NULL;
+    assert_int_equal(ts_jobplan_make(job, &wl, &env, NOW, &p, &err), 0);
+    assert_int_equal(p.ops, 0); /* in step */
+    set(job, "spec.parallelism", cJSON_CreateNumber(2));
+    assert_int_equal(ts_jobplan_make(job, &wl, &env, NOW, &p, &err), 0);
+    assert_int_equal(p.ops, TS_JOBPLAN_UPDATE_WORKLOAD);
+    assert_int_equal(p.workload.spec.podsets[0].count, 2);
+    assert_string_equal(p.workload.meta.name, wl.meta.name);
+    ts_workload_release(&wl);
+    ts_jobplan_release(&p);
+    cJSON_Delete(job);
+}
+
+static void test_plan_conflict_fails_to_start(void **state)
+{
+    cJSON *job = cJSON_Parse(job_json);
+    struct ts_workload wl;
+    struct ts_jobplan p;
+    struct ts_err err = {0};
+
+    (void)state;
+    ts_jobplan_init(&p);
+    set(job, "spec.template.spec.nodeSelector[instance-type]", cJSON_CreateString("cpu"));
+    admitted_workload(job, "gpu", 0, &wl);
+    reserve(&wl, 1);
+    assert_int_equal(ts_jobplan_make(job, &wl, &env, NOW, &p, &err), 0);
+    assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS);
+    assert_string_equal(ts_conditions_find(&p.workload.status.conditions, "Finished")->reason,
+                        "FailedToStart");
+    ts_workload_release(&wl);
+    ts_jobplan_release(&p);
+    cJSON_Delete(job);
+}
+
 static void test_unmanaged_kinds(void **state)
 {
     cJSON *pod = cJSON_Parse("{\"apiVersion\":\"v1\",\"kind\":\"Pod\"}");
@@ -259,6 +470,13 @@ int main(void)
         cmocka_unit_test(test_job_partial_admission_parallelism),
         cmocka_unit_test(test_pytorchjob_replicas_in_kueue_order),
         cmocka_unit_test(test_unmanaged_kinds),
+        cmocka_unit_test(test_plan_new_job),
+        cmocka_unit_test(test_plan_missing_priority_class),
+        cmocka_unit_test(test_plan_start_stop_finish),
+        cmocka_unit_test(test_plan_running_without_admission_is_stopped),
+        cmocka_unit_test(test_plan_evicted_stops_then_releases),
+        cmocka_unit_test(test_plan_pending_workload_follows_job),
+        cmocka_unit_test(test_plan_conflict_fails_to_start),
     };
 
     ts_alloc_init();

@@ -1,0 +1,255 @@
+#include "controller/jobplan.h"
+
+#include "api/object.h"
+#include "controller/jobkind.h"
+#include "engine/apply.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void ts_jobplan_init(struct ts_jobplan *p)
+{
+    memset(p, 0, sizeof(*p));
+    ts_workload_init(&p->workload);
+}
+
+void ts_jobplan_release(struct ts_jobplan *p)
+{
+    cJSON_Delete(p->job);
+    ts_workload_release(&p->workload);
+    ts_jobplan_init(p);
+}
+
+static void event(struct ts_jobplan *p, const char *type, const char *reason, const char *fmt,
+                  ...) __attribute__((format(printf, 4, 5)));
+
+static void event(struct ts_jobplan *p, const char *type, const char *reason, const char *fmt, ...)
+{
+    va_list ap;
+
+    p->event_type = type;
+    p->event_reason = reason;
+    va_start(ap, fmt);
+    vsnprintf(p->event_message, sizeof(p->event_message), fmt, ap);
+    va_end(ap);
+}
+
+/* What the job says about itself, whatever its kind. */
+struct job_facts {
+    const struct ts_object_meta *meta;
+    int finished, success, active;
+    const char *message;
+};
+
+static void facts(const struct ts_object *o, struct job_facts *f)
+{
+    memset(f, 0, sizeof(*f));
+    if (o->kind == TS_KIND_JOB) {
+        f->meta = &o->u.job.meta;
+        f->finished = ts_job_is_finished(&o->u.job, &f->success, &f->message);
+        f->active = o->u.job.active > 0;
+    } else {
+        f->meta = &o->u.ptj.meta;
+        f->finished = ts_pytorchjob_is_finished(&o->u.ptj, &f->success, &f->message);
+        f->active = ts_pytorchjob_is_active(&o->u.ptj);
+    }
+}
+
+static int build(const struct ts_object *o, const struct ts_jobplan_env *env,
+                 struct ts_workload *out, struct ts_err *err)
+{
+    return o->kind == TS_KIND_JOB ? ts_jobworkload_from_job(&o->u.job, env->prio, out, err)
+                                  : ts_jobworkload_from_pytorchjob(&o->u.ptj, env->prio, out, err);
+}
+
+/* No Workload yet: create it; a running job waits suspended for it. */
+static int plan_create(const struct ts_object *o, const cJSON *job, const struct ts_jobkind *k,
+                       const struct ts_jobplan_env *env, struct ts_jobplan *p, struct ts_err *err)
+{
+    struct ts_err e = {0};
+    int rc = build(o, env, &p->workload, &e);
+
+    if (rc == TS_ENOTFOUND) { /* Kueue creates nothing and warns on the job */
+        event(p, "Warning", "WorkloadPriorityClassNotFound", "%s", e.msg);
+        return 0;
+    }
+    if (rc)
+        return ts_err_set(err, rc, "%s", e.msg);
+    p->ops |= TS_JOBPLAN_CREATE_WORKLOAD;
+    event(p, "Normal", "CreatedWorkload", "Created Workload: %s/%s", p->workload.meta.namespace_,
+          p->workload.meta.name);
+    if (!ts_jobkind_is_suspended(k, job)) {
+        p->job = cJSON_Duplicate(job, 1);
+        ts_jobkind_set_suspend(k, p->job, 1);
+        p->ops |= TS_JOBPLAN_UPDATE_JOB;
+    }
+    return 0;
+}
+
+static void plan_finished(const struct job_facts *f, const struct ts_workload *wl, ts_time now,
+                          struct ts_jobplan *p)
+{
+    ts_workload_copy(&p->workload, wl);
+    ts_conditions_set(&p->workload.status.conditions, TS_WL_COND_FINISHED, "True",
+                      f->success ? TS_WL_REASON_SUCCEEDED : TS_WL_REASON_FAILED,
+                      f->message ? f->message : "", wl->meta.generation, now);
+    p->ops |= TS_JOBPLAN_WORKLOAD_STATUS;
+    event(p, "Normal", "FinishedWorkload", "Workload '%s/%s' is declared finished",
+          wl->meta.namespace_, wl->meta.name);
+}
+
+/* Evicted: stop the job; once its pods are gone, release the quota. */
+static int plan_evicted(const struct job_facts *f, const cJSON *job, const struct ts_jobkind *k,
+                        const struct ts_workload *wl, ts_time now, struct ts_jobplan *p,
+                        struct ts_err *err)
+{
+    const struct ts_condition *ev = ts_conditions_find(&wl->status.conditions, TS_WL_COND_EVICTED);
+    int changed = 0, rc;
+
+    p->job = cJSON_Duplicate(job, 1);
+    if ((rc = ts_jobkind_stop(k, p->job, wl, &changed, err)))
+        return rc;
+    if (changed) {
+        p->ops |= TS_JOBPLAN_UPDATE_JOB;
+        event(p, "Normal", "Stopped", "%s", ev && ev->message ? ev->message : "Evicted");
+    }
+    if (!f->active && ts_workload_has_quota_reservation(wl)) {
+        ts_workload_copy(&p->workload, wl);
+        if (ts_apply_quota_released(&p->workload, now))
+            p->ops |= TS_JOBPLAN_WORKLOAD_STATUS;
+    }
+    return 0;
+}
+
+static int pod_sets_equal(const struct ts_workload *a, const struct ts_workload *b)
+{
+    if (a->spec.n_podsets != b->spec.n_podsets)
+        return 0;
+    for (size_t i = 0; i < a->spec.n_podsets; i++) {
+        const struct ts_podset *x = &a->spec.podsets[i], *y = &b->spec.podsets[i];
+
+        if (strcmp(x->name, y->name) || x->count != y->count ||
+            x->min_count.set != y->min_count.set || x->min_count.v != y->min_count.v ||
+            !ts_pod_template_equal(&x->template, &y->template))
+            return 0;
+    }
+    return 1;
+}
+
+/* Suspended and not admitted: keep the pending Workload in step with the
+ * job (a changed template or count while pending updates it). */
+static int plan_sync(const struct ts_object *o, const struct ts_workload *wl,
+                     const struct ts_jobplan_env *env, struct ts_jobplan *p, struct ts_err *err)
+{
+    struct ts_workload fresh;
+    int rc;
+
+    if (ts_workload_has_quota_reservation(wl))
+        return 0;
+    ts_workload_init(&fresh);
+    rc = build(o, env, &fresh, err);
+    if (!rc && !pod_sets_equal(&fresh, wl)) {
+        struct ts_podset *ps;
+        size_t n;
+
+        ts_workload_copy(&p->workload, wl);
+        /* take the job's pod sets, keep everything else of the Workload;
+         * the old pod sets are freed with `fresh` */
+        ps = p->workload.spec.podsets;
+        n = p->workload.spec.n_podsets;
+        p->workload.spec.podsets = fresh.spec.podsets;
+        p->workload.spec.n_podsets = fresh.spec.n_podsets;
+        fresh.spec.podsets = ps;
+        fresh.spec.n_podsets = n;
+        p->ops |= TS_JOBPLAN_UPDATE_WORKLOAD;
+        event(p, "Normal", "UpdatedWorkload", "Updated not matching Workload for suspended job: %s",
+              wl->meta.name);
+    }
+    ts_workload_release(&fresh);
+    return rc;
+}
+
+static int plan_start(const cJSON *job, const struct ts_jobkind *k, const struct ts_workload *wl,
+                      const struct ts_jobplan_env *env, ts_time now, struct ts_jobplan *p)
+{
+    struct ts_err e = {0};
+
+    p->job = cJSON_Duplicate(job, 1);
+    if (ts_jobkind_start(k, p->job, wl, env->flavor, env->flavor_ctx, &e) == 0) {
+        p->ops |= TS_JOBPLAN_UPDATE_JOB;
+        event(p, "Normal", "Started", "Admitted by clusterQueue %s",
+              wl->status.admission ? wl->status.admission->cluster_queue : "");
+        return 0;
+    }
+    /* a template that contradicts the flavor can never start (Kueue) */
+    ts_workload_copy(&p->workload, wl);
+    ts_conditions_set(&p->workload.status.conditions, TS_WL_COND_FINISHED, "True",
+                      TS_WL_REASON_FAILED_TO_START, e.msg, wl->meta.generation, now);
+    p->ops |= TS_JOBPLAN_WORKLOAD_STATUS;
+    event(p, "Warning", "FailedToStart", "%s", e.msg);
+    return 0;
+}
+
+static int plan_owned(const struct ts_object *o, const cJSON *job, const struct ts_jobkind *k,
+                      const struct ts_workload *wl, const struct ts_jobplan_env *env, ts_time now,
+                      struct ts_jobplan *p, struct ts_err *err)
+{
+    struct job_facts f;
+
+    facts(o, &f);
+    if (ts_workload_is_finished(wl))
+        return 0;
+    if (f.finished) {
+        plan_finished(&f, wl, now, p);
+        return 0;
+    }
+    if (ts_workload_is_evicted(wl))
+        return plan_evicted(&f, job, k, wl, now, p, err);
+    if (ts_jobkind_is_suspended(k, job)) {
+        if (ts_workload_is_admitted(wl))
+            return plan_start(job, k, wl, env, now, p);
+        return plan_sync(o, wl, env, p, err);
+    }
+    if (!ts_workload_is_admitted(wl)) { /* running without quota: stop it */
+        int changed = 0;
+
+        p->job = cJSON_Duplicate(job, 1);
+        if (ts_jobkind_stop(k, p->job, wl, &changed, err))
+            return TS_EINVAL;
+        p->ops |= TS_JOBPLAN_UPDATE_JOB;
+        event(p, "Normal", "Stopped", "Not admitted by cluster queue");
+    }
+    return 0;
+}
+
+int ts_jobplan_make(const cJSON *job, const struct ts_workload *wl,
+                    const struct ts_jobplan_env *env, ts_time now, struct ts_jobplan *p,
+                    struct ts_err *err)
+{
+    const struct ts_jobkind *k = ts_jobkind_of(job);
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    struct ts_object o;
+    int rc;
+
+    ts_jobplan_release(p);
+    if (!k)
+        return 0;
+    if ((rc = ts_object_decode(job, &o, &errs, err)) || errs.n) {
+        rc = rc ? rc : ts_field_errors_to_err(&errs, k->kind, err);
+        ts_field_errors_release(&errs);
+        if (o.kind != TS_KIND_UNKNOWN)
+            ts_object_release(&o);
+        return rc;
+    }
+    if (o.kind == TS_KIND_JOB || o.kind == TS_KIND_PYTORCH_JOB) {
+        const struct ts_object_meta *m = ts_object_meta(&o);
+        int managed = ts_job_meta_queue_name(m) || env->manage_jobs_without_queue_name;
+
+        if (managed && m->deletion_timestamp == 0)
+            rc = wl ? plan_owned(&o, job, k, wl, env, now, p, err)
+                    : plan_create(&o, job, k, env, p, err);
+    }
+    ts_object_release(&o);
+    return rc;
+}

@@ -1,0 +1,58 @@
+/*
+ * jobplan.h - the job reconciler's decisions (Kueue's ReconcileGenericJob,
+ * reference §4.3), as a pure function: given a job and the Workload it owns
+ * (or none), what must be written.  The controller executes the plan
+ * through the API; the tests check it table by table.
+ *
+ * Order of rules (as Kueue's): job deleting; not managed; no workload yet
+ * (create it, and suspend a job that slipped past the webhook); workload
+ * finished; job finished (finish the workload); workload evicted (stop the
+ * job, then release the quota once the job has no active pods); job
+ * suspended (start it when admitted, else keep the pending workload in
+ * step with the job); job running without admission (stop it).
+ */
+#ifndef TS_CONTROLLER_JOBPLAN_H
+#define TS_CONTROLLER_JOBPLAN_H
+
+#include <cJSON.h>
+
+#include "api/jobworkload.h"
+#include "api/workload.h"
+#include "controller/podset.h"
+#include "util/time.h"
+
+enum ts_jobplan_ops {
+    TS_JOBPLAN_CREATE_WORKLOAD = 1 << 0, /* create plan->workload */
+    TS_JOBPLAN_UPDATE_WORKLOAD = 1 << 1, /* update plan->workload (spec/metadata) */
+    TS_JOBPLAN_WORKLOAD_STATUS = 1 << 2, /* write plan->workload's status */
+    TS_JOBPLAN_UPDATE_JOB = 1 << 3,      /* update the job to plan->job */
+};
+
+struct ts_jobplan_env {
+    const struct ts_priority_lookup *prio;
+    ts_flavor_lookup_fn flavor;
+    void *flavor_ctx;
+    int manage_jobs_without_queue_name;
+};
+
+struct ts_jobplan {
+    unsigned ops;
+    cJSON *job;                  /* owned; the job to write (UPDATE_JOB) */
+    struct ts_workload workload; /* what to create / update / write status of */
+    const char *event_type;      /* "Normal" / "Warning", NULL when no event */
+    const char *event_reason;    /* Kueue's job event reasons */
+    char event_message[512];
+};
+
+void ts_jobplan_init(struct ts_jobplan *p);
+void ts_jobplan_release(struct ts_jobplan *p);
+
+/* Plans the reconciliation of `job` (JSON as the API server returned it)
+ * owning `wl` (NULL when it has none).  Returns 0 (p->ops may be 0: nothing
+ * to do), or TS_EINVAL when the job cannot be read (message names the
+ * field).  Ownership: p owns everything it holds. */
+int ts_jobplan_make(const cJSON *job, const struct ts_workload *wl,
+                    const struct ts_jobplan_env *env, ts_time now, struct ts_jobplan *p,
+                    struct ts_err *err);
+
+#endif
