@@ -1,5 +1,6 @@
 /* turnstilectl - Turnstile's command-line tool.  Thin main: dispatches to
  * the subcommands in pkg/cli. */
+#include "cli/explain.h"
 #include "cli/simulate.h"
 #include "util/alloc.h"
 
@@ -11,7 +12,8 @@
     "\n"                                                                                           \
     "commands:\n"                                                                                  \
     "  simulate   run Turnstile's admission engine on YAML files and print the Workloads\n"      \
-    "             as `kubectl get workloads` would show them\n"
+    "             as `kubectl get workloads` would show them\n"                              \
+    "  explain    why a workload waits, where it is in line, and what would admit it\n"
 
 int main(int argc, char **argv)
 {
@@ -29,6 +31,8 @@ int main(int argc, char **argv)
             return rc;
         return ts_cli_simulate(&opts, stdout, stderr);
     }
+    if (!strcmp(argv[1], "explain"))
+        return ts_cli_explain(argc - 2, argv + 2, stdout, stderr);
     fprintf(stderr, "turnstilectl: unknown command '%s'\n%s", argv[1], USAGE);
     return 2;
 }

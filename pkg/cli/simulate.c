@@ -1,6 +1,7 @@
 #include "cli/simulate.h"
 
 #include "api/config.h"
+#include "cli/load.h"
 #include "json/json.h"
 #include "sim/sim.h"
 #include "util/alloc.h"
@@ -59,57 +60,6 @@ int ts_cli_simulate_parse(int argc, char **argv, struct ts_cli_simulate_opts *o,
         return 2;
     }
     return 0;
-}
-
-static int read_stream(const char *file, struct ts_yaml_stream *st, struct ts_err *e)
-{
-    struct ts_buf b = TS_BUF_INIT;
-    char chunk[65536];
-    size_t n;
-    int rc;
-
-    if (strcmp(file, "-"))
-        return ts_yaml_decode_file(file, st, e);
-    while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0)
-        ts_buf_add(&b, chunk, n);
-    rc = ts_yaml_decode(b.ptr, b.len, "<stdin>", st, e);
-    ts_buf_release(&b);
-    return rc;
-}
-
-static int is_job(const cJSON *doc)
-{
-    const cJSON *k = cJSON_GetObjectItemCaseSensitive(doc, "kind");
-
-    return cJSON_IsString(k) && (!strcmp(k->valuestring, "Job") ||
-                                 !strcmp(k->valuestring, "PyTorchJob"));
-}
-
-/* Adds the documents of one file that are (jobs = 1) or are not jobs;
- * returns the number of rejected ones.  Jobs go last, as in a cluster where
- * the job controller retries until the queues and classes they name exist. */
-static int add_docs(struct ts_sim *sim, const char *file, struct ts_yaml_stream *st, int jobs,
-                    ts_time now, FILE *err)
-{
-    struct ts_err e = {0};
-    int bad = 0;
-
-    for (size_t i = 0; i < st->n; i++) {
-        struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
-        int line = st->docs[i].line;
-
-        if (is_job(st->docs[i].root) != jobs)
-            continue;
-        ts_err_clear(&e);
-        if (ts_sim_add_errs(sim, st->docs[i].root, now, &errs, &e)) {
-            if (errs.n)
-                line = ts_yaml_doc_line(&st->docs[i], errs.items[0].field);
-            fprintf(err, "error: %s:%d: document %zu: %s\n", file, line, i + 1, e.msg);
-            bad++;
-        }
-        ts_field_errors_release(&errs);
-    }
-    return bad;
 }
 
 static const char *condition_status(const struct ts_workload *w, const char *type)
@@ -275,34 +225,18 @@ static int engine_config(const struct ts_cli_simulate_opts *o, struct ts_engine_
 int ts_cli_simulate(const struct ts_cli_simulate_opts *o, FILE *out, FILE *err)
 {
     struct ts_engine_config ec;
-    struct ts_yaml_stream *st;
     struct ts_sim *sim;
     cJSON *queues;
     int bad = 0, rc = engine_config(o, &ec, err);
 
     if (rc)
         return rc;
-    st = ts_xcalloc(o->n_files, sizeof(*st));
     sim = ts_sim_new(&ec);
 
-    for (size_t i = 0; i < o->n_files && !rc; i++) {
-        struct ts_err e = {0};
-
-        if (read_stream(o->files[i], &st[i], &e)) {
-            fprintf(err, "error: %s\n", e.msg);
-            rc = 2;
-        }
-    }
-    for (int jobs = 0; jobs < 2 && !rc; jobs++) {
-        for (size_t i = 0; i < o->n_files; i++)
-            bad += add_docs(sim, o->files[i], &st[i], jobs, o->now, err);
-    }
-    for (size_t i = 0; i < o->n_files; i++)
-        ts_yaml_stream_release(&st[i]);
-    free(st);
-    if (rc) {
+    bad = ts_cli_load(sim, o->files, o->n_files, o->now, err);
+    if (bad < 0) {
         ts_sim_free(sim);
-        return rc;
+        return 2;
     }
     ts_sim_run(sim, o->cycles, o->now);
     queues = o->show_queues ? ts_sim_queues(sim, o->now) : NULL;

@@ -266,27 +266,44 @@ static int cf_priority(struct ts_engine *e, struct ts__eng_wl *wl, struct ts_exp
     return 1;
 }
 
-/* FREE_QUOTA: the flavor with the smallest shortfall. */
+/* What all pod sets together would need of resource/flavor from fact i. */
+static int64_t total_requested(const struct ts_explanation *x, size_t i)
+{
+    int64_t sum = 0;
+
+    for (size_t j = 0; j < x->n_facts; j++) {
+        if (!strcmp(x->facts[j].resource, x->facts[i].resource) &&
+            !strcmp(x->facts[j].flavor, x->facts[i].flavor))
+            sum += x->facts[j].requested;
+    }
+    return sum;
+}
+
+/* FREE_QUOTA: the flavor with the smallest shortfall (pod sets placed in
+ * the same flavor add up). */
 static void cf_free(const struct ts__eng_wl *wl, struct ts_explanation *x)
 {
     const struct ts_flavor_fact *best = NULL;
     const struct ts_quota_node *root = ts_quota_root(&wl->cq->node);
+    int64_t best_short = 0;
     char a[48];
 
     for (size_t i = 0; i < x->n_facts; i++) {
         const struct ts_flavor_fact *f = &x->facts[i];
+        int64_t req = total_requested(x, i);
 
-        if (f->requested <= f->available || f->requested > f->maximum)
+        if (req <= f->available || req > f->maximum)
             continue;
-        if (!best || f->requested - f->available < best->requested - best->available)
+        if (!best || req - f->available < best_short) {
             best = f;
+            best_short = req - f->available;
+        }
     }
     if (!best)
         return;
     x->cf = TS_CF_FREE_QUOTA;
     snprintf(x->cf_text, sizeof(x->cf_text), "fits in flavor %s if %s %s are freed in %s %s",
-             best->flavor, ts_amount_format(best->resource, best->requested - best->available, a,
-                                            sizeof(a)),
+             best->flavor, ts_amount_format(best->resource, best_short, a, sizeof(a)),
              best->resource, root->is_cohort ? "cohort" : "ClusterQueue", root->name);
 }
 
