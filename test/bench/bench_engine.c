@@ -295,6 +295,11 @@ int main(int argc, char **argv)
 {
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
 
+    if (argc > 2 && strcmp(argv[1], "--flat") == 0) { /* for instruction counts */
+        ts_alloc_init();
+        run_flat((size_t)strtoull(argv[2], NULL, 10));
+        return 0;
+    }
     if (argc > 1 && strcmp(argv[1], "--baseline-only") == 0) { /* for profiling */
         ts_alloc_init();
         run_shape("baseline", 5, 6, 500, 0);
