@@ -2,6 +2,7 @@
  * the subcommands in pkg/cli. */
 #include "cli/explain.h"
 #include "cli/simulate.h"
+#include "cli/whatif.h"
 #include "util/alloc.h"
 
 #include <stdio.h>
@@ -13,7 +14,8 @@
     "commands:\n"                                                                                  \
     "  simulate   run Turnstile's admission engine on YAML files and print the Workloads\n"      \
     "             as `kubectl get workloads` would show them\n"                              \
-    "  explain    why a workload waits, where it is in line, and what would admit it\n"
+    "  explain    why a workload waits, where it is in line, and what would admit it\n"   \
+    "  what-if    which workloads a proposed change would admit, preempt or keep waiting\n"
 
 int main(int argc, char **argv)
 {
@@ -31,6 +33,8 @@ int main(int argc, char **argv)
             return rc;
         return ts_cli_simulate(&opts, stdout, stderr);
     }
+    if (!strcmp(argv[1], "what-if"))
+        return ts_cli_whatif(argc - 2, argv + 2, stdout, stderr);
     if (!strcmp(argv[1], "explain"))
         return ts_cli_explain(argc - 2, argv + 2, stdout, stderr);
     fprintf(stderr, "turnstilectl: unknown command '%s'\n%s", argv[1], USAGE);

@@ -40,3 +40,13 @@ set +e
 set -e
 [ "$rc" -eq 1 ] && grep -q 'workload job/nope not found in namespace default' "$tmp/err"
 echo "ok: not found"
+
+# what-if: more quota admits the partially admissible job; nothing else changes
+state="-f $ex/admin-single-clusterqueue-setup.yaml -f $ex/jobs-sample-job.yaml -f $ex/jobs-sample-pytorchjob.yaml -f $ex/jobs-sample-job-partial-admission.yaml"
+# shellcheck disable=SC2086
+"$bin" what-if --now $now $state --change test/e2e/data/more-quota.yaml >"$tmp/whatif"
+grep -q 'job-sample-job-partial-admission-.* would be admitted  *cluster-queue' "$tmp/whatif"
+[ "$(wc -l <"$tmp/whatif")" -eq 2 ]
+# shellcheck disable=SC2086
+"$bin" what-if --now $now $state --change "$ex/admin-single-clusterqueue-setup.yaml" | grep -q "no workload's outcome changes"
+echo "ok: what-if"

@@ -4,8 +4,9 @@
 #                         in a fresh temporary directory $T, wait until it is
 #                         ready; sets URL, KC (kubeconfig), TOKEN, PID
 #   K ...                 kubectl with that kubeconfig and a fresh cache dir
-#   api METHOD PATH [curl args...]  curl against the server; prints the body,
-#                         sets CODE to the HTTP status
+#   api METHOD PATH [curl args...]  curl against the server; prints the body;
+#                         `code` then prints the HTTP status (works after
+#                         out=$(api ...) too, through a file)
 #   jq_py EXPR            evaluates a Python expression on stdin's JSON as `d`
 #   check DESC COND...    runs COND; fails the test with DESC when false
 #   contains HAYSTACK NEEDLE
@@ -39,7 +40,7 @@ as_start() {
     [ -x "$BIN" ] || { echo "skip: $BIN not built"; exit 77; }
     TOKEN=tok-$$
     "$BIN" --listen 127.0.0.1:0 --kubeconfig-out "$T/kc" --token "$TOKEN" "$@" \
-        >"$T/server.out" 2>"$T/server.log" &
+        >"$T/server.out" 2>>"$T/server.log" &
     PID=$!
     PIDS="$PIDS $PID"
     KC=$T/kc
@@ -67,10 +68,13 @@ K() {
 api() {
     m=$1 p=$2
     shift 2
-    out=$(curl -sk -o "$T/body" -w '%{http_code}' -X "$m" -H "Authorization: Bearer $TOKEN" \
-        "$@" "$URL$p")
-    CODE=$out
+    curl -sk -o "$T/body" -w '%{http_code}' -X "$m" -H "Authorization: Bearer $TOKEN" \
+        "$@" "$URL$p" >"$T/code"
     cat "$T/body"
+}
+
+code() {
+    cat "$T/code"
 }
 
 jq_py() {
@@ -96,6 +100,14 @@ eq() {
 }
 
 finish() {
+    # stop the servers first so sanitizer reports (leaks at exit) are seen
+    for p in $PIDS; do kill "$p" 2>/dev/null; done
+    for p in $PIDS; do wait "$p" 2>/dev/null; done
+    PIDS=""
+    if grep -q -E 'AddressSanitizer|LeakSanitizer|runtime error:' "$T/server.log" 2>/dev/null; then
+        grep -A30 -E 'AddressSanitizer|LeakSanitizer|runtime error:' "$T/server.log" | head -60
+        fail "sanitizer report in the server log"
+    fi
     if [ "$FAILS" -ne 0 ]; then
         echo "$FAILS check(s) failed; server log tail:"
         tail -20 "$T/server.log"

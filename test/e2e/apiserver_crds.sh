@@ -1,0 +1,37 @@
+#!/bin/sh
+# Done-when check of issue 5: turnstile-apiserver + kubectl apply of the
+# real crds/ + the seeds' ClusterQueue, LocalQueue and ResourceFlavor YAML
+# + kubectl get clusterqueues,localqueues,workloads -A, default kubectl
+# flags; plus the Kubeflow PyTorchJob CRD and a PyTorchJob.
+. "$(dirname "$0")/lib/apiserver.sh"
+need_kubectl
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+ls "$ROOT"/crds/*.yaml >/dev/null 2>&1 || { echo "skip: crds/ not present"; exit 77; }
+as_start
+for f in "$ROOT"/crds/kueue.x-k8s.io_*.yaml "$ROOT/config/external/kubeflow.org_pytorchjobs.yaml"; do
+    out=$(K apply -f "$f" 2>&1)
+    check "apply $(basename "$f")" contains "$out" "created"
+done
+out=$(K wait --for=condition=Established --timeout=10s crd --all 2>&1)
+check "all CRDs established" contains "$out" "condition met"
+SEEDS=$ROOT/../shared/samples/seeds
+[ -d "$SEEDS" ] || SEEDS=$ROOT/config/samples
+out=$(K apply -f "$ROOT/config/samples/namespaces.yaml" 2>&1)
+check "namespaces" contains "$out" "created"
+for f in cluster-queue-gpu.yaml ai-cluster-queue.yaml multi-team.yaml borrowing-and-reclaim.yaml; do
+    [ -f "$SEEDS/$f" ] || continue
+    out=$(K apply -f "$SEEDS/$f" 2>&1)
+    check "apply seed $f" contains "$out" "created"
+done
+out=$(K get clusterqueues,localqueues,workloads -A 2>&1)
+check "get cq,lq,wl -A (cq)" contains "$out" "clusterqueue.kueue.x-k8s.io/cluster-queue-gpu"
+check "get cq,lq,wl -A (lq)" contains "$out" "localqueue.kueue.x-k8s.io/local-queue-a"
+out=$(K get resourceflavors 2>&1)
+check "resource flavors" contains "$out" "NAME"
+out=$(K get cq cluster-queue-gpu -o yaml 2>&1)
+check "CRD defaults on real schema" contains "$out" "queueingStrategy: BestEffortFIFO"
+if [ -f "$SEEDS/pytorchjob-annotated.yaml" ]; then
+    out=$(K apply -f "$SEEDS/pytorchjob-annotated.yaml" 2>&1)
+    check "pytorchjob seed" contains "$out" "pytorchjob.kubeflow.org/"
+fi
+finish
