@@ -9,12 +9,12 @@
 #include <string.h>
 
 #define USAGE                                                                                      \
-    "usage: turnstilectl <command> [flags]\n"                                                     \
+    "usage: turnstilectl <command> [flags]\n"                                                      \
     "\n"                                                                                           \
     "commands:\n"                                                                                  \
-    "  simulate   run Turnstile's admission engine on YAML files and print the Workloads\n"      \
-    "             as `kubectl get workloads` would show them\n"                              \
-    "  explain    why a workload waits, where it is in line, and what would admit it\n"   \
+    "  simulate   run Turnstile's admission engine on YAML files and print the Workloads\n"        \
+    "             as `kubectl get workloads` would show them\n"                                    \
+    "  explain    why a workload waits, where it is in line, and what would admit it\n"            \
     "  what-if    which workloads a proposed change would admit, preempt or keep waiting\n"
 
 int main(int argc, char **argv)

@@ -52,8 +52,7 @@ static void decode_fair_sharing(struct ts_dec *d, const cJSON *obj, int v1beta1,
                     c->strategies[c->n_strategies++] = (enum ts_config_fs_strategy)v;
                 else
                     ts_dec_error(d, TS_FIELD_NOT_SUPPORTED, NULL, e->valuestring,
-                                 "supported values: \"%s\", \"%s\"", strategies[0],
-                                 strategies[1]);
+                                 "supported values: \"%s\", \"%s\"", strategies[0], strategies[1]);
             } else if (!cJSON_IsString(e)) {
                 ts_dec_error(d, TS_FIELD_TYPE_INVALID, NULL, NULL, "must be a string");
             }

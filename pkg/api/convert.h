@@ -20,7 +20,7 @@
 
 #include "util/err.h"
 
-#define TS_KUEUE_GROUP "kueue.x-k8s.io"
+#define TS_KUEUE_GROUP   "kueue.x-k8s.io"
 #define TS_KUEUE_V1BETA1 "kueue.x-k8s.io/v1beta1"
 #define TS_KUEUE_V1BETA2 "kueue.x-k8s.io/v1beta2"
 /* Holds, as JSON, fields that the target version cannot express. */

@@ -76,13 +76,12 @@ void ts_toleration_copy(struct ts_toleration *dst, const struct ts_toleration *s
 
 /* Decode an array obj[key] into a malloc'd array (*out, *n).  Ownership:
  * caller releases each element and frees the array. */
-void ts_taints_decode(struct ts_dec *d, const cJSON *obj, const char *key,
-                      struct ts_taint **out, size_t *n);
+void ts_taints_decode(struct ts_dec *d, const cJSON *obj, const char *key, struct ts_taint **out,
+                      size_t *n);
 void ts_tolerations_decode(struct ts_dec *d, const cJSON *obj, const char *key,
                            struct ts_toleration **out, size_t *n);
 void ts_taints_encode(const struct ts_taint *t, size_t n, cJSON *obj, const char *key);
-void ts_tolerations_encode(const struct ts_toleration *t, size_t n, cJSON *obj,
-                           const char *key);
+void ts_tolerations_encode(const struct ts_toleration *t, size_t n, cJSON *obj, const char *key);
 /* Frees an array returned by the decoders. */
 void ts_taints_free(struct ts_taint *t, size_t n);
 void ts_tolerations_free(struct ts_toleration *t, size_t n);

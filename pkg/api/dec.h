@@ -53,16 +53,14 @@ const cJSON *ts_dec_array(struct ts_dec *d, const cJSON *obj, const char *key);
 
 int ts_dec_string(struct ts_dec *d, const cJSON *obj, const char *key, char **out);
 int ts_dec_bool(struct ts_dec *d, const cJSON *obj, const char *key, int *out);
-int ts_dec_opt_bool(struct ts_dec *d, const cJSON *obj, const char *key,
-                    struct ts_opt_bool *out);
+int ts_dec_opt_bool(struct ts_dec *d, const cJSON *obj, const char *key, struct ts_opt_bool *out);
 /* Integers must be JSON numbers with no fraction within the type's range. */
 int ts_dec_i32(struct ts_dec *d, const cJSON *obj, const char *key, int32_t *out);
 int ts_dec_i64(struct ts_dec *d, const cJSON *obj, const char *key, int64_t *out);
 int ts_dec_opt_i32(struct ts_dec *d, const cJSON *obj, const char *key, struct ts_opt_i32 *out);
 int ts_dec_opt_i64(struct ts_dec *d, const cJSON *obj, const char *key, struct ts_opt_i64 *out);
 /* A quantity given as a string ("1536Mi") or a number (9, 0.5). */
-int ts_dec_quantity(struct ts_dec *d, const cJSON *obj, const char *key,
-                    struct ts_quantity *out);
+int ts_dec_quantity(struct ts_dec *d, const cJSON *obj, const char *key, struct ts_quantity *out);
 int ts_dec_opt_quantity(struct ts_dec *d, const cJSON *obj, const char *key,
                         struct ts_opt_quantity *out);
 /* An RFC 3339 timestamp string. */
@@ -70,16 +68,15 @@ int ts_dec_time(struct ts_dec *d, const cJSON *obj, const char *key, ts_time *ou
 /* A map of strings (labels, nodeSelector); entries are added to out. */
 int ts_dec_strmap(struct ts_dec *d, const cJSON *obj, const char *key, struct ts_strmap *out);
 /* An array of strings; entries are appended to out. */
-int ts_dec_strlist(struct ts_dec *d, const cJSON *obj, const char *key,
-                   struct ts_strlist *out);
+int ts_dec_strlist(struct ts_dec *d, const cJSON *obj, const char *key, struct ts_strlist *out);
 /* A ResourceList {name: quantity}; entries are set in out. */
 int ts_dec_resource_list(struct ts_dec *d, const cJSON *obj, const char *key,
                          struct ts_resource_list *out);
 /* A string that must be one of `allowed` (NULL-terminated array); stores
  * the index.  Otherwise records "Unsupported value: "X": supported values:
  * "A", "B"" and returns -1. */
-int ts_dec_enum(struct ts_dec *d, const cJSON *obj, const char *key,
-                const char *const *allowed, int *out);
+int ts_dec_enum(struct ts_dec *d, const cJSON *obj, const char *key, const char *const *allowed,
+                int *out);
 
 /* Renders a JSON value briefly for an error message (strings raw, other
  * values printed compactly, truncated).  Ownership: caller frees. */

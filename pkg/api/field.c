@@ -143,8 +143,7 @@ void ts_field_errors_format(const struct ts_field_errors *errs, struct ts_buf *o
         ts_buf_addc(out, ']');
 }
 
-int ts_field_errors_to_err(const struct ts_field_errors *errs, const char *what,
-                           struct ts_err *err)
+int ts_field_errors_to_err(const struct ts_field_errors *errs, const char *what, struct ts_err *err)
 {
     struct ts_buf b = TS_BUF_INIT;
 

@@ -45,7 +45,10 @@ struct ts_field_errors {
     size_t cap;
 };
 
-#define TS_FIELD_ERRORS_INIT {NULL, 0, 0}
+#define TS_FIELD_ERRORS_INIT                                                                       \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 void ts_field_errors_init(struct ts_field_errors *errs);
 void ts_field_errors_release(struct ts_field_errors *errs);

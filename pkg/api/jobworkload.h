@@ -4,8 +4,8 @@
  * "<kind>-<job>-<5 hex of SHA-1>", controller ownerReference, the
  * resource-in-use finalizer, the job-uid label, queue name from the label
  * (or the legacy annotation), pod sets from the job, priority from the
- * WorkloadPriorityClass label (or, in older YAML, annotation), else the pods' PriorityClass, else the
- * cluster's default PriorityClass.
+ * WorkloadPriorityClass label (or, in older YAML, annotation), else the pods' PriorityClass, else
+ * the cluster's default PriorityClass.
  *
  * The controller, the simulator and the webhook all build Workloads here,
  * so a Workload the simulator shows is the one the controller creates.
@@ -21,9 +21,9 @@
 #include "api/workload.h"
 #include "util/err.h"
 
-#define TS_LABEL_QUEUE_NAME "kueue.x-k8s.io/queue-name"
-#define TS_LABEL_PRIORITY_CLASS "kueue.x-k8s.io/priority-class"
-#define TS_LABEL_JOB_UID "kueue.x-k8s.io/job-uid"
+#define TS_LABEL_QUEUE_NAME               "kueue.x-k8s.io/queue-name"
+#define TS_LABEL_PRIORITY_CLASS           "kueue.x-k8s.io/priority-class"
+#define TS_LABEL_JOB_UID                  "kueue.x-k8s.io/job-uid"
 #define TS_ANNOTATION_JOB_MIN_PARALLELISM "kueue.x-k8s.io/job-min-parallelism"
 
 /* Priority classes known to the caller.  Each lookup returns 1 and sets

@@ -54,9 +54,8 @@ void ts_object_meta_copy(struct ts_object_meta *dst, const struct ts_object_meta
     ts_strmap_copy(&dst->annotations, &src->annotations);
     ts_strlist_init(&dst->finalizers);
     ts_strlist_copy(&dst->finalizers, &src->finalizers);
-    dst->owner_refs = src->n_owner_refs
-                          ? ts_xcalloc(src->n_owner_refs, sizeof(*dst->owner_refs))
-                          : NULL;
+    dst->owner_refs =
+        src->n_owner_refs ? ts_xcalloc(src->n_owner_refs, sizeof(*dst->owner_refs)) : NULL;
     for (size_t i = 0; i < src->n_owner_refs; i++) {
         const struct ts_owner_ref *s = &src->owner_refs[i];
         struct ts_owner_ref *o = &dst->owner_refs[i];

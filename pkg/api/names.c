@@ -3,21 +3,21 @@
 #include <string.h>
 
 #define DNS1123_LABEL_MSG                                                                          \
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "      \
-    "and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', "     \
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "       \
+    "and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', "       \
     "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
 #define DNS1123_SUBDOMAIN_MSG                                                                      \
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or " \
-    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex "     \
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "   \
+    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex "       \
     "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
 #define QUALIFIED_NAME_MSG                                                                         \
-    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "    \
-    "end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "    \
+    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "      \
+    "end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "      \
     "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
 #define LABEL_VALUE_MSG                                                                            \
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or " \
-    "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "           \
-    "'my_value',  or '12345', regex used for validation is "                                      \
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "    \
+    "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "             \
+    "'my_value',  or '12345', regex used for validation is "                                       \
     "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
 
 static int lower_alnum(char c)
@@ -138,8 +138,8 @@ int ts_names_qualified(const char *v, const char *path, struct ts_field_errors *
     if (ts_names_is_qualified(v))
         return 0;
     if (slash && name_part(name, strlen(name))) /* then the prefix is what is wrong */
-        ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1,
-                            "prefix part %s", DNS1123_SUBDOMAIN_MSG);
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1, "prefix part %s",
+                            DNS1123_SUBDOMAIN_MSG);
     else if (strlen(name) > 63)
         ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1,
                             "name part must be no more than 63 characters");

@@ -12,8 +12,7 @@
 #include "api/field.h"
 
 /* At most 253 chars of [a-z0-9.-], dot-separated DNS labels. */
-int ts_names_dns1123_subdomain(const char *value, const char *path,
-                               struct ts_field_errors *errs);
+int ts_names_dns1123_subdomain(const char *value, const char *path, struct ts_field_errors *errs);
 /* At most 63 chars, [a-z0-9]([-a-z0-9]*[a-z0-9])?. */
 int ts_names_dns1123_label(const char *value, const char *path, struct ts_field_errors *errs);
 /* A label key / qualified name: optional DNS-subdomain prefix and '/',

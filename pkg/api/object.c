@@ -122,7 +122,8 @@ int ts_object_decode(const cJSON *obj, struct ts_object *out, struct ts_field_er
     memset(out, 0, sizeof(*out));
     out->kind = ts_object_kind(obj);
     if (out->kind == TS_KIND_UNKNOWN)
-        return ts_err_set(err, TS_EUNSUPPORTED, "unsupported object: apiVersion \"%s\", kind \"%s\"",
+        return ts_err_set(err, TS_EUNSUPPORTED,
+                          "unsupported object: apiVersion \"%s\", kind \"%s\"",
                           str_of(obj, "apiVersion"), str_of(obj, "kind"));
     if (group_matches(str_of(obj, "apiVersion"), TS_KUEUE_GROUP) &&
         strcmp(str_of(obj, "apiVersion"), TS_KUEUE_V1BETA2) != 0) {

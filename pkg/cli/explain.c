@@ -10,8 +10,9 @@
 #include <string.h>
 #include <time.h>
 
-#define USAGE "usage: turnstilectl explain -f FILE [-f FILE...] [-n NAMESPACE] " \
-              "WORKLOAD|job/NAME|pytorchjob/NAME [-o table|json] [--now RFC3339]\n"
+#define USAGE                                                                                      \
+    "usage: turnstilectl explain -f FILE [-f FILE...] [-n NAMESPACE] "                             \
+    "WORKLOAD|job/NAME|pytorchjob/NAME [-o table|json] [--now RFC3339]\n"
 
 struct opts {
     const char *files[64];
@@ -100,9 +101,12 @@ static cJSON *to_json(const struct ts_workload *w, const struct ts_explanation *
         cJSON_AddStringToObject(e, "podSet", f->podset);
         cJSON_AddStringToObject(e, "resource", f->resource);
         cJSON_AddStringToObject(e, "flavor", f->flavor);
-        cJSON_AddStringToObject(e, "requested", ts_amount_format(f->resource, f->requested, q, sizeof(q)));
-        cJSON_AddStringToObject(e, "available", ts_amount_format(f->resource, f->available, q, sizeof(q)));
-        cJSON_AddStringToObject(e, "maximum", ts_amount_format(f->resource, f->maximum, q, sizeof(q)));
+        cJSON_AddStringToObject(e, "requested",
+                                ts_amount_format(f->resource, f->requested, q, sizeof(q)));
+        cJSON_AddStringToObject(e, "available",
+                                ts_amount_format(f->resource, f->available, q, sizeof(q)));
+        cJSON_AddStringToObject(e, "maximum",
+                                ts_amount_format(f->resource, f->maximum, q, sizeof(q)));
         cJSON_AddItemToArray(facts, e);
     }
     cJSON_AddItemToObject(o, "flavors", facts);

@@ -27,8 +27,8 @@ static int is_job(const cJSON *doc)
 {
     const cJSON *k = cJSON_GetObjectItemCaseSensitive(doc, "kind");
 
-    return cJSON_IsString(k) && (!strcmp(k->valuestring, "Job") ||
-                                 !strcmp(k->valuestring, "PyTorchJob"));
+    return cJSON_IsString(k) &&
+           (!strcmp(k->valuestring, "Job") || !strcmp(k->valuestring, "PyTorchJob"));
 }
 
 /* Adds the documents of one file that are (jobs = 1) or are not jobs;

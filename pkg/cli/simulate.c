@@ -14,8 +14,8 @@
 #include <time.h>
 
 #define USAGE                                                                                      \
-    "usage: turnstilectl simulate -f FILE [-f FILE...] [--cycles N] [-o yaml|json|table]\n"       \
-    "                             [--config FILE] [--fair-sharing] [--show-queues]\n"     \
+    "usage: turnstilectl simulate -f FILE [-f FILE...] [--cycles N] [-o yaml|json|table]\n"        \
+    "                             [--config FILE] [--fair-sharing] [--show-queues]\n"              \
     "                             [--now RFC3339]\n"
 
 int ts_cli_simulate_parse(int argc, char **argv, struct ts_cli_simulate_opts *o, FILE *err)
@@ -91,7 +91,7 @@ static void table_row(const struct ts_workload *w, char **cells)
 /* Columns as wide as their widest cell, three spaces apart (kubectl). */
 static void print_table(const struct ts_sim *sim, FILE *out)
 {
-    static const char *const head[TABLE_COLS] = {"NAMESPACE", "NAME",     "QUEUE",
+    static const char *const head[TABLE_COLS] = {"NAMESPACE",   "NAME",     "QUEUE",
                                                  "RESERVED IN", "ADMITTED", "REASON/MESSAGE"};
     size_t n = ts_sim_n_workloads(sim), width[TABLE_COLS];
     char **cells = ts_xcalloc((n + 1) * TABLE_COLS, sizeof(*cells));
@@ -161,8 +161,7 @@ static void print_queue_table(const cJSON *queues, FILE *out)
 }
 
 /* kubectl's -o yaml|json of a list of workloads: a v1 List. */
-static void print_list(const struct ts_sim *sim, enum ts_cli_output fmt, cJSON *queues,
-                       FILE *out)
+static void print_list(const struct ts_sim *sim, enum ts_cli_output fmt, cJSON *queues, FILE *out)
 {
     cJSON *list = cJSON_CreateObject();
     cJSON *items;

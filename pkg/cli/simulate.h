@@ -26,9 +26,9 @@ struct ts_cli_simulate_opts {
     size_t cycles; /* 0 = until nothing changes */
     enum ts_cli_output output;
     ts_time now;
-    const char *config;  /* Kueue Configuration file, or NULL */
-    int fair_sharing;    /* --fair-sharing: Kueue's default strategies */
-    int show_queues;     /* --show-queues: also print ClusterQueues and Cohorts with status */
+    const char *config; /* Kueue Configuration file, or NULL */
+    int fair_sharing;   /* --fair-sharing: Kueue's default strategies */
+    int show_queues;    /* --show-queues: also print ClusterQueues and Cohorts with status */
 };
 
 /* Runs the simulation.  Problems go to err as "file:line: document N:

@@ -8,8 +8,9 @@
 #include <string.h>
 #include <time.h>
 
-#define USAGE "usage: turnstilectl what-if -f STATE.yaml [-f ...] --change CHANGE.yaml " \
-              "[--change ...] [--now RFC3339]\n"
+#define USAGE                                                                                      \
+    "usage: turnstilectl what-if -f STATE.yaml [-f ...] --change CHANGE.yaml "                     \
+    "[--change ...] [--now RFC3339]\n"
 
 struct outcome {
     int admitted;

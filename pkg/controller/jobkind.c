@@ -46,8 +46,7 @@ static int replica_cmp(const void *a, const void *b)
     return rx != ry ? rx - ry : strcmp(x->string, y->string);
 }
 
-size_t ts_jobkind_templates(const struct ts_jobkind *k, cJSON *job, cJSON **tmpl,
-                            char names[][64])
+size_t ts_jobkind_templates(const struct ts_jobkind *k, cJSON *job, cJSON **tmpl, char names[][64])
 {
     cJSON *spec = cJSON_GetObjectItemCaseSensitive(job, "spec");
     cJSON *reps, *r, *order[TS_JOBKIND_MAX_PODSETS];

@@ -21,10 +21,10 @@
 #define TS_JOBKIND_MAX_PODSETS 18
 
 struct ts_jobkind {
-    const char *api_version; /* "batch/v1" */
-    const char *kind;        /* "Job" */
-    const char *group;       /* "batch" */
-    const char *resource;    /* "jobs" */
+    const char *api_version;    /* "batch/v1" */
+    const char *kind;           /* "Job" */
+    const char *group;          /* "batch" */
+    const char *resource;       /* "jobs" */
     const char *suspend_parent; /* object holding "suspend": "spec" or "spec.runPolicy" */
     const char *replicas_key;   /* map of replica specs ("pytorchReplicaSpecs"), NULL for Job */
 };
@@ -36,8 +36,7 @@ const struct ts_jobkind *ts_jobkind_of(const cJSON *job);
  * the other replica types alphabetically), with their pod set names
  * ("main", or the lower-cased replica type).  Returns the count (at most
  * TS_JOBKIND_MAX_PODSETS).  Borrowed: pointers into job. */
-size_t ts_jobkind_templates(const struct ts_jobkind *k, cJSON *job, cJSON **tmpl,
-                            char names[][64]);
+size_t ts_jobkind_templates(const struct ts_jobkind *k, cJSON *job, cJSON **tmpl, char names[][64]);
 
 int ts_jobkind_is_suspended(const struct ts_jobkind *k, const cJSON *job);
 void ts_jobkind_set_suspend(const struct ts_jobkind *k, cJSON *job, int suspend);

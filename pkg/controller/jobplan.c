@@ -21,8 +21,8 @@ void ts_jobplan_release(struct ts_jobplan *p)
     ts_jobplan_init(p);
 }
 
-static void event(struct ts_jobplan *p, const char *type, const char *reason, const char *fmt,
-                  ...) __attribute__((format(printf, 4, 5)));
+static void event(struct ts_jobplan *p, const char *type, const char *reason, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 static void event(struct ts_jobplan *p, const char *type, const char *reason, const char *fmt, ...)
 {

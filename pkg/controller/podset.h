@@ -26,8 +26,8 @@
 #include "api/workload.h"
 #include "util/err.h"
 
-#define TS_LABEL_PODSET "kueue.x-k8s.io/podset"
-#define TS_LABEL_LOCAL_QUEUE_NAME "kueue.x-k8s.io/local-queue-name"
+#define TS_LABEL_PODSET             "kueue.x-k8s.io/podset"
+#define TS_LABEL_LOCAL_QUEUE_NAME   "kueue.x-k8s.io/local-queue-name"
 #define TS_LABEL_CLUSTER_QUEUE_NAME "kueue.x-k8s.io/cluster-queue-name"
 
 /* Looks a ResourceFlavor up by name (NULL when missing). Borrowed. */

@@ -29,8 +29,8 @@ struct ts_quantity ts_amount_quantity(const char *resource, int64_t amount)
 {
     if (is_cpu(resource))
         return ts_quantity_from_milli(amount);
-    return ts_quantity_from_int(amount,
-                                is_binary(resource) ? TS_QUANTITY_BINARY_SI : TS_QUANTITY_DECIMAL_SI);
+    return ts_quantity_from_int(amount, is_binary(resource) ? TS_QUANTITY_BINARY_SI
+                                                            : TS_QUANTITY_DECIMAL_SI);
 }
 
 char *ts_amount_format(const char *resource, int64_t amount, char *buf, size_t len)

@@ -70,8 +70,7 @@ int ts_apply_pending(struct ts_workload *wl, const struct ts_decision *d, ts_tim
 
 int ts_apply_decision(struct ts_workload *wl, const struct ts_decision *d, ts_time now)
 {
-    return d->kind == TS_DECISION_ADMIT ? ts_apply_admit(wl, d, now)
-                                        : ts_apply_pending(wl, d, now);
+    return d->kind == TS_DECISION_ADMIT ? ts_apply_admit(wl, d, now) : ts_apply_pending(wl, d, now);
 }
 
 static void count_eviction(struct ts_workload *wl, const char *reason, const char *cause)
@@ -81,8 +80,8 @@ static void count_eviction(struct ts_workload *wl, const char *reason, const cha
 
     for (size_t i = 0; i < st->n_evictions; i++) {
         ev = &st->evictions[i];
-        if (!strcmp(ev->reason, reason) && !strcmp(ev->underlying_cause ? ev->underlying_cause : "",
-                                                    cause ? cause : "")) {
+        if (!strcmp(ev->reason, reason) &&
+            !strcmp(ev->underlying_cause ? ev->underlying_cause : "", cause ? cause : "")) {
             ev->count++;
             return;
         }
@@ -114,7 +113,8 @@ int ts_apply_quota_released(struct ts_workload *wl, ts_time now)
         return 0;
     reason = ts_xstrdup(ev->reason ? ev->reason : "");
     message = ts_xstrdup(ev->message ? ev->message : "");
-    requeue = !strcmp(reason, TS_WL_REASON_PREEMPTED) || !strcmp(reason, TS_WL_REASON_NODE_FAILURES);
+    requeue =
+        !strcmp(reason, TS_WL_REASON_PREEMPTED) || !strcmp(reason, TS_WL_REASON_NODE_FAILURES);
     ts_conditions_set(&wl->status.conditions, TS_WL_COND_REQUEUED, requeue ? "True" : "False",
                       reason, message, wl->meta.generation, now);
     ts_conditions_set(&wl->status.conditions, TS_WL_COND_QUOTA_RESERVED, "False",

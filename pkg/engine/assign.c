@@ -180,8 +180,9 @@ static enum ts__eng_mode fits_quota(struct ctx *c, size_t fr, int64_t val, int *
     avail = ts_quota_available(n, fr);
     if (val <= avail)
         return TS__ENG_FIT;
-    status_add(&c->st, TS__ENG_NOFIT_QUOTA, "insufficient unused quota for %s in flavor %s, %s more needed",
-               res, flavor, ts_amount_format(res, val - avail, a, sizeof(a)));
+    status_add(&c->st, TS__ENG_NOFIT_QUOTA,
+               "insufficient unused quota for %s in flavor %s, %s more needed", res, flavor,
+               ts_amount_format(res, val - avail, a, sizeof(a)));
     if (val <= n->nominal[fr] || may_reclaim ||
         c->cq->preemption.borrow_within_cohort != TS_BORROW_NEVER ||
         (c->e->config.fair_sharing &&
@@ -189,8 +190,7 @@ static enum ts__eng_mode fits_quota(struct ctx *c, size_t fr, int64_t val, int *
         /* the preemption oracle: could victims make room for this pair? */
         struct ts__eng_target *t;
         int cross;
-        size_t nt = ts__eng_preempt_targets(c->e, c->cq, c->wl, &fr, &val, 1,
-                                            &t, &cross);
+        size_t nt = ts__eng_preempt_targets(c->e, c->cq, c->wl, &fr, &val, 1, &t, &cross);
 
         /* Kueue's oracle reports the borrowing once the victims are gone */
         for (size_t i = 0; i < nt; i++)
@@ -261,11 +261,13 @@ static enum ts__eng_mode find_flavor(struct ctx *c, const struct ts__eng_rg *rg,
             char ts[256];
 
             taint_string(taint, ts, sizeof(ts));
-            status_add(&c->st, TS__ENG_NOFIT_FLAVOR, "untolerated taint %s in flavor %s", ts, fname);
+            status_add(&c->st, TS__ENG_NOFIT_FLAVOR, "untolerated taint %s in flavor %s", ts,
+                       fname);
             continue;
         }
         if (!affinity_matches(&ps->tmpl, &rg->label_keys, &f->node_labels)) {
-            status_add(&c->st, TS__ENG_NOFIT_FLAVOR, "flavor %s doesn't match node affinity", fname);
+            status_add(&c->st, TS__ENG_NOFIT_FLAVOR, "flavor %s doesn't match node affinity",
+                       fname);
             continue;
         }
         for (size_t i = 0; i < n && mode != TS__ENG_NOFIT; i++) {
@@ -410,9 +412,8 @@ static void fill_psa(struct ctx *c, struct ts__eng_psa *psa, int32_t count, cons
     }
 }
 
-void ts__eng_assign(const struct ts_engine *e, struct ts__eng_cq *cq,
-                    const struct ts__eng_wl *wl, const int32_t *counts,
-                    struct ts__eng_assignment *out)
+void ts__eng_assign(const struct ts_engine *e, struct ts__eng_cq *cq, const struct ts__eng_wl *wl,
+                    const int32_t *counts, struct ts__eng_assignment *out)
 {
     struct ctx c = {e, cq, wl, {0, 0, NULL, NULL}, {TS_STRLIST_INIT, TS__ENG_NOFIT_FLAVOR}};
     struct ts_buf msg = TS_BUF_INIT;

@@ -41,9 +41,8 @@ struct ts__eng_assignment {
 
 /* Computes the assignment of wl in cq with the given per-pod-set counts
  * (NULL = the pod sets' own counts) against the engine's current usage. */
-void ts__eng_assign(const struct ts_engine *e, struct ts__eng_cq *cq,
-                    const struct ts__eng_wl *wl, const int32_t *counts,
-                    struct ts__eng_assignment *out);
+void ts__eng_assign(const struct ts_engine *e, struct ts__eng_cq *cq, const struct ts__eng_wl *wl,
+                    const int32_t *counts, struct ts__eng_assignment *out);
 /* Partial admission (reference §3.3): when the full assignment does not
  * fit and a pod set has minCount, binary-searches the largest counts that
  * fit.  Replaces *a when a reduced assignment fits. */

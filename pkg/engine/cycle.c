@@ -142,11 +142,11 @@ struct entry {
     struct ts__eng_wl *wl;
     struct ts__eng_cq *cq;
     struct ts__eng_assignment a;
-    const char *reason;  /* set when nomination failed before assignment */
+    const char *reason; /* set when nomination failed before assignment */
     char *message;
-    int inadmissible;    /* requeue to the inadmissible list even in StrictFIFO */
-    int64_t share;       /* fair sharing: the queue's share with this entry admitted */
-    int fair;            /* fair sharing orders by "borrows at all", not by level */
+    int inadmissible; /* requeue to the inadmissible list even in StrictFIFO */
+    int64_t share;    /* fair sharing: the queue's share with this entry admitted */
+    int fair;         /* fair sharing orders by "borrows at all", not by level */
 };
 
 static int ns_matches(const struct ts_engine *e, const struct ts__eng_cq *cq, const char *ns)
@@ -255,8 +255,7 @@ static void block(struct ts__eng_cq *cq, const struct ts__eng_wl *wl)
     b->message = ts_xstrdup(wl->last_message ? wl->last_message : "");
 }
 
-static void requeue(struct ts__eng_cq *cq, struct ts__eng_wl *wl, int inadmissible,
-                    size_t *moved)
+static void requeue(struct ts__eng_cq *cq, struct ts__eng_wl *wl, int inadmissible, size_t *moved)
 {
     if (!inadmissible) {
         ts_heap_push(&cq->pending, wl);
@@ -280,7 +279,6 @@ static const char *nofit_reason(const struct ts__eng_assignment *a)
     }
     return TS_WL_REASON_NO_MATCHING_FLAVOR;
 }
-
 
 /* Fills an ADMIT decision's pod sets from the assumed admission. */
 static void admit_decision(const struct ts_engine *e, struct ts_decision *d,

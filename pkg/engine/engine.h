@@ -206,8 +206,8 @@ int ts_engine_weighted_share(const struct ts_engine *e, const char *node, int is
 
 /* Usage of one flavor/resource in a ClusterQueue or Cohort (cpu in
  * milli-units); returns TS_ENOTFOUND when unknown. */
-int ts_engine_usage(const struct ts_engine *e, const char *node, int is_cohort,
-                    const char *flavor, const char *resource, int64_t *out);
+int ts_engine_usage(const struct ts_engine *e, const char *node, int is_cohort, const char *flavor,
+                    const char *resource, int64_t *out);
 
 /* Self-check: recomputes every queue's usage from the workloads holding
  * quota and verifies nominal/borrowing/lending limits and cohort

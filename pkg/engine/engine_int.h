@@ -31,7 +31,7 @@ struct ts__eng_flavor {
 /* One flavor of a resource group: the fr id of each covered resource. */
 struct ts__eng_rg_flavor {
     char *name;
-    size_t *fr; /* indexed like the group's covered resources */
+    size_t *fr;                          /* indexed like the group's covered resources */
     const struct ts__eng_flavor *flavor; /* NULL while missing; refreshed on flavor changes */
 };
 
@@ -46,7 +46,7 @@ struct ts__eng_rg {
 struct ts__eng_cohort {
     char *name;
     int64_t fs_weight; /* spec.fairSharing.weight in milli-units (default 1000) */
-    int explicit_; /* a Cohort object exists (else implicit, from a CQ's cohortName) */
+    int explicit_;     /* a Cohort object exists (else implicit, from a CQ's cohortName) */
     char *parent_name;
     struct ts_quota_node node;
     size_t refs; /* CQs and cohorts naming it as parent/cohort */
@@ -112,8 +112,8 @@ struct ts__eng_podset {
     int32_t count;
     int32_t min_count; /* 0 = no partial admission */
     size_t n_req;
-    size_t *req_res;     /* resource ids, sorted by name */
-    int64_t *req_amount; /* per pod */
+    size_t *req_res;             /* resource ids, sorted by name */
+    int64_t *req_amount;         /* per pod */
     struct ts_pod_template tmpl; /* nodeSelector, affinity, tolerations */
 };
 
@@ -140,7 +140,7 @@ struct ts__eng_wl {
     enum ts__eng_wl_state state;
     struct ts__eng_cq *cq; /* queue it is in, or whose quota it holds */
     size_t heap_pos;
-    int inadmissible;              /* parked in klass */
+    int inadmissible; /* parked in klass */
     struct ts__eng_class *klass;
     int dirty;
     struct ts__eng_psa *admission; /* n_podsets entries while holding quota */
@@ -156,20 +156,20 @@ struct ts__eng_wl {
 
 struct ts_engine {
     struct ts_engine_config config;
-    struct ts_hmap flavors;    /* name -> ts__eng_flavor */
-    struct ts_hmap cqs;        /* name -> ts__eng_cq */
-    struct ts_hmap cohorts;    /* name -> ts__eng_cohort */
-    struct ts_hmap lqs;        /* ns/name -> ts__eng_lq */
-    struct ts_hmap namespaces; /* name -> struct ts_strmap */
-    struct ts_hmap wpcs;       /* name -> int32 (boxed) */
-    struct ts_hmap pcs;        /* name -> int32 (boxed) */
-    struct ts_hmap workloads;  /* ns/name -> ts__eng_wl */
+    struct ts_hmap flavors;      /* name -> ts__eng_flavor */
+    struct ts_hmap cqs;          /* name -> ts__eng_cq */
+    struct ts_hmap cohorts;      /* name -> ts__eng_cohort */
+    struct ts_hmap lqs;          /* ns/name -> ts__eng_lq */
+    struct ts_hmap namespaces;   /* name -> struct ts_strmap */
+    struct ts_hmap wpcs;         /* name -> int32 (boxed) */
+    struct ts_hmap pcs;          /* name -> int32 (boxed) */
+    struct ts_hmap workloads;    /* ns/name -> ts__eng_wl */
     struct ts_hmap resource_ids; /* resource name -> id + 1 */
     char **resource_names;
     size_t n_resources, cap_resources;
-    struct ts_hmap fr_ids;       /* "flavor/resource" -> id + 1 */
-    size_t *fr_resource;         /* fr id -> resource id */
-    char **fr_flavor;            /* fr id -> flavor name */
+    struct ts_hmap fr_ids; /* "flavor/resource" -> id + 1 */
+    size_t *fr_resource;   /* fr id -> resource id */
+    char **fr_flavor;      /* fr id -> flavor name */
     size_t nfr, cap_fr;
     /* pending workloads outside any queue whose message must be (re)computed */
     struct ts__eng_wl **dirty;
@@ -218,8 +218,7 @@ void ts__eng_free_classes(struct ts__eng_cq *cq);
 
 /* fairshare.c */
 /* The weighted DRS of node with extra[fr] more usage (extra may be NULL). */
-int64_t ts__eng_drs(const struct ts_engine *e, const struct ts_quota_node *n,
-                    const int64_t *extra);
+int64_t ts__eng_drs(const struct ts_engine *e, const struct ts_quota_node *n, const int64_t *extra);
 int64_t ts__eng_node_weight(const struct ts_quota_node *n);
 
 /* workloads.c */

@@ -177,12 +177,13 @@ static int cf_never(const struct ts_explanation *x, struct ts_explanation *out)
             const char *res = x->facts[i].resource;
 
             out->cf = TS_CF_NEVER;
-            snprintf(out->cf_text, sizeof(out->cf_text),
-                     "never fits as configured: pod set %s requests %s %s, the most ClusterQueue %s "
-                     "can ever provide is %s (flavor %s); exceeds it by %s",
-                     x->facts[i].podset, ts_amount_format(res, x->facts[i].requested, a, sizeof(a)),
-                     res, out->cluster_queue, ts_amount_format(res, best, b, sizeof(b)), flavor,
-                     ts_amount_format(res, x->facts[i].requested - best, c, sizeof(c)));
+            snprintf(
+                out->cf_text, sizeof(out->cf_text),
+                "never fits as configured: pod set %s requests %s %s, the most ClusterQueue %s "
+                "can ever provide is %s (flavor %s); exceeds it by %s",
+                x->facts[i].podset, ts_amount_format(res, x->facts[i].requested, a, sizeof(a)), res,
+                out->cluster_queue, ts_amount_format(res, best, b, sizeof(b)), flavor,
+                ts_amount_format(res, x->facts[i].requested - best, c, sizeof(c)));
             return 1;
         }
     }
@@ -251,8 +252,8 @@ static int cf_priority(struct ts_engine *e, struct ts__eng_wl *wl, struct ts_exp
     for (size_t i = 0; i < nt; i++) {
         size_t l = strlen(out->cf_text);
 
-        snprintf(out->cf_text + l, sizeof(out->cf_text) - l, "%s %s/%s", i ? "," : "",
-                 t[i].wl->ns, t[i].wl->name);
+        snprintf(out->cf_text + l, sizeof(out->cf_text) - l, "%s %s/%s", i ? "," : "", t[i].wl->ns,
+                 t[i].wl->name);
         if (t[i].wl->priority > above)
             above = t[i].wl->priority;
     }

@@ -43,16 +43,16 @@ struct ts_pending_list {
  * of that LocalQueue) in scheduling order, from `offset`, at most `limit`
  * (capped at TS_PENDING_LIMIT_MAX).  Returns TS_ENOTFOUND for an unknown
  * queue. */
-int ts_engine_pending(const struct ts_engine *e, const char *cq, const char *lq_ns,
-                      const char *lq, size_t offset, size_t limit, struct ts_pending_list *out);
+int ts_engine_pending(const struct ts_engine *e, const char *cq, const char *lq_ns, const char *lq,
+                      size_t offset, size_t limit, struct ts_pending_list *out);
 void ts_pending_list_release(struct ts_pending_list *l);
 
 enum ts_counterfactual_kind {
-    TS_CF_NONE = 0,        /* it is admitted, or nothing simple helps */
-    TS_CF_FREE_QUOTA,      /* fits in flavor F if N of resource R are freed in cohort C */
-    TS_CF_PARTIAL,         /* fits now with count K */
-    TS_CF_PRIORITY,        /* would preempt victims if its priority were above P */
-    TS_CF_NEVER,           /* exceeds what the queue can ever provide by N */
+    TS_CF_NONE = 0,   /* it is admitted, or nothing simple helps */
+    TS_CF_FREE_QUOTA, /* fits in flavor F if N of resource R are freed in cohort C */
+    TS_CF_PARTIAL,    /* fits now with count K */
+    TS_CF_PRIORITY,   /* would preempt victims if its priority were above P */
+    TS_CF_NEVER,      /* exceeds what the queue can ever provide by N */
 };
 
 struct ts_flavor_fact {

@@ -31,9 +31,7 @@ int64_t ts__eng_drs(const struct ts_engine *e, const struct ts_quota_node *n, co
             continue;
         any = 1;
         /* borrowed * 1000 / lendable, in 128 bits: quotas may be huge */
-        ratio = lendable[r] > 0
-                    ? (int64_t)((__int128)borrowed[r] * 1000 / lendable[r])
-                    : INT64_MAX;
+        ratio = lendable[r] > 0 ? (int64_t)((__int128)borrowed[r] * 1000 / lendable[r]) : INT64_MAX;
         if (ratio > best)
             best = ratio;
     }
@@ -44,8 +42,7 @@ int64_t ts__eng_drs(const struct ts_engine *e, const struct ts_quota_node *n, co
     if (weight <= 0)
         return INT64_MAX;
     /* weighted share = DRS / weight, weight in milli-units; rounded up */
-    return best == INT64_MAX ? INT64_MAX
-                             : (int64_t)(((__int128)best * 1000 + weight - 1) / weight);
+    return best == INT64_MAX ? INT64_MAX : (int64_t)(((__int128)best * 1000 + weight - 1) / weight);
 }
 
 int ts_engine_weighted_share(const struct ts_engine *e, const char *node, int is_cohort,

@@ -209,7 +209,8 @@ static void rg_label_keys(const struct ts_engine *e, struct ts__eng_rg *rg)
     }
 }
 
-static void rgs_build(struct ts_engine *e, struct ts__eng_cq *cq, const struct ts_resource_groups *g)
+static void rgs_build(struct ts_engine *e, struct ts__eng_cq *cq,
+                      const struct ts_resource_groups *g)
 {
     cq->n_rgs = g->n;
     cq->rgs = ts_xcalloc(g->n ? g->n : 1, sizeof(*cq->rgs));
@@ -467,7 +468,7 @@ int64_t ts__eng_node_weight(const struct ts_quota_node *n)
 
     if (n->is_cohort)
         return ((const struct ts__eng_cohort *)(const void *)(p - offsetof(struct ts__eng_cohort,
-                                                                            node)))
+                                                                           node)))
             ->fs_weight;
     return ((const struct ts__eng_cq *)(const void *)(p - offsetof(struct ts__eng_cq, node)))
         ->fs_weight;

@@ -192,8 +192,8 @@ int64_t ts_quota_available(const struct ts_quota_node *n, size_t fr)
     local_avail = max0(ts_quota_local(n, fr) - n->usage[fr]);
     parent_avail = ts_quota_available(n->parent, fr);
     if (n->borrowing_limit[fr] != TS_AMOUNT_NONE) {
-        int64_t cap = ts_amount_add(
-            ts_amount_sub(visible_quota(n, fr), visible_usage(n, fr)), n->borrowing_limit[fr]);
+        int64_t cap = ts_amount_add(ts_amount_sub(visible_quota(n, fr), visible_usage(n, fr)),
+                                    n->borrowing_limit[fr]);
 
         parent_avail = min64(parent_avail, cap);
     }

@@ -86,8 +86,8 @@ const struct ts_workload *ts_sim_workload(const struct ts_sim *s, size_t i)
 static int add_workload(struct ts_sim *s, const struct ts_workload *in, ts_time now,
                         struct ts_err *err)
 {
-    struct ts_workload *wl = find_mut(s, in->meta.namespace_ ? in->meta.namespace_ : "default",
-                                      in->meta.name);
+    struct ts_workload *wl =
+        find_mut(s, in->meta.namespace_ ? in->meta.namespace_ : "default", in->meta.name);
     char key[512];
 
     if (!wl) {
@@ -169,8 +169,8 @@ cJSON *ts_sim_queues(const struct ts_sim *s, ts_time now)
         keys[n++] = k;
     qsort(keys, n, sizeof(*keys), key_cmp);
     for (size_t i = 0; i < n; i++)
-        cJSON_AddItemToArray(arr, queue_with_status(s, keys[i], ts_hmap_get(&s->queues, keys[i]),
-                                                    now));
+        cJSON_AddItemToArray(arr,
+                             queue_with_status(s, keys[i], ts_hmap_get(&s->queues, keys[i]), now));
     free(keys);
     return arr;
 }
@@ -350,9 +350,8 @@ int ts_sim_finish(struct ts_sim *s, const char *ns, const char *name, ts_time no
 
     if (!wl)
         return TS_ENOTFOUND;
-    ts_conditions_set(&wl->status.conditions, TS_WL_COND_FINISHED, "True",
-                      TS_WL_REASON_SUCCEEDED, "Job finished successfully", wl->meta.generation,
-                      now);
+    ts_conditions_set(&wl->status.conditions, TS_WL_COND_FINISHED, "True", TS_WL_REASON_SUCCEEDED,
+                      "Job finished successfully", wl->meta.generation, now);
     return ts_engine_put_workload(s->e, wl, now, NULL);
 }
 

@@ -36,8 +36,8 @@ void ts_sim_free(struct ts_sim *s);
 int ts_sim_add(struct ts_sim *s, const cJSON *obj, ts_time now, struct ts_err *err);
 /* Same, also copying the field errors (decode or validation) into errs
  * when it is not NULL, so a caller can point at the offending line. */
-int ts_sim_add_errs(struct ts_sim *s, const cJSON *obj, ts_time now,
-                    struct ts_field_errors *errs, struct ts_err *err);
+int ts_sim_add_errs(struct ts_sim *s, const cJSON *obj, ts_time now, struct ts_field_errors *errs,
+                    struct ts_err *err);
 
 /* Runs scheduling cycles until one changes nothing (max_cycles 0) or
  * max_cycles have run; returns the number of cycles that changed

@@ -33,7 +33,10 @@ struct ts_buf {
     size_t max;
 };
 
-#define TS_BUF_INIT {ts__buf_empty, 0, 0, 0}
+#define TS_BUF_INIT                                                                                \
+    {                                                                                              \
+        ts__buf_empty, 0, 0, 0                                                                     \
+    }
 extern char ts__buf_empty[1];
 
 /* Initialises an empty buffer that refuses to grow beyond `max` bytes of

@@ -9,8 +9,8 @@ const char *ts_strerror(int code)
     switch (code) {
     case TS_OK:
         return "success";
-#define XX(name, val, text)                                                  \
-    case TS_##name:                                                          \
+#define XX(name, val, text)                                                                        \
+    case TS_##name:                                                                                \
         return text;
         TS_ERRNO_MAP(XX)
 #undef XX
@@ -23,8 +23,8 @@ const char *ts_err_name(int code)
     switch (code) {
     case TS_OK:
         return "OK";
-#define XX(name, val, text)                                                  \
-    case TS_##name:                                                          \
+#define XX(name, val, text)                                                                        \
+    case TS_##name:                                                                                \
         return #name;
         TS_ERRNO_MAP(XX)
 #undef XX

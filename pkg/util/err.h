@@ -16,23 +16,23 @@
 
 /* X-macro: name, value, text.  The HTTP-flavoured codes map one to one to
  * the status codes of the Kubernetes API (see ts_err_retryable()). */
-#define TS_ERRNO_MAP(XX)                                                     \
-    XX(ENOMEM, -1, "out of memory")                                          \
-    XX(EINVAL, -2, "invalid argument")                                       \
-    XX(EIO, -3, "input/output error")                                        \
-    XX(ETIMEDOUT, -4, "timed out")                                           \
-    XX(ECONFLICT, -5, "conflict")                                            \
-    XX(EGONE, -6, "resource version too old")                                \
-    XX(ENOTFOUND, -7, "not found")                                           \
-    XX(EPARSE, -8, "parse error")                                            \
-    XX(ETLS, -9, "TLS error")                                                \
-    XX(EOVERFLOW, -10, "value out of range")                                 \
-    XX(EEXIST, -11, "already exists")                                        \
-    XX(EUNSUPPORTED, -12, "not supported")                                   \
-    XX(ETOOMANY, -13, "too many requests")                                   \
-    XX(EUNAVAILABLE, -14, "service unavailable")                             \
-    XX(EFORBIDDEN, -15, "forbidden")                                         \
-    XX(EUNAUTHORIZED, -16, "unauthorized")                                   \
+#define TS_ERRNO_MAP(XX)                                                                           \
+    XX(ENOMEM, -1, "out of memory")                                                                \
+    XX(EINVAL, -2, "invalid argument")                                                             \
+    XX(EIO, -3, "input/output error")                                                              \
+    XX(ETIMEDOUT, -4, "timed out")                                                                 \
+    XX(ECONFLICT, -5, "conflict")                                                                  \
+    XX(EGONE, -6, "resource version too old")                                                      \
+    XX(ENOTFOUND, -7, "not found")                                                                 \
+    XX(EPARSE, -8, "parse error")                                                                  \
+    XX(ETLS, -9, "TLS error")                                                                      \
+    XX(EOVERFLOW, -10, "value out of range")                                                       \
+    XX(EEXIST, -11, "already exists")                                                              \
+    XX(EUNSUPPORTED, -12, "not supported")                                                         \
+    XX(ETOOMANY, -13, "too many requests")                                                         \
+    XX(EUNAVAILABLE, -14, "service unavailable")                                                   \
+    XX(EFORBIDDEN, -15, "forbidden")                                                               \
+    XX(EUNAUTHORIZED, -16, "unauthorized")                                                         \
     XX(EINTERNAL, -17, "internal error")
 
 enum ts_errno {
@@ -65,8 +65,7 @@ int ts_err_set(struct ts_err *err, int code, const char *fmt, ...)
 
 /* Prepends "prefix: " to err->msg (for adding the object name or the file
  * as an error travels up).  Returns err->code, or 0 when err is NULL. */
-int ts_err_prefix(struct ts_err *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+int ts_err_prefix(struct ts_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Resets err to the success state. NULL is allowed. */
 void ts_err_clear(struct ts_err *err);

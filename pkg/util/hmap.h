@@ -28,7 +28,10 @@ struct ts_hmap {
     size_t used; /* live + tombstones */
 };
 
-#define TS_HMAP_INIT {NULL, 0, 0, 0}
+#define TS_HMAP_INIT                                                                               \
+    {                                                                                              \
+        NULL, 0, 0, 0                                                                              \
+    }
 
 void ts_hmap_init(struct ts_hmap *m);
 /* Frees keys and slots (not values). */

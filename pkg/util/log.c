@@ -31,8 +31,8 @@ int ts_log_parse_level(const char *s, enum ts_log_level *out)
     return TS_EINVAL;
 }
 
-static void vlog(enum ts_log_level level, const char *component, int with_errno,
-                 const char *fmt, va_list ap)
+static void vlog(enum ts_log_level level, const char *component, int with_errno, const char *fmt,
+                 va_list ap)
 {
     char line[2048];
     char stamp[32];
@@ -57,8 +57,7 @@ static void vlog(enum ts_log_level level, const char *component, int with_errno,
     fprintf(stderr, "%s\n", line);
 }
 
-void ts__log(enum ts_log_level level, const char *component, int with_errno, const char *fmt,
-             ...)
+void ts__log(enum ts_log_level level, const char *component, int with_errno, const char *fmt, ...)
 {
     va_list ap;
 

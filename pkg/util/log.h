@@ -25,18 +25,18 @@ int ts_log_parse_level(const char *s, enum ts_log_level *out);
 
 /* Formats and writes one line: `<time> <L> <component>: <msg>`.
  * with_errno appends ": <strerror(errno)>".  Use the macros below. */
-void ts__log(enum ts_log_level level, const char *component, int with_errno,
-             const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void ts__log(enum ts_log_level level, const char *component, int with_errno, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
-#define TS__LOG(lvl, comp, en, ...)                                          \
-    do {                                                                     \
-        if ((lvl) >= ts__log_level)                                          \
-            ts__log((lvl), (comp), (en), __VA_ARGS__);                       \
+#define TS__LOG(lvl, comp, en, ...)                                                                \
+    do {                                                                                           \
+        if ((lvl) >= ts__log_level)                                                                \
+            ts__log((lvl), (comp), (en), __VA_ARGS__);                                             \
     } while (0)
 
 #define ts_log_debug(comp, ...) TS__LOG(TS_LOG_DEBUG, comp, 0, __VA_ARGS__)
-#define ts_log_info(comp, ...) TS__LOG(TS_LOG_INFO, comp, 0, __VA_ARGS__)
-#define ts_log_warn(comp, ...) TS__LOG(TS_LOG_WARN, comp, 0, __VA_ARGS__)
+#define ts_log_info(comp, ...)  TS__LOG(TS_LOG_INFO, comp, 0, __VA_ARGS__)
+#define ts_log_warn(comp, ...)  TS__LOG(TS_LOG_WARN, comp, 0, __VA_ARGS__)
 #define ts_log_error(comp, ...) TS__LOG(TS_LOG_ERROR, comp, 0, __VA_ARGS__)
 #define ts_log_errno(comp, ...) TS__LOG(TS_LOG_ERROR, comp, 1, __VA_ARGS__)
 
@@ -47,10 +47,10 @@ void ts_fatal(const char *component, const char *fmt, ...)
 /* Aborts with file:line when an internal invariant is broken.  Never used to
  * check input (input errors are returned as TS_E* codes). */
 void ts__bug(const char *file, int line, const char *cond) __attribute__((noreturn));
-#define TS_BUG_ON(cond)                                                      \
-    do {                                                                     \
-        if (cond)                                                            \
-            ts__bug(__FILE__, __LINE__, #cond);                              \
+#define TS_BUG_ON(cond)                                                                            \
+    do {                                                                                           \
+        if (cond)                                                                                  \
+            ts__bug(__FILE__, __LINE__, #cond);                                                    \
     } while (0)
 
 #endif

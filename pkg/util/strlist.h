@@ -15,7 +15,10 @@ struct ts_strlist {
     size_t cap;
 };
 
-#define TS_STRLIST_INIT {NULL, 0, 0}
+#define TS_STRLIST_INIT                                                                            \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 void ts_strlist_init(struct ts_strlist *l);
 void ts_strlist_release(struct ts_strlist *l);

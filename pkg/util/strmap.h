@@ -21,7 +21,10 @@ struct ts_strmap {
     size_t cap;
 };
 
-#define TS_STRMAP_INIT {NULL, 0, 0}
+#define TS_STRMAP_INIT                                                                             \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 void ts_strmap_init(struct ts_strmap *m);
 void ts_strmap_release(struct ts_strmap *m);

@@ -54,10 +54,9 @@ int ts_time_parse(const char *s, ts_time *out)
     int64_t nanos, offset = 0;
     size_t pos;
 
-    if (strlen(s) < 20 || digits(s, 4, &y) || s[4] != '-' || digits(s + 5, 2, &mo) ||
-        s[7] != '-' || digits(s + 8, 2, &d) || (s[10] != 'T' && s[10] != 't') ||
-        digits(s + 11, 2, &h) || s[13] != ':' || digits(s + 14, 2, &mi) || s[16] != ':' ||
-        digits(s + 17, 2, &sec))
+    if (strlen(s) < 20 || digits(s, 4, &y) || s[4] != '-' || digits(s + 5, 2, &mo) || s[7] != '-' ||
+        digits(s + 8, 2, &d) || (s[10] != 'T' && s[10] != 't') || digits(s + 11, 2, &h) ||
+        s[13] != ':' || digits(s + 14, 2, &mi) || s[16] != ':' || digits(s + 17, 2, &sec))
         return TS_EPARSE;
     if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
         return TS_EPARSE;
@@ -70,9 +69,9 @@ int ts_time_parse(const char *s, ts_time *out)
     } else {
         return TS_EPARSE;
     }
-    *out = ((days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec) - offset) *
-               TS_TIME_SECOND +
-           nanos;
+    *out =
+        ((days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec) - offset) * TS_TIME_SECOND +
+        nanos;
     return 0;
 }
 

@@ -14,7 +14,7 @@
 
 typedef int64_t ts_time;
 
-#define TS_TIME_SECOND INT64_C(1000000000)
+#define TS_TIME_SECOND  INT64_C(1000000000)
 #define TS_TIME_STR_MAX 40
 
 /* Parses RFC 3339 ("2006-01-02T15:04:05Z", fractional seconds and

@@ -115,8 +115,8 @@ static void put_workload(struct ts_engine *e, const char *name, const char *lq, 
 
 /* Kueue's baseline classes: 350 small (1 cpu, prio 50), 100 medium (5, 100),
  * 50 large (20, 200) per queue, interleaved in creation order. */
-static void put_backlog(struct ts_engine *e, int cohorts, int queues, int per_queue,
-                        char ***names, size_t *n)
+static void put_backlog(struct ts_engine *e, int cohorts, int queues, int per_queue, char ***names,
+                        size_t *n)
 {
     long seq = 0;
 

@@ -183,7 +183,8 @@ static void test_dec_types_and_errors(void **state)
     assert_int_equal(ts_dec_enum(&d, o, "ebad", policies, &e), -1);
     text = errors_text(&errs);
     assert_int_equal(errs.n, 8);
-    assert_non_null(strstr(text, "spec.n: Invalid value: \"5\": must be of type string, got number"));
+    assert_non_null(
+        strstr(text, "spec.n: Invalid value: \"5\": must be of type string, got number"));
     assert_non_null(strstr(text, "spec.f: Invalid value: \"1.5\": must be a whole number"));
     assert_non_null(strstr(text, "spec.qbad: Invalid value: \"1KB\""));
     assert_non_null(strstr(text, "spec.s: Invalid value: \"x\": must be an RFC 3339"));
@@ -309,16 +310,16 @@ static void test_label_selector_match_table(void **state)
         {"{\"matchLabels\":{\"team\":\"a\"}}", "{}", 0},
         {"{\"matchExpressions\":[{\"key\":\"team\",\"operator\":\"In\",\"values\":[\"a\",\"b\"]}]}",
          "{\"team\":\"b\"}", 1},
-        {"{\"matchExpressions\":[{\"key\":\"team\",\"operator\":\"In\",\"values\":[\"a\"]}]}",
-         "{}", 0},
+        {"{\"matchExpressions\":[{\"key\":\"team\",\"operator\":\"In\",\"values\":[\"a\"]}]}", "{}",
+         0},
         {"{\"matchExpressions\":[{\"key\":\"kubernetes.io/metadata.name\",\"operator\":\"NotIn\","
          "\"values\":[\"kube-system\",\"kueue-system\"]}]}",
          "{\"kubernetes.io/metadata.name\":\"team-a\"}", 1},
         {"{\"matchExpressions\":[{\"key\":\"kubernetes.io/metadata.name\",\"operator\":\"NotIn\","
          "\"values\":[\"kube-system\"]}]}",
          "{\"kubernetes.io/metadata.name\":\"kube-system\"}", 0},
-        {"{\"matchExpressions\":[{\"key\":\"x\",\"operator\":\"NotIn\",\"values\":[\"1\"]}]}",
-         "{}", 1},
+        {"{\"matchExpressions\":[{\"key\":\"x\",\"operator\":\"NotIn\",\"values\":[\"1\"]}]}", "{}",
+         1},
         {"{\"matchExpressions\":[{\"key\":\"gpu\",\"operator\":\"Exists\"}]}", "{\"gpu\":\"\"}", 1},
         {"{\"matchExpressions\":[{\"key\":\"gpu\",\"operator\":\"Exists\"}]}", "{}", 0},
         {"{\"matchExpressions\":[{\"key\":\"gpu\",\"operator\":\"DoesNotExist\"}]}", "{}", 1},
@@ -359,11 +360,10 @@ static void test_label_selector_match_table(void **state)
 
 static void test_label_selector_validate(void **state)
 {
-    const char *json =
-        "{\"sel\":{\"matchLabels\":{\"bad key!\":\"v\"},\"matchExpressions\":["
-        "{\"key\":\"a\",\"operator\":\"In\"},"
-        "{\"key\":\"b\",\"operator\":\"Exists\",\"values\":[\"x\"]},"
-        "{\"key\":\"c\",\"operator\":\"Gt\",\"values\":[\"1\"]}]}}";
+    const char *json = "{\"sel\":{\"matchLabels\":{\"bad key!\":\"v\"},\"matchExpressions\":["
+                       "{\"key\":\"a\",\"operator\":\"In\"},"
+                       "{\"key\":\"b\",\"operator\":\"Exists\",\"values\":[\"x\"]},"
+                       "{\"key\":\"c\",\"operator\":\"Gt\",\"values\":[\"1\"]}]}}";
     cJSON *o = cJSON_Parse(json);
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
     struct ts_label_selector s;
@@ -516,8 +516,7 @@ static void test_time_parse_format(void **state)
         const char *out;
     } cases[] = {
         {"1970-01-01T00:00:00Z", 0, 0, "1970-01-01T00:00:00Z"},
-        {"2026-11-21T10:00:00Z", 0, INT64_C(1795255200) * TS_TIME_SECOND,
-         "2026-11-21T10:00:00Z"},
+        {"2026-11-21T10:00:00Z", 0, INT64_C(1795255200) * TS_TIME_SECOND, "2026-11-21T10:00:00Z"},
         {"2026-11-21T12:00:00+02:00", 0, INT64_C(1795255200) * TS_TIME_SECOND,
          "2026-11-21T10:00:00Z"},
         {"2026-11-21T10:00:00.5Z", 0, INT64_C(1795255200) * TS_TIME_SECOND + 500000000,
@@ -543,9 +542,9 @@ static void test_time_parse_format(void **state)
             fail_msg("case '%s': got %lld", cases[i].in, (long long)t);
         assert_string_equal(ts_time_format(t, buf, sizeof(buf)), cases[i].out);
     }
-    assert_string_equal(ts_time_format_micro(INT64_C(1795255200) * TS_TIME_SECOND + 123456789,
-                                             buf, sizeof(buf)),
-                        "2026-11-21T10:00:00.123456Z");
+    assert_string_equal(
+        ts_time_format_micro(INT64_C(1795255200) * TS_TIME_SECOND + 123456789, buf, sizeof(buf)),
+        "2026-11-21T10:00:00.123456Z");
 }
 
 static void test_strmap_strlist(void **state)

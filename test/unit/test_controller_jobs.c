@@ -72,8 +72,7 @@ static const char job_json[] =
     "\"resources\":{\"requests\":{\"cpu\":\"1\"}}}],\"restartPolicy\":\"Never\"}}}}";
 
 /* The Workload of a job, admitted to cq with `flavor` for every resource. */
-static void admitted_workload(cJSON *job, const char *flavor, int32_t count,
-                              struct ts_workload *wl)
+static void admitted_workload(cJSON *job, const char *flavor, int32_t count, struct ts_workload *wl)
 {
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
     struct ts_object o;
@@ -91,8 +90,8 @@ static void admitted_workload(cJSON *job, const char *flavor, int32_t count,
     free(wl->status.admission->cluster_queue);
     wl->status.admission->cluster_queue = ts_xstrdup("cq");
     for (size_t i = 0; i < wl->spec.n_podsets; i++) {
-        struct ts_podset_assignment *pa = ts_admission_add(wl->status.admission,
-                                                           wl->spec.podsets[i].name);
+        struct ts_podset_assignment *pa =
+            ts_admission_add(wl->status.admission, wl->spec.podsets[i].name);
 
         ts_strmap_set(&pa->flavors, "cpu", flavor);
         pa->count.set = 1;
@@ -126,8 +125,8 @@ static void test_job_start_injects_and_stop_restores(void **state)
     assert_string_equal(at(job, "spec.template.metadata.labels[kueue.x-k8s.io/podset]"), "main");
     assert_string_equal(at(job, "spec.template.metadata.labels[kueue.x-k8s.io/local-queue-name]"),
                         "lq");
-    assert_string_equal(
-        at(job, "spec.template.metadata.labels[kueue.x-k8s.io/cluster-queue-name]"), "cq");
+    assert_string_equal(at(job, "spec.template.metadata.labels[kueue.x-k8s.io/cluster-queue-name]"),
+                        "cq");
     assert_string_equal(at(job, "spec.template.spec.containers[0].args[0]"), "x"); /* kept */
     /* starting twice changes nothing more (tolerations are not duplicated) */
     assert_int_equal(ts_jobkind_start(k, job, &wl, lookup, NULL, &err), 0);
@@ -189,9 +188,8 @@ static void test_job_partial_admission_parallelism(void **state)
     int changed;
 
     (void)state;
-    cJSON_AddItemToObject(
-        cJSON_AddObjectToObject(ts_json_get(job, "metadata"), "annotations"),
-        "kueue.x-k8s.io/job-min-parallelism", cJSON_CreateString("2"));
+    cJSON_AddItemToObject(cJSON_AddObjectToObject(ts_json_get(job, "metadata"), "annotations"),
+                          "kueue.x-k8s.io/job-min-parallelism", cJSON_CreateString("2"));
     admitted_workload(job, "plain", 3, &wl);
     assert_true(wl.spec.podsets[0].min_count.set);
     assert_int_equal(ts_jobkind_start(k, job, &wl, lookup, NULL, &err), 0);
@@ -338,8 +336,9 @@ static void test_plan_start_stop_finish(void **state)
     assert_int_equal(ts_jobplan_make(job, &wl, &env, NOW, &p, &err), 0);
     assert_int_equal(p.ops, 0);
     /* finished: the Workload is finished with the job's reason */
-    set(job, "status", cJSON_Parse("{\"conditions\":[{\"type\":\"Complete\",\"status\":"
-                                   "\"True\",\"message\":\"done\"}]}"));
+    set(job, "status",
+        cJSON_Parse("{\"conditions\":[{\"type\":\"Complete\",\"status\":"
+                    "\"True\",\"message\":\"done\"}]}"));
     assert_int_equal(ts_jobplan_make(job, &wl, &env, NOW, &p, &err), 0);
     assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS);
     assert_true(ts_workload_is_finished(&p.workload));

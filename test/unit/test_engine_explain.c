@@ -43,16 +43,17 @@ static void add_cq(struct ts_sim *s, int cpu, const char *preemption)
 {
     char y[1024];
 
-    snprintf(y, sizeof(y),
-             "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\n"
-             "spec:\n  namespaceSelector: {}\n%s  resourceGroups:\n  - coveredResources: [cpu]\n"
-             "    flavors:\n    - name: default\n      resources: [{name: cpu, nominalQuota: %d}]\n",
-             preemption, cpu);
+    snprintf(
+        y, sizeof(y),
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\n"
+        "spec:\n  namespaceSelector: {}\n%s  resourceGroups:\n  - coveredResources: [cpu]\n"
+        "    flavors:\n    - name: default\n      resources: [{name: cpu, nominalQuota: %d}]\n",
+        preemption, cpu);
     add_yaml(s, y);
 }
 
-static void add_wl(struct ts_sim *s, const char *name, const char *lq, int cpu, int count,
-                   int min, int prio, const char *created)
+static void add_wl(struct ts_sim *s, const char *name, const char *lq, int cpu, int count, int min,
+                   int prio, const char *created)
 {
     char y[1024];
 
@@ -65,7 +66,8 @@ static void add_wl(struct ts_sim *s, const char *name, const char *lq, int cpu, 
     if (min) { /* minCount: exactly `min` */
         char *p = strstr(y, "minCount: 1");
 
-        snprintf(p, sizeof(y) - (size_t)(p - y), "minCount: %d\n    template:\n      spec:\n"
+        snprintf(p, sizeof(y) - (size_t)(p - y),
+                 "minCount: %d\n    template:\n      spec:\n"
                  "        containers: [{name: c, resources: {requests: {cpu: \"%d\"}}}]\n",
                  min, cpu);
     }
@@ -156,9 +158,8 @@ static void test_cf_partial_then_min_count(void **state)
     add_wl(s, "wide", "lq", 1, 6, 4, 0, "2026-11-21T08:00:00Z");
     ts_sim_run(s, 0, NOW);
     assert_true(admitted(s, "wide"));
-    assert_int_equal(ts_sim_find(s, "default", "wide")->status.admission->podset_assignments[0]
-                         .count.v,
-                     4);
+    assert_int_equal(
+        ts_sim_find(s, "default", "wide")->status.admission->podset_assignments[0].count.v, 4);
     ts_sim_free(s);
 }
 

@@ -19,9 +19,9 @@
 #include "util/alloc.h"
 #include "util/buf.h"
 
-#define SEEDS 20
+#define SEEDS  20
 #define CYCLES 500
-#define NOW (INT64_C(1795255200) * TS_TIME_SECOND)
+#define NOW    (INT64_C(1795255200) * TS_TIME_SECOND)
 
 static unsigned seed_state;
 static size_t rejected;
@@ -48,7 +48,8 @@ static void add(struct ts_sim *s, const char *json)
     cJSON_Delete(o);
 }
 
-static const char *const policies_within[] = {"Never", "LowerPriority", "LowerOrNewerEqualPriority"};
+static const char *const policies_within[] = {"Never", "LowerPriority",
+                                              "LowerOrNewerEqualPriority"};
 static const char *const policies_reclaim[] = {"Never", "LowerPriority", "Any"};
 
 static void add_quota(struct ts_buf *b, const char *res, int nominal, const char *unit, int cohort)
@@ -86,10 +87,11 @@ static void add_cq(struct ts_sim *s, int i, const char *cohort)
     ts_buf_adds(&b, "]}]}}");
     add(s, b.ptr);
     ts_buf_reset(&b);
-    ts_buf_addf(&b,
-                "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"LocalQueue\",\"metadata\":"
-                "{\"namespace\":\"default\",\"name\":\"lq%d\"},\"spec\":{\"clusterQueue\":\"cq%d\"}}",
-                i, i);
+    ts_buf_addf(
+        &b,
+        "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"LocalQueue\",\"metadata\":"
+        "{\"namespace\":\"default\",\"name\":\"lq%d\"},\"spec\":{\"clusterQueue\":\"cq%d\"}}",
+        i, i);
     add(s, b.ptr);
     ts_buf_release(&b);
 }

@@ -163,8 +163,8 @@ static void check_invariant(const struct ts_quota_node *n)
             u += c->usage[fr] - local > 0 ? c->usage[fr] - local : 0;
         }
         if (q != n->subtree[fr] || u != n->usage[fr])
-            fail_msg("node %s fr %zu: subtree %lld (want %lld) usage %lld (want %lld)", n->name,
-                     fr, (long long)n->subtree[fr], (long long)q, (long long)n->usage[fr],
+            fail_msg("node %s fr %zu: subtree %lld (want %lld) usage %lld (want %lld)", n->name, fr,
+                     (long long)n->subtree[fr], (long long)q, (long long)n->usage[fr],
                      (long long)u);
     }
     for (size_t i = 0; i < n->n_children; i++)

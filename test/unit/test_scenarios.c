@@ -71,7 +71,8 @@ static void split_key(const char *key, char *ns, size_t nlen, const char **name)
 
 static const struct ts_podset_assignment *psa_of(const struct ts_workload *wl, const char *ps)
 {
-    for (size_t i = 0; wl->status.admission && i < wl->status.admission->n_podset_assignments; i++) {
+    for (size_t i = 0; wl->status.admission && i < wl->status.admission->n_podset_assignments;
+         i++) {
         const struct ts_podset_assignment *a = &wl->status.admission->podset_assignments[i];
 
         if (a->name && strcmp(a->name, ps) == 0)
@@ -133,15 +134,15 @@ static void check_counts_usage(const struct ts_workload *wl, const cJSON *exp, c
 
         cJSON_ArrayForEach(r, ps)
         {
-            const struct ts_quantity *q = a ? ts_resource_list_get(&a->resource_usage, r->string)
-                                            : NULL;
+            const struct ts_quantity *q =
+                a ? ts_resource_list_get(&a->resource_usage, r->string) : NULL;
             char got[TS_QUANTITY_STR_MAX] = "(none)";
 
             if (q)
                 ts_quantity_format(q, got, sizeof(got));
             if (!cJSON_IsString(r) || strcmp(got, r->valuestring))
-                problem(out, key, "pod set %s usage of %s: %s, want %s", ps->string, r->string,
-                        got, cJSON_IsString(r) ? r->valuestring : "?");
+                problem(out, key, "pod set %s usage of %s: %s, want %s", ps->string, r->string, got,
+                        cJSON_IsString(r) ? r->valuestring : "?");
         }
     }
 }
@@ -271,7 +272,8 @@ static int expected_error(const cJSON *scenario, const char *msg)
 /* A simulator with the engine settings of the scenario's configuration. */
 static struct ts_sim *new_sim(const cJSON *scenario, struct ts_buf *out)
 {
-    const cJSON *cfg = scenario ? cJSON_GetObjectItemCaseSensitive(scenario, "configuration") : NULL;
+    const cJSON *cfg =
+        scenario ? cJSON_GetObjectItemCaseSensitive(scenario, "configuration") : NULL;
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
     struct ts_engine_config ec;
     struct ts_config c;

@@ -38,9 +38,9 @@ static void test_err_names_and_retryable(void **state)
         const char *name;
         int retry;
     } cases[] = {
-        {TS_OK, "OK", 0},           {TS_EINVAL, "EINVAL", 0},   {TS_ECONFLICT, "ECONFLICT", 1},
-        {TS_EGONE, "EGONE", 1},     {TS_ETOOMANY, "ETOOMANY", 1}, {TS_ENOTFOUND, "ENOTFOUND", 0},
-        {TS_EIO, "EIO", 1},         {TS_EPARSE, "EPARSE", 0},   {-999, "UNKNOWN", 0},
+        {TS_OK, "OK", 0},       {TS_EINVAL, "EINVAL", 0},     {TS_ECONFLICT, "ECONFLICT", 1},
+        {TS_EGONE, "EGONE", 1}, {TS_ETOOMANY, "ETOOMANY", 1}, {TS_ENOTFOUND, "ENOTFOUND", 0},
+        {TS_EIO, "EIO", 1},     {TS_EPARSE, "EPARSE", 0},     {-999, "UNKNOWN", 0},
     };
 
     (void)state;
