@@ -165,24 +165,6 @@ static int ns_matches(const struct ts_engine *e, const struct ts__eng_cq *cq, co
     return ok;
 }
 
-static int limits_message(const struct ts__eng_wl *wl, char **out)
-{
-    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
-    struct ts_buf b = TS_BUF_INIT;
-
-    for (size_t i = 0; i < wl->n_podsets; i++) {
-        char path[64];
-
-        snprintf(path, sizeof(path), "spec.podSets[%zu]", i);
-        ts_pod_template_validate_limits(&wl->podsets[i].tmpl, path, &errs);
-    }
-    if (!errs.n)
-        return 0;
-    ts_field_errors_format(&errs, &b);
-    ts_field_errors_release(&errs);
-    *out = ts_buf_take(&b);
-    return 1;
-}
 
 /* The entry's queue share were it admitted (fair sharing's ordering). */
 static int64_t share_with(const struct ts_engine *e, const struct entry *en)
@@ -206,7 +188,8 @@ static void nominate(struct ts_engine *e, struct entry *en)
         en->inadmissible = 1;
         return;
     }
-    if (limits_message(en->wl, &en->message)) {
+    if (en->wl->limits_message) { /* checked once, when the workload was read */
+        en->message = ts_xstrdup(en->wl->limits_message);
         en->reason = TS_WL_REASON_MISCONFIGURED;
         en->inadmissible = 1;
         return;
@@ -484,6 +467,7 @@ size_t ts_engine_cycle(struct ts_engine *e, ts_time now, struct ts_cycle *out)
     void *v;
 
     e->cycle_seq++;
+    ts__eng_requeue_flush(e);
     process_dirty(e, out);
     if (e->cap_scratch < e->cqs.n * sizeof(*entries) || !e->scratch) {
         free(e->scratch);

@@ -150,6 +150,7 @@ struct ts__eng_wl {
     int evicting;                  /* chosen as a preemption victim; usage not yet released */
     uint64_t evict_cycle;          /* the cycle that chose it */
     char *job_uid;                 /* label kueue.x-k8s.io/job-uid, for preemption messages */
+    char *limits_message;          /* requests above limits (Misconfigured), or NULL */
     char *last_reason;
     char *last_message;
 };
@@ -179,6 +180,7 @@ struct ts_engine {
     void *scratch;
     size_t cap_scratch;
     uint64_t cycle_seq; /* numbers the cycles (preemption overlap checks) */
+    int requeue_marked; /* some tree's root has requeue set */
 };
 
 #endif
@@ -198,6 +200,8 @@ const char *ts__eng_cq_inactive(const struct ts_engine *e, const struct ts__eng_
  * queue (Kueue's requeue on a quota or configuration change). */
 void ts__eng_requeue_tree(struct ts_engine *e, struct ts_quota_node *node);
 void ts__eng_requeue_all(struct ts_engine *e);
+/* Releases the parked workloads of the trees marked since the last call. */
+void ts__eng_requeue_flush(struct ts_engine *e);
 struct ts__eng_cq *ts__eng_cq_of_node(struct ts_quota_node *n);
 /* Forgets the equivalence classes found not to fit. */
 void ts__eng_unblock(struct ts__eng_cq *cq);

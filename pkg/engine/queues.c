@@ -368,19 +368,33 @@ static void requeue_cq(struct ts_engine *e, struct ts__eng_cq *cq)
     (void)e;
 }
 
-static void requeue_node(struct ts_engine *e, struct ts_quota_node *n)
-{
-    if (!n->is_cohort) {
-        requeue_cq(e, ts__eng_cq_of_node(n));
-        return;
-    }
-    for (size_t i = 0; i < n->n_children; i++)
-        requeue_node(e, n->children[i]);
-}
-
+/* Requeues are batched (as Kueue batches them): a completion marks its
+ * tree, and the next cycle releases the parked workloads of every marked
+ * tree once, however many completions happened in between. */
 void ts__eng_requeue_tree(struct ts_engine *e, struct ts_quota_node *node)
 {
-    requeue_node(e, ts_quota_root(node));
+    ts_quota_root(node)->requeue = 1;
+    e->requeue_marked = 1;
+}
+
+void ts__eng_requeue_flush(struct ts_engine *e)
+{
+    size_t it = 0;
+    const char *k;
+    void *v;
+
+    if (!e->requeue_marked)
+        return;
+    e->requeue_marked = 0;
+    while (ts_hmap_next(&e->cqs, &it, &k, &v)) {
+        struct ts__eng_cq *cq = v;
+
+        if (ts_quota_root(&cq->node)->requeue)
+            requeue_cq(e, cq);
+    }
+    it = 0;
+    while (ts_hmap_next(&e->cqs, &it, &k, &v))
+        ts_quota_root(&((struct ts__eng_cq *)v)->node)->requeue = 0;
 }
 
 void ts__eng_requeue_all(struct ts_engine *e)

@@ -5,6 +5,7 @@
 #include "engine/assign.h"
 #include "engine/engine_int.h"
 #include "util/alloc.h"
+#include "util/buf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +50,8 @@ static void wl_clear(struct ts__eng_wl *wl)
     free(wl->lq_name);
     free(wl->admission_cq);
     free(wl->job_uid);
-    wl->uid = wl->lq_name = wl->admission_cq = wl->job_uid = NULL;
+    free(wl->limits_message);
+    wl->uid = wl->lq_name = wl->admission_cq = wl->job_uid = wl->limits_message = NULL;
 }
 
 static void wl_free(struct ts__eng_wl *wl)
@@ -376,6 +378,26 @@ static uint64_t shape_of(const struct ts__eng_wl *wl)
     return h;
 }
 
+/* Kueue's ValidateAdmissibility: requests above limits make the workload
+ * Misconfigured.  Returns the message, or NULL.  Ownership: caller frees. */
+static char *limits_message(const struct ts__eng_wl *wl)
+{
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    struct ts_buf b = TS_BUF_INIT;
+
+    for (size_t i = 0; i < wl->n_podsets; i++) {
+        char path[64];
+
+        snprintf(path, sizeof(path), "spec.podSets[%zu]", i);
+        ts_pod_template_validate_limits(&wl->podsets[i].tmpl, path, &errs);
+    }
+    if (!errs.n)
+        return NULL;
+    ts_field_errors_format(&errs, &b);
+    ts_field_errors_release(&errs);
+    return ts_buf_take(&b);
+}
+
 static int fill(struct ts_engine *e, struct ts__eng_wl *wl, const struct ts_workload *src,
                 struct ts_err *err)
 {
@@ -397,6 +419,7 @@ static int fill(struct ts_engine *e, struct ts__eng_wl *wl, const struct ts_work
             return TS_EOVERFLOW;
     }
     wl->shape = shape_of(wl);
+    wl->limits_message = limits_message(wl);
     return 0;
 }
 
