@@ -23,7 +23,7 @@ CC ?= cc
 PKGS := libcurl libcjson yaml-0.1 libmicrohttpd openssl
 TEST_PKGS := cmocka
 DEB_PKGS := libcurl4-openssl-dev libcjson-dev libyaml-dev libmicrohttpd-dev libssl-dev \
-	libcmocka-dev pkg-config make gcc
+	libcmocka-dev pkg-config make gcc curl python3 python3-kubernetes
 APT_CMD = apt-get install -y --no-install-recommends $(DEB_PKGS)
 
 # Recursive (=) so pkg-config runs only when something is compiled, i.e.

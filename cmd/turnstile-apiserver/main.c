@@ -1,0 +1,119 @@
+/* turnstile-apiserver - a local Kubernetes API server for kubectl, the
+ * Python client and Turnstile's controller.  Thin main: flags, start,
+ * wait for SIGINT/SIGTERM, stop. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "apiserver/apiserver.h"
+#include "util/alloc.h"
+#include "util/log.h"
+#include "util/parse.h"
+
+#define USAGE                                                                                      \
+    "usage: turnstile-apiserver [flags]\n"                                                         \
+    "  --listen HOST:PORT            address to serve on (default 127.0.0.1:6443; port 0 picks\n"  \
+    "                                a free port, printed on stdout)\n"                            \
+    "  --tls-cert-file F             PEM serving certificate\n"                                    \
+    "  --tls-private-key-file F      PEM private key\n"                                            \
+    "  --self-signed                 generate a CA and serving certificate (the default)\n"        \
+    "  --insecure-http               serve plain HTTP instead of HTTPS\n"                          \
+    "  --token TOKEN                 require 'Authorization: Bearer TOKEN'\n"                      \
+    "  --kubeconfig-out FILE         write a kubeconfig for this server\n"                         \
+    "  --version-minor N             minor version /version reports (default 32)\n"                \
+    "  --event-history N             watch events kept for resuming (default 10000)\n"             \
+    "  --no-access-log               do not log one line per request\n"                            \
+    "  --log-level debug|info|warn|error\n"
+
+static int need(int argc, char **argv, int i)
+{
+    if (i + 1 >= argc) {
+        fprintf(stderr, "turnstile-apiserver: %s needs a value\n%s", argv[i], USAGE);
+        return 0;
+    }
+    return 1;
+}
+
+static int parse_value(struct ts_apiserver_opts *o, const char *flag, const char *v)
+{
+    int64_t n;
+    enum ts_log_level lvl;
+
+    if (!strcmp(flag, "--listen"))
+        o->listen = v;
+    else if (!strcmp(flag, "--tls-cert-file"))
+        o->tls_cert_file = v;
+    else if (!strcmp(flag, "--tls-private-key-file"))
+        o->tls_key_file = v;
+    else if (!strcmp(flag, "--token"))
+        o->token = v;
+    else if (!strcmp(flag, "--kubeconfig-out"))
+        o->kubeconfig_out = v;
+    else if (!strcmp(flag, "--version-minor"))
+        o->version_minor = v;
+    else if (!strcmp(flag, "--event-history") && !ts_parse_i64_c(v, &n) && n > 0)
+        o->event_history = (size_t)n;
+    else if (!strcmp(flag, "--log-level") && !ts_log_parse_level(v, &lvl))
+        ts_log_set_level(lvl);
+    else
+        return -1;
+    return 0;
+}
+
+static int parse(int argc, char **argv, struct ts_apiserver_opts *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+
+        if (!strcmp(a, "--insecure-http")) {
+            o->insecure_http = 1;
+        } else if (!strcmp(a, "--self-signed")) {
+            o->insecure_http = 0;
+        } else if (!strcmp(a, "--no-access-log")) {
+            o->access_log = 0;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(USAGE, stdout);
+            return 1;
+        } else if (!strncmp(a, "--", 2) && need(argc, argv, i)) {
+            if (parse_value(o, a, argv[++i])) {
+                fprintf(stderr, "turnstile-apiserver: bad flag %s %s\n%s", a, argv[i], USAGE);
+                return 2;
+            }
+        } else {
+            if (strncmp(a, "--", 2))
+                fprintf(stderr, "turnstile-apiserver: unexpected argument '%s'\n%s", a, USAGE);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct ts_apiserver_opts opts = {.access_log = 1};
+    struct ts_err err = {0};
+    struct ts_apiserver *s;
+    sigset_t set;
+    int rc, sig;
+
+    ts_alloc_init();
+    if ((rc = parse(argc, argv, &opts)))
+        return rc == 1 ? 0 : rc;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    s = ts_apiserver_new(&opts);
+    if (ts_apiserver_start(s, &err)) {
+        ts_apiserver_free(s);
+        ts_fatal("apiserver", "%s", err.msg);
+    }
+    printf("turnstile-apiserver: serving on %s\n", ts_apiserver_url(s));
+    fflush(stdout);
+    ts_log_info("apiserver", "serving url=%s", ts_apiserver_url(s));
+    sigwait(&set, &sig);
+    ts_log_info("apiserver", "stopping signal=%d", sig);
+    ts_apiserver_free(s);
+    return 0;
+}

@@ -1,0 +1,421 @@
+/*
+ * commit.c - the one write pipeline every create, update, patch and
+ * status write goes through: server-owned metadata, optimistic
+ * concurrency, status/spec separation, generation, per-kind preparation
+ * (Job defaults, CRD status, custom-resource schema), metadata
+ * validation, no-op detection, finalizer rules and storage.
+ */
+#include "apiserver/server_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/names.h"
+#include "json/json.h"
+#include "util/alloc.h"
+
+static void set_str(cJSON *obj, const char *key, const char *v)
+{
+    cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
+    if (v)
+        cJSON_AddStringToObject(obj, key, v);
+}
+
+static void copy_member(cJSON *dst, const cJSON *src, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(src, key);
+
+    cJSON_DeleteItemFromObjectCaseSensitive(dst, key);
+    if (v)
+        cJSON_AddItemToObject(dst, key, cJSON_Duplicate(v, 1));
+}
+
+static void annotations_size(const cJSON *md, struct ts_field_errors *errs)
+{
+    const cJSON *a;
+    size_t total = 0;
+
+    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(md, "annotations"))
+    {
+        total += strlen(a->string) + (cJSON_IsString(a) ? strlen(a->valuestring) : 0);
+        ts_names_qualified(a->string, "metadata.annotations", errs);
+    }
+    if (total > TS__AS_ANNOTATIONS_MAX)
+        ts_field_errors_add(errs, TS_FIELD_TOO_LONG, "metadata.annotations", NULL, 0,
+                            "must have at most %d bytes", TS__AS_ANNOTATIONS_MAX);
+}
+
+static void validate_meta(const struct ts__as_res *res, const cJSON *obj,
+                          struct ts_field_errors *errs)
+{
+    const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata"), *l;
+    const char *name = ts_json_get_string(obj, "metadata.name");
+    char path[512];
+
+    if (!name || !name[0])
+        ts_field_errors_add(errs, TS_FIELD_REQUIRED, "metadata.name", NULL, 0,
+                            "name or generateName is required");
+    else if (res->kindid == TS__AS_NAMESPACE)
+        ts_names_dns1123_label(name, "metadata.name", errs);
+    else if (res->kindid != TS__AS_CONFIGMAP && res->kindid != TS__AS_SECRET &&
+             res->kindid != TS__AS_EVENT)
+        ts_names_dns1123_subdomain(name, "metadata.name", errs);
+    cJSON_ArrayForEach(l, cJSON_GetObjectItemCaseSensitive(md, "labels"))
+    {
+        ts_names_qualified(l->string, "metadata.labels", errs);
+        snprintf(path, sizeof(path), "metadata.labels");
+        if (!cJSON_IsString(l))
+            ts_field_errors_add(errs, TS_FIELD_INVALID, path, l->string, 1, "must be a string");
+        else
+            ts_names_label_value(l->valuestring, path, errs);
+    }
+    annotations_size(md, errs);
+}
+
+/* Compares everything outside metadata (and status when it is a
+ * subresource). */
+static int spec_changed(const struct ts__as_res *res, const struct ts__as_ver *ver, const cJSON *a,
+                        const cJSON *b)
+{
+    cJSON *x = cJSON_Duplicate(a, 1), *y = cJSON_Duplicate(b, 1);
+    int changed;
+
+    cJSON_DeleteItemFromObjectCaseSensitive(x, "metadata");
+    cJSON_DeleteItemFromObjectCaseSensitive(y, "metadata");
+    if (res->kindid == TS__AS_JOB || (ver && ver->has_status)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(x, "status");
+        cJSON_DeleteItemFromObjectCaseSensitive(y, "status");
+    }
+    changed = !ts_json_equal(x, y);
+    cJSON_Delete(x);
+    cJSON_Delete(y);
+    return changed;
+}
+
+static int new_finalizers(const cJSON *old, const cJSON *obj, struct ts_field_errors *errs)
+{
+    const cJSON *f, *o;
+
+    cJSON_ArrayForEach(f, ts_json_get(obj, "metadata.finalizers"))
+    {
+        int found = 0;
+
+        cJSON_ArrayForEach(o, ts_json_get(old, "metadata.finalizers")) found |= ts_json_equal(f, o);
+        if (!found) {
+            ts_field_errors_add(errs, TS_FIELD_FORBIDDEN, "metadata.finalizers", NULL, 0,
+                                "no new finalizers can be added if the object is being deleted, "
+                                "found new finalizers []string{\"%s\"}",
+                                cJSON_IsString(f) ? f->valuestring : "");
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Server-owned metadata on update: from old. */
+static void keep_server_meta(cJSON *obj, const cJSON *old)
+{
+    cJSON *md = ts_json_mkpath(obj, "metadata", NULL);
+    const cJSON *omd = cJSON_GetObjectItemCaseSensitive(old, "metadata");
+
+    copy_member(md, omd, "uid");
+    copy_member(md, omd, "creationTimestamp");
+    copy_member(md, omd, "deletionTimestamp");
+    copy_member(md, omd, "deletionGracePeriodSeconds");
+    copy_member(md, omd, "generation");
+    copy_member(md, omd, "namespace");
+    copy_member(md, omd, "name");
+    copy_member(md, omd, "resourceVersion");
+}
+
+/* Returns 0 to go on, -1 after replying. */
+static int check_update(struct ts__as_req *q, struct ts__as_resp *r, const struct ts__as_obj *old,
+                        cJSON *obj, int status_only)
+{
+    const char *rv = ts_json_get_string(obj, "metadata.resourceVersion");
+    const char *orv = ts_json_get_string(old->json, "metadata.resourceVersion");
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+
+    if (rv && rv[0] && strcmp(rv, orv)) {
+        ts__as_reply_conflict(r, q->res, q->rt.name);
+        return -1;
+    }
+    if ((!rv || !rv[0]) && !strcmp(q->method, "PUT") && q->res->kindid == TS__AS_CR) {
+        ts_field_errors_add(&errs, TS_FIELD_INVALID, "metadata.resourceVersion", "0x0", 0,
+                            "must be specified for an update");
+    } else if (!status_only && ts_json_get(old->json, "metadata.deletionTimestamp")) {
+        new_finalizers(old->json, obj, &errs);
+    }
+    if (errs.n) {
+        ts__as_reply_invalid(r, q->res, q->rt.name, &errs);
+        ts_field_errors_release(&errs);
+        return -1;
+    }
+    return 0;
+}
+
+/* Builds the object to store on update; returns the new tree (obj is
+ * consumed). */
+static cJSON *merge_update(struct ts__as_req *q, const struct ts__as_obj *old, cJSON *obj,
+                           int status_only)
+{
+    int sub = q->res->kindid == TS__AS_NAMESPACE || q->res->kindid == TS__AS_JOB ||
+              q->res->kindid == TS__AS_CRD || (q->ver && q->ver->has_status);
+    cJSON *out;
+
+    if (status_only) {
+        out = cJSON_Duplicate(old->json, 1);
+        copy_member(out, obj, "status");
+        cJSON_Delete(obj);
+        return out;
+    }
+    keep_server_meta(obj, old->json);
+    if (sub && q->res->kindid != TS__AS_CRD)
+        copy_member(obj, old->json, "status");
+    return obj;
+}
+
+static void bump_generation(struct ts__as_req *q, const struct ts__as_obj *old, cJSON *obj)
+{
+    int64_t gen = 0;
+
+    if (!q->res->generation)
+        return;
+    ts_json_get_i64(ts_json_get(old->json, "metadata.generation"), &gen);
+    if (spec_changed(q->res, q->ver, old->json, obj)) {
+        cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+        cJSON_DeleteItemFromObjectCaseSensitive(md, "generation");
+        cJSON_AddNumberToObject(md, "generation", (double)(gen + 1));
+    }
+}
+
+/* Kind-specific preparation; 0 or -1 after replying. */
+static int prepare_kind(struct ts__as_req *q, struct ts__as_resp *r, const cJSON *old, cJSON *obj)
+{
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+
+    switch (q->res->kindid) {
+    case TS__AS_JOB:
+        ts__as_job_default(obj);
+        break;
+    case TS__AS_CR:
+        return ts__as_cr_prepare(q, r, obj);
+    case TS__AS_CRD:
+        if (ts__as_crd_prepare(q->s, obj, old, q->now, &errs)) {
+            ts__as_reply_invalid(r, q->res, ts_json_get_string(obj, "metadata.name"), &errs);
+            ts_field_errors_release(&errs);
+            return -1;
+        }
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+static void reply_obj(struct ts__as_req *q, struct ts__as_resp *r, int code, const cJSON *obj)
+{
+    cJSON *c = ts__as_present(q, q->res, obj);
+
+    ts__as_reply_json(r, code, c);
+    cJSON_Delete(c);
+}
+
+static void store(struct ts__as_req *q, struct ts__as_resp *r, cJSON *obj, int code)
+{
+    struct ts__as_obj *o;
+    int dry = ts__as_query(q, "dryRun") != NULL;
+
+    if (dry) {
+        reply_obj(q, r, code, obj);
+        cJSON_Delete(obj);
+        return;
+    }
+    if (ts_json_get(obj, "metadata.deletionTimestamp") &&
+        cJSON_GetArraySize(ts_json_get(obj, "metadata.finalizers")) == 0 &&
+        q->res->kindid != TS__AS_NAMESPACE) {
+        struct ts__as_obj *cur = ts__as_store_put(q->s, q->res, obj);
+        reply_obj(q, r, code, cur->json);
+        ts__as_delete_obj(q->s, q->res, cur, q->now);
+        return;
+    }
+    o = ts__as_store_put(q->s, q->res, obj);
+    if (q->res->kindid == TS__AS_CRD)
+        ts__as_crd_apply(q->s, o->json);
+    reply_obj(q, r, code, o->json);
+}
+
+static void commit_update(struct ts__as_req *q, struct ts__as_resp *r, struct ts__as_obj *old,
+                          cJSON *obj, int status_only)
+{
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+
+    if (check_update(q, r, old, obj, status_only)) {
+        cJSON_Delete(obj);
+        return;
+    }
+    obj = merge_update(q, old, obj, status_only);
+    if (prepare_kind(q, r, old->json, obj)) {
+        cJSON_Delete(obj);
+        return;
+    }
+    validate_meta(q->res, obj, &errs);
+    if (errs.n) {
+        ts__as_reply_invalid(r, q->res, q->rt.name, &errs);
+        ts_field_errors_release(&errs);
+        cJSON_Delete(obj);
+        return;
+    }
+    bump_generation(q, old, obj);
+    if (ts_json_equal(obj, old->json)) { /* no-op: no new RV, no event */
+        reply_obj(q, r, 200, old->json);
+        cJSON_Delete(obj);
+        return;
+    }
+    ts__as_to_storage(q->res, obj);
+    store(q, r, obj, 200);
+}
+
+/* --- create --------------------------------------------------------------- */
+
+static int generate_name(struct ts__as_req *q, cJSON *md)
+{
+    const char *gen = ts_json_get_string(md, "generateName");
+    char name[80], suffix[6];
+
+    for (int tries = 0; tries < 8; tries++) {
+        ts__as_rand_chars(q->s, "bcdfghjklmnpqrstvwxz2456789", suffix, 5);
+        snprintf(name, sizeof(name), "%.58s%s", gen, suffix);
+        if (!ts__as_store_get(q->res, q->rt.ns, name)) {
+            set_str(md, "name", name);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static void create_meta(struct ts__as_req *q, cJSON *obj)
+{
+    cJSON *md = ts_json_mkpath(obj, "metadata", NULL);
+    char uid[37], ts[TS_TIME_STR_MAX];
+
+    ts__as_new_uid(q->s, uid);
+    ts_time_format(q->now, ts, sizeof(ts));
+    set_str(md, "uid", uid);
+    set_str(md, "creationTimestamp", ts);
+    set_str(md, "resourceVersion", NULL);
+    set_str(md, "deletionTimestamp", NULL);
+    cJSON_DeleteItemFromObjectCaseSensitive(md, "deletionGracePeriodSeconds");
+    cJSON_DeleteItemFromObjectCaseSensitive(md, "generation");
+    if (q->res->generation)
+        cJSON_AddNumberToObject(md, "generation", 1);
+    set_str(md, "namespace", q->res->namespaced ? q->rt.ns : NULL);
+}
+
+static void create_kind(struct ts__as_req *q, cJSON *obj)
+{
+    int sub = q->res->kindid == TS__AS_JOB || (q->ver && q->ver->has_status);
+
+    if (sub)
+        cJSON_DeleteItemFromObjectCaseSensitive(obj, "status");
+    if (q->res->kindid == TS__AS_NAMESPACE) {
+        const char *name = ts_json_get_string(obj, "metadata.name");
+        cJSON *fin = cJSON_CreateArray();
+
+        ts_json_set_string(obj, "metadata.labels[kubernetes.io/metadata.name]", name, NULL);
+        cJSON_AddItemToArray(fin, cJSON_CreateString("kubernetes"));
+        ts_json_set(obj, "spec.finalizers", fin, NULL);
+        ts_json_set_string(obj, "status.phase", "Active", NULL);
+    }
+}
+
+/* Namespace checks on create; 0 or -1 after replying. */
+static int check_namespace(struct ts__as_req *q, struct ts__as_resp *r, const char *name)
+{
+    struct ts__as_res *nsres = ts__as_res_by_kind(q->s, "", "Namespace");
+    struct ts__as_obj *ns;
+    char msg[512];
+
+    if (!q->res->namespaced)
+        return 0;
+    if (!(ns = ts__as_store_get(nsres, NULL, q->rt.ns))) {
+        ts__as_reply_notfound(r, nsres, q->rt.ns);
+        return -1;
+    }
+    if (ts_json_get(ns->json, "metadata.deletionTimestamp")) {
+        snprintf(msg, sizeof(msg),
+                 "%s \"%s\" is forbidden: unable to create new content in namespace %s because it "
+                 "is being terminated",
+                 q->res->resource, name ? name : "", q->rt.ns);
+        ts__as_reply_status(r, 403, "Forbidden", msg, NULL);
+        return -1;
+    }
+    return 0;
+}
+
+static void commit_create(struct ts__as_req *q, struct ts__as_resp *r, cJSON *obj)
+{
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    cJSON *md = ts_json_mkpath(obj, "metadata", NULL);
+    const char *name = ts_json_get_string(md, "name");
+
+    if (!md || check_namespace(q, r, name)) {
+        if (!md)
+            ts__as_reply_badreq(r, "metadata must be an object");
+        cJSON_Delete(obj);
+        return;
+    }
+    if ((!name || !name[0]) && ts_json_get_string(md, "generateName") && generate_name(q, md)) {
+        ts__as_reply_exists(r, q->res, ts_json_get_string(md, "generateName"));
+        cJSON_Delete(obj);
+        return;
+    }
+    create_meta(q, obj);
+    create_kind(q, obj);
+    if (prepare_kind(q, r, NULL, obj)) {
+        cJSON_Delete(obj);
+        return;
+    }
+    name = ts_json_get_string(obj, "metadata.name");
+    validate_meta(q->res, obj, &errs);
+    if (errs.n) {
+        ts__as_reply_invalid(r, q->res, name, &errs);
+        ts_field_errors_release(&errs);
+        cJSON_Delete(obj);
+    } else if (ts__as_store_get(q->res, q->rt.ns, name)) {
+        ts__as_reply_exists(r, q->res, name);
+        cJSON_Delete(obj);
+    } else {
+        ts__as_to_storage(q->res, obj);
+        store(q, r, obj, 201);
+    }
+}
+
+void ts__as_commit(struct ts__as_req *q, struct ts__as_resp *r, struct ts__as_obj *old, cJSON *obj,
+                   int status_only)
+{
+    char av[300];
+    struct ts__as_obj view;
+
+    if (!cJSON_IsObject(obj)) {
+        ts__as_reply_badreq(r, "the body of the request must be a JSON object");
+        cJSON_Delete(obj);
+        return;
+    }
+    snprintf(av, sizeof(av), "%s%s%s", q->res->group, q->res->group[0] ? "/" : "", q->ver->name);
+    set_str(obj, "apiVersion", av);
+    set_str(obj, "kind", q->res->kind);
+    if (old && q->res->convert_kueue) {
+        /* the update is worked out in the request's version */
+        view = *old;
+        view.json = ts__as_present(q, q->res, old->json);
+        view.text = NULL;
+        commit_update(q, r, &view, obj, status_only);
+        cJSON_Delete(view.json);
+    } else if (old) {
+        commit_update(q, r, old, obj, status_only);
+    } else {
+        commit_create(q, r, obj);
+    }
+}

@@ -1,0 +1,214 @@
+/*
+ * h_write.c - POST (create), PUT (update) and PATCH (merge, JSON, strategic
+ * merge, and server-side apply as create-or-merge) requests: body decoding
+ * and the checks that come before the common commit pipeline.
+ */
+#include "apiserver/server_int.h"
+
+#include <string.h>
+
+#include "apiserver/smp.h"
+#include "json/json.h"
+#include "json/patch.h"
+#include "yaml/yaml.h"
+
+#define MT_MERGE "application/merge-patch+json"
+#define MT_JSON  "application/json-patch+json"
+#define MT_SMP   "application/strategic-merge-patch+json"
+#define MT_APPLY "application/apply-patch+yaml"
+
+/* Whether the Content-Type's media type (before ';') is mt. */
+static int media_is(const char *ctype, const char *mt)
+{
+    size_t n = strlen(mt);
+
+    return ctype && !strncmp(ctype, mt, n) && (ctype[n] == '\0' || ctype[n] == ';');
+}
+
+static void unsupported_media(struct ts__as_resp *r, int patch)
+{
+    ts__as_reply_status(r, 415, "UnsupportedMediaType",
+                        patch ? "the body of the request was in an unknown format - accepted "
+                                "media types include: application/json-patch+json, "
+                                "application/merge-patch+json, application/apply-patch+yaml"
+                              : "the body of the request was in an unknown format - accepted "
+                                "media types include: application/json, application/yaml",
+                        NULL);
+}
+
+/* Decodes a JSON (or YAML) body; NULL after replying. */
+static cJSON *decode_body(struct ts__as_req *q, struct ts__as_resp *r, int yaml)
+{
+    struct ts_err err = {0};
+    cJSON *v = NULL;
+
+    if (q->ctype && strstr(q->ctype, "protobuf")) {
+        unsupported_media(r, 0);
+        return NULL;
+    }
+    if (yaml || media_is(q->ctype, "application/yaml")) {
+        if (ts_yaml_decode_one(q->body.ptr, q->body.len, &v, &err))
+            ts__as_reply_badreq(r, "error decoding YAML: %s", err.msg);
+    } else if (ts_json_parse(q->body.ptr, q->body.len, &v, &err)) {
+        ts__as_reply_badreq(r, "couldn't decode the request body: %s", err.msg);
+    }
+    return v;
+}
+
+/* Body namespace / name consistency; 0 or -1 after replying. */
+static int check_body_ids(struct ts__as_req *q, struct ts__as_resp *r, cJSON *obj)
+{
+    const char *ns = ts_json_get_string(obj, "metadata.namespace");
+    const char *name = ts_json_get_string(obj, "metadata.name");
+
+    if (!cJSON_IsObject(obj)) {
+        ts__as_reply_badreq(r, "the body of the request must be a JSON object");
+        return -1;
+    }
+    if (q->res->namespaced && ns && ns[0] && q->rt.ns && strcmp(ns, q->rt.ns)) {
+        ts__as_reply_badreq(r, "the namespace of the provided object does not match the "
+                               "namespace sent on the request");
+        return -1;
+    }
+    if (q->rt.name && name && name[0] && strcmp(name, q->rt.name)) {
+        ts__as_reply_badreq(r,
+                            "the name of the object (%s) does not match the name on the URL "
+                            "(%s)",
+                            name, q->rt.name);
+        return -1;
+    }
+    if (q->rt.name && (!name || !name[0]))
+        ts_json_set_string(obj, "metadata.name", q->rt.name, NULL);
+    return 0;
+}
+
+void ts__as_handle_create(struct ts__as_req *q, struct ts__as_resp *r)
+{
+    cJSON *obj;
+
+    if (q->res->namespaced && !q->rt.ns) {
+        ts__as_reply_nopath(r);
+        return;
+    }
+    if (!(obj = decode_body(q, r, 0)))
+        return;
+    if (check_body_ids(q, r, obj)) {
+        cJSON_Delete(obj);
+        return;
+    }
+    ts__as_commit(q, r, NULL, obj, 0);
+}
+
+static int status_sub(const struct ts__as_req *q)
+{
+    return q->rt.sub && !strcmp(q->rt.sub, "status");
+}
+
+void ts__as_handle_update(struct ts__as_req *q, struct ts__as_resp *r)
+{
+    struct ts__as_obj *old;
+    cJSON *obj;
+
+    if (!(obj = decode_body(q, r, 0)))
+        return;
+    if (check_body_ids(q, r, obj)) {
+        cJSON_Delete(obj);
+        return;
+    }
+    if (!(old = ts__as_store_get(q->res, q->rt.ns, q->rt.name))) {
+        ts__as_reply_notfound(r, q->res, q->rt.name);
+        cJSON_Delete(obj);
+        return;
+    }
+    ts__as_commit(q, r, old, obj, status_sub(q));
+}
+
+static int apply_patch(struct ts__as_req *q, const cJSON *cur, const cJSON *patch, cJSON **out,
+                       struct ts_err *err)
+{
+    if (media_is(q->ctype, MT_JSON))
+        return ts_json_patch_apply(cur, patch, out, err);
+    if (media_is(q->ctype, MT_SMP))
+        return ts_smp_apply(cur, patch, out, err);
+    return ts_json_merge_patch_apply(cur, patch, out, err);
+}
+
+static void server_side_apply(struct ts__as_req *q, struct ts__as_resp *r, struct ts__as_obj *old,
+                              cJSON *patch)
+{
+    const char *fm = ts__as_query(q, "fieldManager");
+    struct ts_err err = {0};
+    cJSON *obj;
+
+    if (!fm || !fm[0]) {
+        ts__as_reply_badreq(r, "PATCH requests with apply-patch+yaml must have a fieldManager");
+        return;
+    }
+    if (!old) {
+        obj = cJSON_Duplicate(patch, 1);
+        if (check_body_ids(q, r, obj) == 0)
+            ts__as_commit(q, r, NULL, obj, 0);
+        else
+            cJSON_Delete(obj);
+        return;
+    }
+    {
+        cJSON *view = ts__as_present(q, q->res, old->json);
+        int rc = ts_json_merge_patch_apply(view, patch, &obj, &err);
+
+        cJSON_Delete(view);
+        if (rc) {
+            ts__as_reply_badreq(r, "%s", err.msg);
+            return;
+        }
+    }
+    ts__as_commit(q, r, old, obj, status_sub(q));
+}
+
+static int patch_type_ok(struct ts__as_req *q, struct ts__as_resp *r)
+{
+    if (media_is(q->ctype, MT_SMP) && q->res->kindid == TS__AS_CR) {
+        ts__as_reply_status(r, 415, "UnsupportedMediaType",
+                            "the body of the request was in an unknown format - accepted media "
+                            "types include: application/json-patch+json, "
+                            "application/merge-patch+json, application/apply-patch+yaml",
+                            NULL);
+        return 0;
+    }
+    if (!media_is(q->ctype, MT_MERGE) && !media_is(q->ctype, MT_JSON) &&
+        !media_is(q->ctype, MT_SMP) && !media_is(q->ctype, MT_APPLY)) {
+        unsupported_media(r, 1);
+        return 0;
+    }
+    return 1;
+}
+
+void ts__as_handle_patch(struct ts__as_req *q, struct ts__as_resp *r)
+{
+    struct ts__as_obj *old = ts__as_store_get(q->res, q->rt.ns, q->rt.name);
+    struct ts_err err = {0};
+    cJSON *patch, *obj;
+    int rc;
+
+    if (!patch_type_ok(q, r) || !(patch = decode_body(q, r, media_is(q->ctype, MT_APPLY))))
+        return;
+    if (media_is(q->ctype, MT_APPLY)) {
+        server_side_apply(q, r, old, patch);
+    } else if (!old) {
+        ts__as_reply_notfound(r, q->res, q->rt.name);
+    } else {
+        /* patches apply to the object as the client sees it */
+        cJSON *view = ts__as_present(q, q->res, old->json);
+
+        if ((rc = apply_patch(q, view, patch, &obj, &err))) {
+            if (rc == TS_ECONFLICT)
+                ts__as_reply_status(r, 422, "Invalid", err.msg, NULL);
+            else
+                ts__as_reply_badreq(r, "%s", err.msg);
+        } else {
+            ts__as_commit(q, r, old, obj, status_sub(q));
+        }
+        cJSON_Delete(view);
+    }
+    cJSON_Delete(patch);
+}

@@ -1,0 +1,290 @@
+/*
+ * schema_validate.c - OpenAPI v3 validation of custom resources with
+ * kube-apiserver's messages ("spec.x in body should be greater than or
+ * equal to 1").
+ */
+#include "apiserver/schema.h"
+
+#include <math.h>
+#include <regex.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "json/json.h"
+#include "util/buf.h"
+
+static const cJSON *get(const cJSON *schema, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(schema, key);
+}
+
+static const char *type_of(const cJSON *v)
+{
+    if (cJSON_IsObject(v))
+        return "object";
+    if (cJSON_IsArray(v))
+        return "array";
+    if (cJSON_IsString(v))
+        return "string";
+    if (cJSON_IsBool(v))
+        return "boolean";
+    if (cJSON_IsNull(v))
+        return "null";
+    if (cJSON_IsRaw(v) || (cJSON_IsNumber(v) && floor(v->valuedouble) == v->valuedouble))
+        return "integer";
+    return "number";
+}
+
+static int type_ok(const cJSON *schema, const cJSON *v)
+{
+    const char *want = cJSON_GetStringValue(get(schema, "type")), *have = type_of(v);
+
+    if (cJSON_IsTrue(get(schema, "x-kubernetes-int-or-string")))
+        return !strcmp(have, "integer") || !strcmp(have, "string");
+    if (!want)
+        return 1;
+    if (!strcmp(want, "number"))
+        return !strcmp(have, "number") || !strcmp(have, "integer");
+    return !strcmp(want, have);
+}
+
+static void render(const cJSON *v, struct ts_buf *out)
+{
+    ts_buf_reset(out);
+    ts_json_print(v, TS_JSON_COMPACT, out, NULL);
+}
+
+static void check_enum(const cJSON *schema, const cJSON *v, const char *path,
+                       struct ts_field_errors *errs)
+{
+    const cJSON *e = get(schema, "enum"), *c;
+    struct ts_buf val = TS_BUF_INIT, list = TS_BUF_INIT, one = TS_BUF_INIT;
+
+    if (!cJSON_IsArray(e))
+        return;
+    cJSON_ArrayForEach(c, e) if (ts_json_equal(c, v)) return;
+    cJSON_ArrayForEach(c, e)
+    {
+        render(c, &one);
+        ts_buf_addf(&list, "%s%s", list.len ? ", " : "", one.ptr);
+    }
+    render(v, &val);
+    ts_field_errors_add(errs, TS_FIELD_NOT_SUPPORTED, path, val.ptr, 0, "supported values: %s",
+                        list.ptr);
+    ts_buf_release(&val);
+    ts_buf_release(&list);
+    ts_buf_release(&one);
+}
+
+static void check_number(const cJSON *schema, const cJSON *v, const char *path,
+                         struct ts_field_errors *errs)
+{
+    const cJSON *mn = get(schema, "minimum"), *mx = get(schema, "maximum");
+    int exmin = cJSON_IsTrue(get(schema, "exclusiveMinimum"));
+    int exmax = cJSON_IsTrue(get(schema, "exclusiveMaximum"));
+    struct ts_buf val = TS_BUF_INIT, lim = TS_BUF_INIT;
+    double d = v->valuedouble;
+
+    render(v, &val);
+    if (cJSON_IsNumber(mn) && (exmin ? d <= mn->valuedouble : d < mn->valuedouble)) {
+        render(mn, &lim);
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, val.ptr, 0,
+                            "%s in body should be greater than %s%s", path,
+                            exmin ? "" : "or equal to ", lim.ptr);
+    }
+    if (cJSON_IsNumber(mx) && (exmax ? d >= mx->valuedouble : d > mx->valuedouble)) {
+        render(mx, &lim);
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, val.ptr, 0,
+                            "%s in body should be less than %s%s", path,
+                            exmax ? "" : "or equal to ", lim.ptr);
+    }
+    ts_buf_release(&val);
+    ts_buf_release(&lim);
+}
+
+/* RE2 -> POSIX ERE for the classes POSIX lacks. */
+static void translate(const char *re, struct ts_buf *out)
+{
+    for (; *re; re++) {
+        if (re[0] == '\\' && re[1]) {
+            switch (re[1]) {
+            case 'd':
+                ts_buf_adds(out, "[0-9]");
+                re++;
+                continue;
+            case 'w':
+                ts_buf_adds(out, "[A-Za-z0-9_]");
+                re++;
+                continue;
+            case 's':
+                ts_buf_adds(out, "[[:space:]]");
+                re++;
+                continue;
+            default:
+                break;
+            }
+        }
+        ts_buf_addc(out, *re);
+    }
+}
+
+static void check_pattern(const char *pattern, const char *s, const char *path,
+                          struct ts_field_errors *errs)
+{
+    struct ts_buf re = TS_BUF_INIT;
+    regex_t rx;
+
+    translate(pattern, &re);
+    if (regcomp(&rx, re.ptr, REG_EXTENDED | REG_NOSUB) == 0) {
+        if (regexec(&rx, s, 0, NULL, 0) != 0)
+            ts_field_errors_add(errs, TS_FIELD_INVALID, path, s, 1, "%s in body should match '%s'",
+                                path, pattern);
+        regfree(&rx);
+    }
+    ts_buf_release(&re);
+}
+
+static void check_string(const cJSON *schema, const cJSON *v, const char *path,
+                         struct ts_field_errors *errs)
+{
+    const cJSON *mx = get(schema, "maxLength"), *mn = get(schema, "minLength");
+    const char *pat = cJSON_GetStringValue(get(schema, "pattern"));
+    size_t n = strlen(v->valuestring);
+
+    if (cJSON_IsNumber(mx) && (double)n > mx->valuedouble)
+        ts_field_errors_add(errs, TS_FIELD_TOO_LONG, path, NULL, 0, "may not be more than %d bytes",
+                            (int)mx->valuedouble);
+    if (cJSON_IsNumber(mn) && (double)n < mn->valuedouble)
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, v->valuestring, 1,
+                            "%s in body should be at least %d chars long", path,
+                            (int)mn->valuedouble);
+    if (pat)
+        check_pattern(pat, v->valuestring, path, errs);
+}
+
+static void check_list_type(const cJSON *schema, const cJSON *v, const char *path,
+                            struct ts_field_errors *errs)
+{
+    const char *lt = cJSON_GetStringValue(get(schema, "x-kubernetes-list-type"));
+    const cJSON *keys = get(schema, "x-kubernetes-list-map-keys"), *a, *b, *k;
+    struct ts_buf val = TS_BUF_INIT, p = TS_BUF_INIT;
+    int i = 0;
+
+    if (!lt || (strcmp(lt, "set") && strcmp(lt, "map")))
+        return;
+    for (a = v->child; a; a = a->next, i++) {
+        for (b = v->child; b != a; b = b->next) {
+            int same = 1;
+
+            if (!strcmp(lt, "set"))
+                same = ts_json_equal(a, b);
+            else
+                cJSON_ArrayForEach(k, keys) if (cJSON_IsString(k)) same &=
+                    ts_json_equal(cJSON_GetObjectItemCaseSensitive(a, k->valuestring),
+                                  cJSON_GetObjectItemCaseSensitive(b, k->valuestring));
+            if (same) {
+                ts_buf_reset(&p);
+                ts_buf_addf(&p, "%s[%d]", path, i);
+                render(a, &val);
+                ts_field_errors_add(errs, TS_FIELD_DUPLICATE, p.ptr, val.ptr, 0, NULL);
+                break;
+            }
+        }
+    }
+    ts_buf_release(&val);
+    ts_buf_release(&p);
+}
+
+static void check_array(const cJSON *schema, const cJSON *v, const char *path,
+                        struct ts_field_errors *errs)
+{
+    const cJSON *mx = get(schema, "maxItems"), *mn = get(schema, "minItems"), *c;
+    int n = cJSON_GetArraySize(v), i = 0;
+    struct ts_buf p = TS_BUF_INIT;
+    char num[32];
+
+    snprintf(num, sizeof(num), "%d", n);
+    if (cJSON_IsNumber(mx) && n > mx->valuedouble)
+        ts_field_errors_add(errs, TS_FIELD_TOO_MANY, path, num, 0, "must have at most %d items",
+                            (int)mx->valuedouble);
+    if (cJSON_IsNumber(mn) && n < mn->valuedouble)
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, num, 0,
+                            "%s in body should have at least %d items", path, (int)mn->valuedouble);
+    check_list_type(schema, v, path, errs);
+    cJSON_ArrayForEach(c, v)
+    {
+        ts_buf_reset(&p);
+        ts_buf_addf(&p, "%s[%d]", path, i++);
+        ts_schema_validate(get(schema, "items"), c, p.ptr, errs);
+    }
+    ts_buf_release(&p);
+}
+
+static void child_path(const char *path, const char *key, struct ts_buf *out)
+{
+    ts_buf_reset(out);
+    if (strpbrk(key, ".[]"))
+        ts_buf_addf(out, "%s[%s]", path, key);
+    else
+        ts_buf_addf(out, "%s%s%s", path, path[0] ? "." : "", key);
+}
+
+static void check_object(const cJSON *schema, const cJSON *v, const char *path,
+                         struct ts_field_errors *errs)
+{
+    const cJSON *props = get(schema, "properties"), *addl = get(schema, "additionalProperties");
+    const cJSON *c;
+    struct ts_buf p = TS_BUF_INIT;
+
+    cJSON_ArrayForEach(c, get(schema, "required"))
+    {
+        if (!cJSON_IsString(c) || cJSON_GetObjectItemCaseSensitive(v, c->valuestring))
+            continue;
+        child_path(path, c->valuestring, &p);
+        ts_field_errors_add(errs, TS_FIELD_REQUIRED, p.ptr, NULL, 0, NULL);
+    }
+    cJSON_ArrayForEach(c, v)
+    {
+        const cJSON *sub = props ? get(props, c->string) : NULL;
+
+        if (!path[0] && (!strcmp(c->string, "metadata") || !strcmp(c->string, "apiVersion") ||
+                         !strcmp(c->string, "kind")))
+            continue;
+        if (!sub && cJSON_IsObject(addl))
+            sub = addl;
+        child_path(path, c->string, &p);
+        if (sub)
+            ts_schema_validate(sub, c, p.ptr, errs);
+    }
+    ts_buf_release(&p);
+}
+
+void ts_schema_validate(const cJSON *schema, const cJSON *obj, const char *path,
+                        struct ts_field_errors *errs)
+{
+    if (!schema || !obj)
+        return;
+    if (cJSON_IsNull(obj)) {
+        if (!cJSON_IsTrue(get(schema, "nullable")) && get(schema, "type"))
+            ts_field_errors_add(errs, TS_FIELD_INVALID, path, "null", 0,
+                                "%s in body must be of type %s: \"null\"", path,
+                                cJSON_GetStringValue(get(schema, "type")));
+        return;
+    }
+    if (!type_ok(schema, obj)) {
+        const char *want = cJSON_GetStringValue(get(schema, "type"));
+        ts_field_errors_add(errs, TS_FIELD_TYPE_INVALID, path, type_of(obj), 1,
+                            "%s in body must be of type %s: \"%s\"", path,
+                            want ? want : "int-or-string", type_of(obj));
+        return;
+    }
+    check_enum(schema, obj, path, errs);
+    if (cJSON_IsNumber(obj))
+        check_number(schema, obj, path, errs);
+    else if (cJSON_IsString(obj))
+        check_string(schema, obj, path, errs);
+    else if (cJSON_IsArray(obj))
+        check_array(schema, obj, path, errs);
+    else if (cJSON_IsObject(obj))
+        check_object(schema, obj, path, errs);
+}

@@ -1,0 +1,319 @@
+/*
+ * server_int.h - private shared state of turnstile-apiserver (the
+ * ts__as_* symbols cross files inside pkg/apiserver only).
+ *
+ * Invariants:
+ *  - every field of struct ts_apiserver below `mu` is read or written only
+ *    with `mu` held (see the threading note in apiserver.h);
+ *  - stored objects (struct ts__as_obj) are immutable once stored: a write
+ *    builds a new tree and swaps it in, so the event history can share the
+ *    same objects by reference count;
+ *  - `rv` is the one global resourceVersion; it only grows;
+ *  - resource types (struct ts__as_res) are never freed before the server:
+ *    a deleted CRD marks its type `dead` so open watches end cleanly.
+ */
+#ifndef TS_APISERVER_SERVER_INT_H
+#define TS_APISERVER_SERVER_INT_H
+
+#include <cJSON.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "api/field.h"
+#include "apiserver/apiserver.h"
+#include "util/buf.h"
+#include "util/hmap.h"
+#include "util/strlist.h"
+#include "util/strmap.h"
+#include "util/time.h"
+
+#define TS__AS_BODY_MAX        (16u << 20)
+#define TS__AS_ANNOTATIONS_MAX 262144
+
+/* Built-in kinds with behaviour of their own. */
+enum ts__as_kindid {
+    TS__AS_GENERIC = 0,
+    TS__AS_NAMESPACE,
+    TS__AS_JOB,
+    TS__AS_CRD,
+    TS__AS_EVENT,
+    TS__AS_CONFIGMAP,
+    TS__AS_SECRET,
+    TS__AS_CR,
+};
+
+/* One served version of a resource. */
+struct ts__as_ver {
+    char *name;
+    int served;
+    int storage;
+    int deprecated;
+    char *warning;     /* deprecationWarning or NULL */
+    cJSON *schema;     /* openAPIV3Schema (owned) or NULL */
+    cJSON *columns;    /* additionalPrinterColumns (owned) or NULL */
+    cJSON *selectable; /* selectableFields (owned) or NULL */
+    int has_status;    /* status subresource */
+};
+
+/* Built-in Table column: JSONPath cell or a computed one. */
+struct ts__as_col {
+    const char *name;
+    const char *type; /* string, integer, date, boolean, number */
+    const char *path; /* JSONPath, or "#<fn>" for computed cells */
+    int priority;
+};
+
+struct ts__as_res {
+    char *group; /* "" for core */
+    char *resource;
+    char *singular;
+    char *kind;
+    char *list_kind;
+    int namespaced;
+    int kindid;
+    int generation; /* keeps metadata.generation */
+    int dead;
+    /* kueue.x-k8s.io CRD with conversion strategy Webhook: objects are
+     * stored in the storage version and converted with Kueue's converter
+     * (the same code the conversion webhook serves) on the way in and out */
+    int convert_kueue;
+    struct ts_strlist short_names;
+    struct ts_strlist categories;
+    struct ts__as_ver *vers;
+    size_t n_vers;
+    const struct ts__as_col *cols; /* built-in table columns or NULL */
+    size_t n_cols;
+    struct ts_hmap objs; /* "ns/name" -> struct ts__as_obj * */
+};
+
+struct ts__as_obj {
+    int refs;
+    int64_t rv;
+    cJSON *json;
+    char *text; /* compact JSON, made on first use */
+    size_t len;
+};
+
+enum ts__as_evtype {
+    TS__AS_ADDED = 0,
+    TS__AS_MODIFIED,
+    TS__AS_DELETED,
+};
+
+struct ts__as_event {
+    int64_t rv;
+    int type;
+    struct ts__as_res *res;
+    struct ts__as_obj *obj; /* new state (last state for DELETED) */
+    struct ts__as_obj *old; /* previous state or NULL */
+};
+
+struct ts_apiserver {
+    struct ts_apiserver_opts opts;
+    char *listen, *cert_file, *key_file, *token, *kubeconfig, *minor;
+    struct MHD_Daemon *mhd;
+    int port;
+    int tls;
+    char *url;
+    char *cert_pem, *key_pem, *ca_pem;
+
+    pthread_mutex_t mu;
+    pthread_cond_t cond;
+    int stopping;
+    int64_t rv;
+    uint64_t rand;
+    uint64_t gen; /* bumps when served resources change */
+    struct ts__as_res **res;
+    size_t n_res, cap_res;
+    struct ts__as_event *ring;
+    size_t ring_cap, ring_head, ring_n;
+    int64_t ring_floor;      /* events with rv <= floor are gone */
+    struct ts_hmap oa_cache; /* "gv" -> char * OpenAPI doc */
+    uint64_t oa_gen;
+};
+
+/* Parsed request path. */
+struct ts__as_route {
+    int is_resource;
+    char *group, *version, *resource, *ns, *name, *sub; /* owned copies */
+};
+
+struct ts__as_watch;
+
+struct ts__as_req {
+    struct ts_apiserver *s;
+    const char *method;
+    const char *path;
+    struct ts_strmap query;
+    const char *accept;
+    const char *ctype;
+    struct ts_buf body;
+    ts_time now;
+    struct ts__as_route rt;
+    struct ts__as_res *res; /* resolved resource, or NULL */
+    struct ts__as_ver *ver;
+};
+
+struct ts__as_resp {
+    int code;
+    const char *ctype;
+    struct ts_buf body;
+    struct ts_strlist warnings;
+    struct ts__as_watch *watch; /* streamed reply when set */
+};
+
+/* --- status.c: metav1.Status replies ------------------------------------ */
+void ts__as_resp_init(struct ts__as_resp *r);
+void ts__as_resp_release(struct ts__as_resp *r);
+/* Serialises v (borrowed) as the body with HTTP `code`. */
+void ts__as_reply_json(struct ts__as_resp *r, int code, const cJSON *v);
+/* Status reply; details consumed (may be NULL). */
+void ts__as_reply_status(struct ts__as_resp *r, int code, const char *reason, const char *msg,
+                         cJSON *details);
+void ts__as_reply_badreq(struct ts__as_resp *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void ts__as_reply_notfound(struct ts__as_resp *r, const struct ts__as_res *res, const char *name);
+void ts__as_reply_exists(struct ts__as_resp *r, const struct ts__as_res *res, const char *name);
+void ts__as_reply_conflict(struct ts__as_resp *r, const struct ts__as_res *res, const char *name);
+void ts__as_reply_invalid(struct ts__as_resp *r, const struct ts__as_res *res, const char *name,
+                          const struct ts_field_errors *errs);
+void ts__as_reply_nopath(struct ts__as_resp *r);
+/* "jobs.batch" / "namespaces" into out. */
+void ts__as_qualified(const struct ts__as_res *res, struct ts_buf *out);
+
+/* --- registry.c: resource types ------------------------------------------ */
+struct ts__as_res *ts__as_res_new(const char *group, const char *resource, const char *kind,
+                                  int namespaced);
+void ts__as_res_add_version(struct ts__as_res *res, const char *version);
+void ts__as_res_register(struct ts_apiserver *s, struct ts__as_res *res);
+void ts__as_res_free(struct ts__as_res *res);
+void ts__as_ver_release(struct ts__as_ver *v);
+/* Served resource by group/version/plural, or NULL.  *ver set on success. */
+struct ts__as_res *ts__as_res_find(struct ts_apiserver *s, const char *group, const char *version,
+                                   const char *resource, struct ts__as_ver **ver);
+struct ts__as_res *ts__as_res_by_kind(struct ts_apiserver *s, const char *group, const char *kind);
+struct ts__as_ver *ts__as_res_version(struct ts__as_res *res, const char *version);
+/* Kubernetes version priority: <0 when a sorts before b (v1 > v1beta2 > v1alpha1 > x). */
+int ts__as_version_cmp(const char *a, const char *b);
+/* The preferred (highest priority served) version of a group, or NULL. */
+const char *ts__as_group_preferred(struct ts_apiserver *s, const char *group);
+
+/* --- builtins.c --------------------------------------------------------- */
+void ts__as_builtins_register(struct ts_apiserver *s);
+void ts__as_builtins_seed(struct ts_apiserver *s, ts_time now);
+/* Job defaults per the batch/v1 registry (uid from metadata). */
+void ts__as_job_default(cJSON *job);
+/* Computed built-in cell ("#jobstatus", ...); returns a new cJSON or NULL. */
+cJSON *ts__as_builtin_cell(const char *fn, const cJSON *obj, ts_time now);
+
+/* --- store.c ------------------------------------------------------------ */
+struct ts__as_obj *ts__as_obj_new(cJSON *json);
+void ts__as_obj_ref(struct ts__as_obj *o);
+void ts__as_obj_unref(struct ts__as_obj *o);
+/* Compact JSON text of o (cached).  Borrowed. */
+const char *ts__as_obj_text(struct ts__as_obj *o, size_t *len);
+void ts__as_key(const char *ns, const char *name, struct ts_buf *out);
+struct ts__as_obj *ts__as_store_get(struct ts__as_res *res, const char *ns, const char *name);
+/* Stores json (consumed) as a new revision; sets metadata.resourceVersion,
+ * records the event.  Returns the stored object (borrowed). */
+struct ts__as_obj *ts__as_store_put(struct ts_apiserver *s, struct ts__as_res *res, cJSON *json);
+/* Removes the object, records DELETED with a new RV. */
+void ts__as_store_del(struct ts_apiserver *s, struct ts__as_res *res, struct ts__as_obj *o);
+/* Objects of res in namespace ns (NULL = all) sorted by key; caller frees
+ * the array (objects borrowed). */
+struct ts__as_obj **ts__as_store_list(struct ts__as_res *res, const char *ns, size_t *n);
+void ts__as_ring_init(struct ts_apiserver *s, size_t cap);
+void ts__as_ring_release(struct ts_apiserver *s);
+/* Index of the first event with rv > after; returns ring_n when none. */
+size_t ts__as_ring_seek(struct ts_apiserver *s, int64_t after);
+struct ts__as_event *ts__as_ring_at(struct ts_apiserver *s, size_t i);
+/* Random lowercase suffix for generateName / uids. */
+void ts__as_rand_chars(struct ts_apiserver *s, const char *alphabet, char *out, size_t n);
+void ts__as_new_uid(struct ts_apiserver *s, char out[37]);
+
+/* --- routes.c ----------------------------------------------------------- */
+int ts__as_route_parse(const char *path, struct ts__as_route *rt);
+void ts__as_route_release(struct ts__as_route *rt);
+/* Go strconv.ParseBool; returns 1/0 or -1 when malformed. */
+int ts__as_parse_bool(const char *s);
+const char *ts__as_query(const struct ts__as_req *q, const char *key);
+int ts__as_query_bool(const struct ts__as_req *q, const char *key);
+/* Whether the Accept header asks for media type `as` (e.g. "Table"). */
+int ts__as_accept_has(const char *accept, const char *g, const char *v, const char *as);
+
+/* --- handler.c / h_*.c -------------------------------------------------- */
+void ts__as_handle(struct ts__as_req *q, struct ts__as_resp *r);
+void ts__as_handle_get(struct ts__as_req *q, struct ts__as_resp *r);
+void ts__as_handle_list(struct ts__as_req *q, struct ts__as_resp *r);
+void ts__as_handle_create(struct ts__as_req *q, struct ts__as_resp *r);
+void ts__as_handle_update(struct ts__as_req *q, struct ts__as_resp *r);
+void ts__as_handle_patch(struct ts__as_req *q, struct ts__as_resp *r);
+void ts__as_handle_delete(struct ts__as_req *q, struct ts__as_resp *r);
+void ts__as_handle_delete_collection(struct ts__as_req *q, struct ts__as_resp *r);
+void ts__as_handle_watch(struct ts__as_req *q, struct ts__as_resp *r);
+/* Serves object o at the requested version: a copy with apiVersion set
+ * (converted when the resource has convert_kueue). */
+cJSON *ts__as_present(const struct ts__as_req *q, struct ts__as_res *res, const cJSON *o);
+/* Converts obj in place to the storage version of res when res has
+ * convert_kueue; otherwise leaves it. */
+void ts__as_to_storage(const struct ts__as_res *res, cJSON *obj);
+/* Common write pipeline (h_write.c): validates and stores `obj` (consumed)
+ * as the new state of `old` (NULL = create).  Replies on r. */
+void ts__as_commit(struct ts__as_req *q, struct ts__as_resp *r, struct ts__as_obj *old, cJSON *obj,
+                   int status_only);
+/* Removes o now, or marks it deleting when it has finalizers; cascades
+ * namespaces and CRDs.  Returns the object state after (borrowed, may be
+ * NULL when removed). */
+struct ts__as_obj *ts__as_delete_obj(struct ts_apiserver *s, struct ts__as_res *res,
+                                     struct ts__as_obj *o, ts_time now);
+void ts__as_finish_namespace(struct ts_apiserver *s, const char *ns);
+
+/* --- selectors for lists and watches (h_read.c) ------------------------- */
+struct ts__as_filter;
+int ts__as_filter_new(const struct ts__as_req *q, struct ts__as_resp *r,
+                      struct ts__as_filter **out);
+int ts__as_filter_match(const struct ts__as_filter *f, const struct ts__as_res *res,
+                        const cJSON *obj);
+void ts__as_filter_free(struct ts__as_filter *f);
+
+/* --- table.c ------------------------------------------------------------ */
+/* Whether the request asks for a meta.k8s.io Table. */
+int ts__as_want_table(const struct ts__as_req *q);
+/* New Table (consumed by caller) for objects; with_columns adds the column
+ * definitions. */
+cJSON *ts__as_table(const struct ts__as_req *q, struct ts__as_res *res, struct ts__as_obj **objs,
+                    size_t n, int with_columns);
+
+/* --- discovery.c / openapi.c -------------------------------------------- */
+int ts__as_discovery(struct ts__as_req *q, struct ts__as_resp *r);
+int ts__as_discovery_group(struct ts__as_req *q, struct ts__as_resp *r);
+int ts__as_openapi(struct ts__as_req *q, struct ts__as_resp *r);
+
+/* --- crd.c -------------------------------------------------------------- */
+/* Validates a CRD (errs) and fills its status; 0 or -1. */
+int ts__as_crd_prepare(struct ts_apiserver *s, cJSON *crd, const cJSON *old, ts_time now,
+                       struct ts_field_errors *errs);
+/* (Re)registers the served resource of a stored CRD. */
+void ts__as_crd_apply(struct ts_apiserver *s, const cJSON *crd);
+/* Unregisters the resource of a removed CRD and deletes its objects. */
+void ts__as_crd_remove(struct ts_apiserver *s, const cJSON *crd);
+/* Prunes, defaults and validates a custom resource; returns 0, or 400/422
+ * already replied on r (returns -1). */
+int ts__as_cr_prepare(struct ts__as_req *q, struct ts__as_resp *r, cJSON *obj);
+
+/* --- watch.c ------------------------------------------------------------ */
+/* Content-reader callback and destructor for streamed replies (http.c). */
+ssize_t ts__as_watch_read(void *cls, uint64_t pos, char *buf, size_t max);
+void ts__as_watch_free(void *cls);
+
+/* --- tls.c / kubeconfig.c ----------------------------------------------- */
+int ts__as_tls_generate(struct ts_apiserver *s, struct ts_err *err);
+int ts__as_tls_load(struct ts_apiserver *s, struct ts_err *err);
+int ts__as_kubeconfig_write(const struct ts_apiserver *s, const char *path, struct ts_err *err);
+
+/* --- http.c ------------------------------------------------------------- */
+int ts__as_http_start(struct ts_apiserver *s, const char *host, int port, struct ts_err *err);
+void ts__as_http_stop(struct ts_apiserver *s);
+
+#endif
