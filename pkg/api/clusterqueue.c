@@ -338,17 +338,15 @@ static void status_encode(const struct ts_cluster_queue_status *s, cJSON *obj)
         !s->pending_workloads && !s->reserving_workloads && !s->admitted_workloads &&
         !s->fair_sharing.set)
         return;
+    /* the counts are not omitempty in Kueue's types: 0 is printed */
     st = ts_enc_object(obj, "status");
     ts_conditions_encode(&s->conditions, st, "conditions");
     ts_flavor_usages_encode(&s->flavors_reservation, st, "flavorsReservation",
                             TS_USAGE_WITH_BORROWED);
     ts_flavor_usages_encode(&s->flavors_usage, st, "flavorsUsage", TS_USAGE_WITH_BORROWED);
-    if (s->pending_workloads)
-        ts_enc_int(st, "pendingWorkloads", s->pending_workloads);
-    if (s->reserving_workloads)
-        ts_enc_int(st, "reservingWorkloads", s->reserving_workloads);
-    if (s->admitted_workloads)
-        ts_enc_int(st, "admittedWorkloads", s->admitted_workloads);
+    ts_enc_int(st, "pendingWorkloads", s->pending_workloads);
+    ts_enc_int(st, "reservingWorkloads", s->reserving_workloads);
+    ts_enc_int(st, "admittedWorkloads", s->admitted_workloads);
     ts_fair_sharing_status_encode(&s->fair_sharing, st, "fairSharing");
 }
 

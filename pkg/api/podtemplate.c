@@ -572,12 +572,32 @@ cJSON *ts_pod_template_encode(const struct ts_pod_template *t)
     return o;
 }
 
+/* Drops null members: an API server prunes them (a job template's
+ * "creationTimestamp": null), so null and absent mean the same. */
+static void drop_nulls(cJSON *v)
+{
+    cJSON *c = v ? v->child : NULL;
+
+    while (c) {
+        cJSON *next = c->next;
+
+        if (cJSON_IsNull(c) && cJSON_IsObject(v))
+            cJSON_Delete(cJSON_DetachItemViaPointer(v, c));
+        else
+            drop_nulls(c);
+        c = next;
+    }
+}
+
 int ts_pod_template_equal(const struct ts_pod_template *a, const struct ts_pod_template *b)
 {
     cJSON *ea = ts_pod_template_encode(a);
     cJSON *eb = ts_pod_template_encode(b);
-    int eq = cJSON_Compare(ea, eb, 1);
+    int eq;
 
+    drop_nulls(ea);
+    drop_nulls(eb);
+    eq = cJSON_Compare(ea, eb, 1);
     cJSON_Delete(ea);
     cJSON_Delete(eb);
     return eq;

@@ -182,6 +182,11 @@ size_t ts_engine_cycle(struct ts_engine *e, ts_time now, struct ts_cycle *out);
 void ts_engine_admit_confirm(struct ts_engine *e, const char *ns, const char *name);
 void ts_engine_admit_forget(struct ts_engine *e, const char *ns, const char *name);
 
+/* Forgets the pending verdict recorded for a workload, so the next cycle
+ * that looks at it emits its reason and message again (the controller
+ * calls this when writing that status failed). */
+void ts_engine_forget_verdict(struct ts_engine *e, const char *ns, const char *name);
+
 /* An evicted workload's job has stopped: its quota is released and it is
  * queued again (what ts_engine_put_workload() does when the workload's
  * QuotaReserved turns False).  Unknown names are ignored. */

@@ -117,3 +117,88 @@ int ts_engine_cohort_status(const struct ts_engine *e, const char *name,
     }
     return 0;
 }
+
+/* Sums what the workloads of one LocalQueue hold (reserved and admitted)
+ * and counts them. */
+static void lq_scan(const struct ts_engine *e, const char *ns, const char *name, int64_t *reserved,
+                    int64_t *admitted, struct ts_local_queue_status *st)
+{
+    size_t it = 0;
+    const char *k;
+    void *v;
+
+    while (ts_hmap_next(&e->workloads, &it, &k, &v)) {
+        const struct ts__eng_wl *wl = v;
+        int holds = wl->state == TS__ENG_WL_ASSUMED || wl->state == TS__ENG_WL_ADMITTED;
+
+        if (!wl->lq_name || strcmp(wl->lq_name, name) || strcmp(wl->ns, ns))
+            continue;
+        if (wl->state == TS__ENG_WL_PENDING)
+            st->pending_workloads++;
+        if (!holds || !wl->admission)
+            continue;
+        st->reserving_workloads++;
+        if (wl->state == TS__ENG_WL_ADMITTED)
+            st->admitted_workloads++;
+        for (size_t p = 0; p < wl->n_podsets; p++) {
+            for (size_t j = 0; j < wl->admission[p].n; j++) {
+                reserved[wl->admission[p].fr[j]] += wl->admission[p].amount[j];
+                if (wl->state == TS__ENG_WL_ADMITTED)
+                    admitted[wl->admission[p].fr[j]] += wl->admission[p].amount[j];
+            }
+        }
+    }
+}
+
+static void put_total(struct ts_flavor_usages *u, const struct ts_engine *e, size_t fr,
+                      int64_t total)
+{
+    const char *res = e->resource_names[e->fr_resource[fr]];
+
+    ts_flavor_usages_at(u, e->fr_flavor[fr], res)->total = ts_amount_quantity(res, total);
+}
+
+int ts_engine_lq_status(const struct ts_engine *e, const char *ns, const char *name, ts_time now,
+                        struct ts_local_queue_status *st)
+{
+    const struct ts__eng_lq *lq;
+    const struct ts__eng_cq *cq;
+    int64_t *reserved, *admitted;
+    struct ts_buf key = TS_BUF_INIT;
+
+    ts_buf_addf(&key, "%s/%s", ns, name);
+    lq = ts_hmap_get(&e->lqs, key.ptr);
+    ts_buf_release(&key);
+    if (!lq)
+        return TS_ENOTFOUND;
+    cq = ts_hmap_get(&e->cqs, lq->cq_name);
+    reserved = ts_xcalloc(e->nfr + 1, sizeof(*reserved));
+    admitted = ts_xcalloc(e->nfr + 1, sizeof(*admitted));
+    st->pending_workloads = st->reserving_workloads = st->admitted_workloads = 0;
+    lq_scan(e, ns, name, reserved, admitted, st);
+    ts_flavor_usages_release(&st->flavors_reservation);
+    ts_flavor_usages_release(&st->flavors_usage);
+    for (size_t g = 0; cq && g < cq->n_rgs; g++) {
+        for (size_t f = 0; f < cq->rgs[g].n_flavors; f++) {
+            for (size_t r = 0; r < cq->rgs[g].n_covered; r++) {
+                size_t fr = cq->rgs[g].flavors[f].fr[r];
+
+                put_total(&st->flavors_reservation, e, fr, reserved[fr]);
+                put_total(&st->flavors_usage, e, fr, admitted[fr]);
+            }
+        }
+    }
+    free(reserved);
+    free(admitted);
+    if (lq->stopped)
+        ts_conditions_set(&st->conditions, "Active", "False", "Stopped", "LocalQueue is stopped",
+                          0, now);
+    else if (!cq || ts__eng_cq_inactive(e, cq))
+        ts_conditions_set(&st->conditions, "Active", "False",
+                          cq ? "ClusterQueueIsInactive" : "ClusterQueueDoesNotExist",
+                          "Can't submit new workloads to clusterQueue", 0, now);
+    else
+        ts_conditions_set(&st->conditions, "Active", "True", "Ready",
+                          "Can submit new workloads to localQueue", 0, now);
+    return 0;
+}

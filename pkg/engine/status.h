@@ -10,6 +10,7 @@
 
 #include "api/clusterqueue.h"
 #include "api/cohort.h"
+#include "api/localqueue.h"
 #include "engine/engine.h"
 
 /* Replaces st's counts, flavorsReservation (quota held, assumed admissions
@@ -25,5 +26,15 @@ int ts_engine_cq_status(const struct ts_engine *e, const char *cq, ts_time now,
  * left untouched otherwise).  Returns TS_ENOTFOUND for unknown cohorts. */
 int ts_engine_cohort_status(const struct ts_engine *e, const char *cohort,
                             struct ts_cohort_status *st);
+
+/* Replaces a LocalQueue's counts (pending, reserving, admitted workloads
+ * submitted through it), flavorsReservation and flavorsUsage (totals over
+ * its ClusterQueue's flavors and resources) and the Active condition
+ * (True/Ready "Can submit new workloads to localQueue"; False/Stopped;
+ * False/ClusterQueueDoesNotExist or ClusterQueueIsInactive "Can't submit
+ * new workloads to clusterQueue").  O(workloads).  Returns TS_ENOTFOUND
+ * for unknown queues. */
+int ts_engine_lq_status(const struct ts_engine *e, const char *ns, const char *name, ts_time now,
+                        struct ts_local_queue_status *st);
 
 #endif

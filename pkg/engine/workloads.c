@@ -549,6 +549,19 @@ void ts_engine_admit_forget(struct ts_engine *e, const char *ns, const char *nam
         release(e, wl);
 }
 
+void ts_engine_forget_verdict(struct ts_engine *e, const char *ns, const char *name)
+{
+    struct ts__eng_wl *wl = find(e, ns, name);
+
+    if (!wl)
+        return;
+    free(wl->last_reason);
+    free(wl->last_message);
+    wl->last_reason = wl->last_message = NULL;
+    if (wl->state == TS__ENG_WL_PENDING && !wl->cq)
+        mark_dirty(e, wl); /* an orphan is re-evaluated only when dirty */
+}
+
 void ts_engine_release(struct ts_engine *e, const char *ns, const char *name)
 {
     struct ts__eng_wl *wl = find(e, ns, name);

@@ -305,6 +305,11 @@ int main(int argc, char **argv)
         run_shape("baseline", 5, 6, 500, 0);
         return 0;
     }
+    if (argc > 1 && strcmp(argv[1], "--large-only") == 0) {
+        ts_alloc_init();
+        run_shape("large-scale", 10, 100, 50, 0);
+        return 0;
+    }
     ts_alloc_init();
     run_shape("baseline", 5, 6, quick ? 50 : 500, 0);
     run_shape("baseline+preempt", 5, 6, quick ? 50 : 500, 1);

@@ -165,6 +165,36 @@ static void test_cq_defaults_in_struct(void **state)
     cJSON_Delete(j);
 }
 
+/* Status counts are not omitempty (Kueue's Go types): a status with an
+ * Active condition and nothing pending prints 0, for CQ and LQ alike. */
+static void test_status_counts_zero(void **state)
+{
+    static const char *const kinds[] = {"ClusterQueue", "LocalQueue"};
+
+    (void)state;
+    for (size_t i = 0; i < 2; i++) {
+        struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+        cJSON *j = tq_json("{'metadata':{'name':'q','namespace':'ns'},'spec':{'clusterQueue':"
+                           "'cq'},'status':{'conditions':[{'type':'Active','status':'True',"
+                           "'reason':'Ready','message':'m','lastTransitionTime':"
+                           "'2026-01-01T00:00:00Z'}]}}");
+        const struct tq_kind *k = tq_kind_of(kinds[i]);
+        union tq_any x;
+        cJSON *e;
+
+        tq_decode(k, j, &x, &errs);
+        e = k->encode(&x);
+        assert_true(cJSON_IsNumber(ts_json_get(e, "status.pendingWorkloads")));
+        assert_int_equal(ts_json_get(e, "status.pendingWorkloads")->valueint, 0);
+        assert_true(cJSON_IsNumber(ts_json_get(e, "status.admittedWorkloads")));
+        assert_true(cJSON_IsNumber(ts_json_get(e, "status.reservingWorkloads")));
+        cJSON_Delete(e);
+        k->release(&x);
+        ts_field_errors_release(&errs);
+        cJSON_Delete(j);
+    }
+}
+
 /* namespaceSelector: absent = no namespace, {} = every namespace. */
 static void test_namespace_selector(void **state)
 {
@@ -546,6 +576,7 @@ int main(void)
         cmocka_unit_test(test_round_trip_files),
         cmocka_unit_test(test_defaults_applied),
         cmocka_unit_test(test_cq_defaults_in_struct),
+        cmocka_unit_test(test_status_counts_zero),
         cmocka_unit_test(test_namespace_selector),
         cmocka_unit_test(test_decode_errors),
         cmocka_unit_test(test_lookups),

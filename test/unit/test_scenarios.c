@@ -22,6 +22,12 @@
  *       messageContains: "substring"
  *       conditions: {Evicted: {status: "True", reason: Preempted,
  *                    messageContains: "..."}}   # any condition type
+ *     - localQueue: ns/name               # the LocalQueue status
+ *       pending: N
+ *       reserving: N
+ *       admitted: N
+ *       active: Ready                     # Active condition reason
+ *       usage: {flavor: {resource: quantity}}
  *   - finish: [ns/name, ...]
  *   - delete: [ns/name, ...]
  */
@@ -37,6 +43,7 @@
 #include <string.h>
 
 #include "api/config.h"
+#include "engine/status.h"
 #include "sim/sim.h"
 #include "util/alloc.h"
 #include "util/buf.h"
@@ -171,6 +178,62 @@ static void check_conditions(const struct ts_workload *wl, const cJSON *exp, con
     }
 }
 
+/* {localQueue: ns/name, pending: N, reserving: N, admitted: N,
+ *  active: Reason, usage: {flavor: {resource: "q"}}} against the status
+ * the controller would write. */
+static void check_local_queue(struct ts_sim *sim, const cJSON *exp, struct ts_buf *out)
+{
+    static const char *const counts[] = {"pending", "reserving", "admitted"};
+    const char *key = str(exp, "localQueue"), *name, *want;
+    struct ts_local_queue_status st;
+    const struct ts_condition *active;
+    const cJSON *fl, *r;
+    char ns[256];
+
+    memset(&st, 0, sizeof(st));
+    split_key(key, ns, sizeof(ns), &name);
+    if (ts_engine_lq_status(ts_sim_engine(sim), ns, name, 0, &st)) {
+        problem(out, key, "no such local queue");
+        return;
+    }
+    for (size_t i = 0; i < 3; i++) {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(exp, counts[i]);
+        int32_t got = i == 0 ? st.pending_workloads
+                             : i == 1 ? st.reserving_workloads : st.admitted_workloads;
+
+        if (n && n->valueint != got)
+            problem(out, key, "%s %d, want %d", counts[i], (int)got, n->valueint);
+    }
+    active = ts_conditions_find(&st.conditions, "Active");
+    if ((want = str(exp, "active")) && (!active || strcmp(active->reason, want)))
+        problem(out, key, "Active reason %s, want %s", active ? active->reason : "(none)", want);
+    cJSON_ArrayForEach(fl, cJSON_GetObjectItemCaseSensitive(exp, "usage"))
+    {
+        cJSON_ArrayForEach(r, fl)
+        {
+            const struct ts_resource_usage *u = NULL;
+            char got[64] = "(none)";
+
+            for (size_t f = 0; f < st.flavors_usage.n; f++) {
+                const struct ts_flavor_usage *fu = &st.flavors_usage.items[f];
+
+                for (size_t k = 0; strcmp(fu->name, fl->string) == 0 && k < fu->n_resources; k++) {
+                    if (strcmp(fu->resources[k].name, r->string) == 0)
+                        u = &fu->resources[k];
+                }
+            }
+            if (u)
+                ts_quantity_format(&u->total, got, sizeof(got));
+            if (strcmp(got, r->valuestring))
+                problem(out, key, "usage %s/%s %s, want %s", fl->string, r->string, got,
+                        r->valuestring);
+        }
+    }
+    ts_conditions_release(&st.conditions);
+    ts_flavor_usages_release(&st.flavors_reservation);
+    ts_flavor_usages_release(&st.flavors_usage);
+}
+
 static void check_one(struct ts_sim *sim, const cJSON *exp, struct ts_buf *out)
 {
     const char *key = str(exp, "workload"), *name, *want;
@@ -180,6 +243,10 @@ static void check_one(struct ts_sim *sim, const cJSON *exp, struct ts_buf *out)
     char ns[256];
     int admitted;
 
+    if (!key && str(exp, "localQueue")) {
+        check_local_queue(sim, exp, out);
+        return;
+    }
     if (!key) {
         problem(out, "?", "expectation without workload");
         return;
