@@ -1,0 +1,442 @@
+/*
+ * webhook_job.c - Kueue's job webhooks (reference §4.5; jobframework
+ * base_webhook.go, defaults.go, validation.go; jobs/job/job_webhook.go)
+ * for batch/v1 Job and kubeflow.org/v1 PyTorchJob.
+ *
+ * Mutating (CREATE): queue-name "default" when the namespace has that
+ * LocalQueue; suspend (Job spec.suspend, PyTorchJob spec.runPolicy.suspend)
+ * when the job has a queue name - the label, or the legacy annotation the
+ * customer's seeds use - or manageJobsWithoutQueueName is on, its
+ * namespace is managed and no Kueue-managed owner controls it; and the
+ * priority-class label "default" when that WorkloadPriorityClass exists
+ * (gate WorkloadPriorityClassDefaulting), for jobs Turnstile manages.
+ *
+ * Validating (CREATE, UPDATE): label/annotation syntax, then on UPDATE the
+ * immutability rules while the job runs.  Messages are Kueue's.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "api/jobworkload.h"
+#include "api/names.h"
+#include "json/json.h"
+#include "util/parse.h"
+#include "webhook/webhook_int.h"
+
+#define PATH_LABELS      "metadata.labels"
+#define PATH_ANNOTATIONS "metadata.annotations"
+
+/* A job of either kind as the rules see it. */
+struct jobview {
+    const struct ts_object_meta *meta;
+    int suspended;
+    const struct ts_job *batch; /* NULL for a PyTorchJob */
+};
+
+static void view_of(const struct ts_object *o, struct jobview *v)
+{
+    memset(v, 0, sizeof(*v));
+    v->meta = ts_object_meta(o);
+    if (o->kind == TS_KIND_JOB) {
+        v->batch = &o->u.job;
+        v->suspended = ts_job_is_suspended(&o->u.job);
+    } else {
+        v->suspended = ts_pytorchjob_is_suspended(&o->u.ptj);
+    }
+}
+
+/* "metadata.labels[key]" into buf. */
+static const char *key_path(char *buf, size_t n, const char *map, const char *key)
+{
+    int w = snprintf(buf, n, "%s[%s]", map, key);
+
+    return (w > 0 && (size_t)w < n) ? buf : map;
+}
+
+/* The queue name and the field it came from (label wins). */
+static const char *queue_name(const struct ts_object_meta *m, int *from_annotation)
+{
+    const char *q = ts_strmap_get(&m->labels, TS_LABEL_QUEUE_NAME);
+
+    *from_annotation = 0;
+    if (q && *q)
+        return q;
+    q = ts_strmap_get(&m->annotations, TS_LABEL_QUEUE_NAME);
+    if (q && *q) {
+        *from_annotation = 1;
+        return q;
+    }
+    return "";
+}
+
+static const char *label(const struct ts_object_meta *m, const char *key)
+{
+    const char *v = ts_strmap_get(&m->labels, key);
+
+    return v ? v : "";
+}
+
+/* Prebuilt workload name: the annotation wins (gate
+ * WorkloadIdentifierAnnotations), else the label. */
+static const char *prebuilt(const struct ts_object_meta *m, const char **map)
+{
+    const char *v = ts_strmap_get(&m->annotations, TS_LABEL_PREBUILT_WORKLOAD);
+
+    *map = PATH_ANNOTATIONS;
+    if (v)
+        return v;
+    *map = PATH_LABELS;
+    v = ts_strmap_get(&m->labels, TS_LABEL_PREBUILT_WORKLOAD);
+    return v ? v : "";
+}
+
+/* Go's strconv.Atoi as Kueue reports it: 0, or an error recorded. */
+static int atoi_field(const char *s, const char *path, int64_t *v, struct ts_field_errors *errs)
+{
+    int rc = ts_parse_i64_c(s, v);
+
+    if (rc == 0)
+        return 0;
+    ts_field_errors_add(errs, TS_FIELD_INVALID, path, s, 1, "strconv.Atoi: parsing \"%s\": %s", s,
+                        rc == TS_EOVERFLOW ? "value out of range" : "invalid syntax");
+    return -1;
+}
+
+/* --- create rules ------------------------------------------------------------ */
+
+static void check_common_create(const struct ts_object_meta *m, struct ts_field_errors *errs)
+{
+    char path[160];
+    const char *map;
+    int ann;
+    const char *q = queue_name(m, &ann);
+    const char *pb = prebuilt(m, &map);
+    int64_t v;
+
+    if (*q)
+        ts_names_dns1123_subdomain(
+            q,
+            key_path(path, sizeof(path), ann ? PATH_ANNOTATIONS : PATH_LABELS, TS_LABEL_QUEUE_NAME),
+            errs);
+    if (*pb)
+        ts_names_dns1123_subdomain(
+            pb, key_path(path, sizeof(path), map, TS_LABEL_PREBUILT_WORKLOAD), errs);
+    if (ts_strmap_get(&m->labels, TS_LABEL_MAX_EXEC_TIME)) {
+        key_path(path, sizeof(path), PATH_LABELS, TS_LABEL_MAX_EXEC_TIME);
+        if (atoi_field(label(m, TS_LABEL_MAX_EXEC_TIME), path, &v, errs) == 0 && v <= 0) {
+            char num[32];
+
+            snprintf(num, sizeof(num), "%" PRId64, v);
+            ts_field_errors_add(errs, TS_FIELD_INVALID, path, num, 0, "should be greater than 0");
+        }
+    }
+}
+
+static void check_min_parallelism(const struct ts_job *j, struct ts_field_errors *errs)
+{
+    const char *s = ts_strmap_get(&j->meta.annotations, TS_ANNOTATION_JOB_MIN_PARALLELISM);
+    int32_t pods = ts_job_pod_count(j);
+    char path[160], num[32];
+    int64_t v;
+
+    if (!s)
+        return;
+    key_path(path, sizeof(path), PATH_ANNOTATIONS, TS_ANNOTATION_JOB_MIN_PARALLELISM);
+    if (atoi_field(s, path, &v, errs) != 0)
+        return;
+    if (v >= pods || v <= 0) {
+        snprintf(num, sizeof(num), "%" PRId64, v);
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, num, 0, "should be between 0 and %d",
+                            (int)pods - 1);
+    }
+}
+
+/* Go's strconv.ParseBool. */
+static int parse_bool(const char *s, int *out)
+{
+    static const char *const t[] = {"1", "t", "T", "true", "True", "TRUE"};
+    static const char *const f[] = {"0", "f", "F", "false", "False", "FALSE"};
+
+    for (size_t i = 0; i < 6; i++) {
+        if (strcmp(s, t[i]) == 0 || strcmp(s, f[i]) == 0) {
+            *out = strcmp(s, t[i]) == 0;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static void check_sync_completions(const struct ts_job *j, struct ts_field_errors *errs)
+{
+    const char *s =
+        ts_strmap_get(&j->meta.annotations, TS_ANNOTATION_COMPLETIONS_EQUAL_PARALLELISM);
+    int32_t par = j->parallelism.set ? j->parallelism.v : 1;
+    int32_t comp = j->completions.set ? j->completions.v : 1;
+    char path[160];
+    int on;
+
+    if (!s)
+        return;
+    key_path(path, sizeof(path), PATH_ANNOTATIONS, TS_ANNOTATION_COMPLETIONS_EQUAL_PARALLELISM);
+    if (parse_bool(s, &on) != 0) {
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, s, 1,
+                            "strconv.ParseBool: parsing \"%s\": invalid syntax", s);
+        return;
+    }
+    if (!on)
+        return;
+    if (!j->completion_mode || strcmp(j->completion_mode, "Indexed") != 0)
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, s, 1,
+                            "should not be enabled for NonIndexed jobs");
+    if (par != comp)
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, s, 1,
+                            "should not be enabled when completions (%d) and parallelism (%d) "
+                            "differ",
+                            (int)comp, (int)par);
+}
+
+static void check_create(const struct jobview *v, struct ts_field_errors *errs)
+{
+    check_common_create(v->meta, errs);
+    if (v->batch) {
+        check_min_parallelism(v->batch, errs);
+        check_sync_completions(v->batch, errs);
+    }
+}
+
+/* --- update rules -------------------------------------------------------------- */
+
+/* apimachinery ValidateImmutableField for strings. */
+static void immutable(const char *nv, const char *ov, const char *path,
+                      struct ts_field_errors *errs)
+{
+    if (strcmp(nv, ov) != 0)
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, nv, 1, "field is immutable");
+}
+
+static void check_queue_update(const struct ts_webhook *wh, const char *ns,
+                               const struct jobview *ov, const struct jobview *nv,
+                               struct ts_field_errors *errs)
+{
+    int oann, nann;
+    const char *oq = queue_name(ov->meta, &oann);
+    const char *nq = queue_name(nv->meta, &nann);
+    char path[160];
+    int use_ann = *nq ? nann : oann;
+
+    key_path(path, sizeof(path), use_ann ? PATH_ANNOTATIONS : PATH_LABELS, TS_LABEL_QUEUE_NAME);
+    if (!nv->suspended)
+        immutable(nq, oq, path, errs);
+    if (*oq && !*nq && wh->opts.lookup.local_queue_exists &&
+        wh->opts.lookup.local_queue_exists(wh->opts.lookup.ctx, ns, "default"))
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, "", 1,
+                            "queue-name must not be empty in namespace with default queue");
+}
+
+static void check_priority_update(const struct jobview *ov, const struct jobview *nv,
+                                  struct ts_field_errors *errs)
+{
+    const char *op = label(ov->meta, TS_LABEL_PRIORITY_CLASS);
+    const char *np = label(nv->meta, TS_LABEL_PRIORITY_CLASS);
+    char path[160];
+
+    key_path(path, sizeof(path), PATH_LABELS, TS_LABEL_PRIORITY_CLASS);
+    if (!nv->suspended && !*op && *np)
+        ts_field_errors_add(errs, TS_FIELD_FORBIDDEN, path, NULL, 0,
+                            "WorkloadPriorityClass cannot be added to a non-suspended workload");
+    if (*op && !*np)
+        ts_field_errors_add(errs, TS_FIELD_FORBIDDEN, path, NULL, 0,
+                            "WorkloadPriorityClass cannot be removed from a workload");
+}
+
+static void check_running_update(const struct jobview *ov, const struct jobview *nv,
+                                 struct ts_field_errors *errs)
+{
+    const char *omap, *nmap;
+    const char *opb = prebuilt(ov->meta, &omap);
+    const char *npb = prebuilt(nv->meta, &nmap);
+    char path[160];
+
+    if (nv->suspended)
+        return;
+    immutable(npb, opb, key_path(path, sizeof(path), nmap, TS_LABEL_PREBUILT_WORKLOAD), errs);
+    immutable(label(nv->meta, TS_LABEL_MAX_EXEC_TIME), label(ov->meta, TS_LABEL_MAX_EXEC_TIME),
+              key_path(path, sizeof(path), PATH_LABELS, TS_LABEL_MAX_EXEC_TIME), errs);
+}
+
+static const char *annotation(const struct ts_object_meta *m, const char *key)
+{
+    const char *v = ts_strmap_get(&m->annotations, key);
+
+    return v ? v : "";
+}
+
+static void check_batch_update(const struct ts_webhook *wh, const struct ts_job *oj,
+                               const struct ts_job *nj, struct ts_field_errors *errs)
+{
+    int32_t op = oj->parallelism.set ? oj->parallelism.v : 1;
+    int32_t np = nj->parallelism.set ? nj->parallelism.v : 1;
+    char path[160];
+
+    if (wh->opts.partial_admission &&
+        ts_strmap_get(&oj->meta.annotations, TS_ANNOTATION_JOB_MIN_PARALLELISM) &&
+        !ts_job_is_suspended(oj) && op != np)
+        ts_field_errors_add(errs, TS_FIELD_FORBIDDEN, "spec.parallelism", NULL, 0,
+                            "cannot change when partial admission is enabled and the job is "
+                            "not suspended");
+    immutable(annotation(&nj->meta, TS_ANNOTATION_ELASTIC_JOB),
+              annotation(&oj->meta, TS_ANNOTATION_ELASTIC_JOB),
+              key_path(path, sizeof(path), PATH_ANNOTATIONS, TS_ANNOTATION_ELASTIC_JOB), errs);
+}
+
+static void check_update(const struct ts_webhook *wh, const char *ns, const struct jobview *ov,
+                         const struct jobview *nv, struct ts_field_errors *errs)
+{
+    check_create(nv, errs);
+    check_queue_update(wh, ns, ov, nv, errs);
+    check_running_update(ov, nv, errs);
+    check_priority_update(ov, nv, errs);
+    if (ov->batch && nv->batch)
+        check_batch_update(wh, ov->batch, nv->batch, errs);
+}
+
+/* Decodes obj as kind; denies rs (400) and returns -1 when it is not. */
+static int decode_job(const cJSON *obj, enum ts_kind kind, struct ts_object *o,
+                      struct ts_field_errors *errs, struct ts__wh_resp *rs)
+{
+    struct ts_err err = {0};
+
+    if (ts_object_kind(obj) != kind) {
+        ts__wh_deny(rs, 400, "BadRequest", "expected a %s", ts_kind_name(kind));
+        return -1;
+    }
+    if (ts_object_decode(obj, o, errs, &err) != 0) {
+        ts__wh_deny(rs, 400, "BadRequest", "%s", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+void ts__wh_validate_job(const struct ts_webhook *wh, const struct ts__wh_req *rq,
+                         enum ts_kind kind, struct ts__wh_resp *rs)
+{
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT, ignored = TS_FIELD_ERRORS_INIT;
+    struct ts_object nw, old;
+    struct jobview nv, ov;
+    int update = ts__wh_op_is(rq, "UPDATE");
+
+    if (!update && !ts__wh_op_is(rq, "CREATE"))
+        return;
+    if (decode_job(rq->object, kind, &nw, &errs, rs) != 0)
+        goto out;
+    view_of(&nw, &nv);
+    if (update && decode_job(rq->old_object, kind, &old, &ignored, rs) == 0) {
+        view_of(&old, &ov);
+        check_update(wh, ts__wh_namespace(rq), &ov, &nv, &errs);
+        ts_object_release(&old);
+    } else if (!update) {
+        check_create(&nv, &errs);
+    }
+    if (rs->allowed)
+        ts__wh_deny_errs(rs, &errs);
+    ts_object_release(&nw);
+out:
+    ts_field_errors_release(&errs);
+    ts_field_errors_release(&ignored);
+}
+
+/* --- mutation ------------------------------------------------------------------ */
+
+/* 1 when the job's controller is a kind Turnstile manages itself (its
+ * workload covers this job: Kueue's IsOwnerManagedByKueue). */
+static int owner_managed(const cJSON *obj)
+{
+    const cJSON *refs = ts_json_get(obj, "metadata.ownerReferences");
+    const cJSON *r;
+
+    cJSON_ArrayForEach(r, refs)
+    {
+        const char *av = ts_json_get_string(r, "apiVersion");
+        const char *k = ts_json_get_string(r, "kind");
+
+        if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "controller")) || !av || !k)
+            continue;
+        if ((strncmp(av, "batch/", 6) == 0 && strcmp(k, "Job") == 0) ||
+            (strncmp(av, "kubeflow.org/", 13) == 0 && strcmp(k, "PyTorchJob") == 0))
+            return 1;
+    }
+    return 0;
+}
+
+static const char *jlabel(const cJSON *obj, const char *key)
+{
+    char path[160];
+    const char *v = ts_json_get_string(obj, key_path(path, sizeof(path), PATH_LABELS, key));
+
+    return v ? v : "";
+}
+
+static int has_queue_name(const cJSON *obj)
+{
+    char path[160];
+    const char *a = ts_json_get_string(
+        obj, key_path(path, sizeof(path), PATH_ANNOTATIONS, TS_LABEL_QUEUE_NAME));
+
+    return *jlabel(obj, TS_LABEL_QUEUE_NAME) || (a && *a);
+}
+
+static void set_label(cJSON *obj, const char *key, const char *value)
+{
+    char path[160];
+
+    ts_json_set_string(obj, key_path(path, sizeof(path), PATH_LABELS, key), value, NULL);
+}
+
+static int call_lq(const struct ts_webhook *wh, const char *ns, const char *name)
+{
+    const struct ts_webhook_lookup *l = &wh->opts.lookup;
+
+    return l->local_queue_exists && l->local_queue_exists(l->ctx, ns, name);
+}
+
+static int call_wpc(const struct ts_webhook *wh, const char *name)
+{
+    const struct ts_webhook_lookup *l = &wh->opts.lookup;
+
+    return l->wpc_exists && l->wpc_exists(l->ctx, name);
+}
+
+static void default_job(const struct ts_webhook *wh, const char *ns, enum ts_kind kind, cJSON *obj)
+{
+    const char *suspend = kind == TS_KIND_JOB ? "spec.suspend" : "spec.runPolicy.suspend";
+
+    if (owner_managed(obj) || !ts__wh_namespace_managed(wh, ns))
+        return;
+    if (!has_queue_name(obj) && call_lq(wh, ns, "default"))
+        set_label(obj, TS_LABEL_QUEUE_NAME, "default");
+    if (!has_queue_name(obj) && !wh->opts.manage_jobs_without_queue_name)
+        return;
+    if (wh->opts.wpc_defaulting && !*jlabel(obj, TS_LABEL_PRIORITY_CLASS) &&
+        call_wpc(wh, "default"))
+        set_label(obj, TS_LABEL_PRIORITY_CLASS, "default");
+    if (!cJSON_IsTrue(ts_json_get(obj, suspend)))
+        ts_json_set(obj, suspend, cJSON_CreateTrue(), NULL);
+}
+
+void ts__wh_mutate_job(const struct ts_webhook *wh, const struct ts__wh_req *rq, enum ts_kind kind,
+                       struct ts__wh_resp *rs)
+{
+    cJSON *obj;
+
+    if (!ts__wh_op_is(rq, "CREATE"))
+        return;
+    if (ts_object_kind(rq->object) != kind) {
+        ts__wh_deny(rs, 400, "BadRequest", "expected a %s", ts_kind_name(kind));
+        return;
+    }
+    obj = cJSON_Duplicate(rq->object, 1);
+    default_job(wh, ts__wh_namespace(rq), kind, obj);
+    ts__wh_set_patch(rs, rq->object, obj);
+    cJSON_Delete(obj);
+}

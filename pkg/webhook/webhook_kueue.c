@@ -1,0 +1,182 @@
+/*
+ * webhook_kueue.c - Kueue's webhooks for its own kinds (reference §5):
+ * validation (create and update, incl. workloads/status) through the rules
+ * of pkg/api, and the mutating webhooks of ClusterQueue, ResourceFlavor
+ * (finalizer kueue.x-k8s.io/resource-in-use on create) and Workload
+ * (finalizer, podSets[0].name "main" when a single pod set has none,
+ * minCount dropped when partial admission is off).
+ *
+ * Objects arrive as v1beta1 or v1beta2; ts_object_decode() converts them,
+ * so both path versions share these handlers.  Mutations are made on a
+ * copy of the JSON the API server sent and returned as the JSONPatch
+ * between the two, so fields Turnstile does not model are never touched.
+ */
+#include <string.h>
+
+#include "json/json.h"
+#include "util/alloc.h"
+#include "webhook/webhook_int.h"
+
+static const char *sget(const cJSON *obj, const char *path)
+{
+    const char *s = ts_json_get_string(obj, path);
+
+    return s ? s : "";
+}
+
+/* Decodes obj as `kind`; on failure or a different kind, denies rs and
+ * returns -1. */
+static int decode_as(const cJSON *obj, enum ts_kind kind, struct ts_object *o,
+                     struct ts_field_errors *errs, struct ts__wh_resp *rs)
+{
+    struct ts_err err = {0};
+
+    if (ts_object_kind(obj) != kind) {
+        ts__wh_deny(rs, 400, "BadRequest", "expected a %s, got apiVersion \"%s\", kind \"%s\"",
+                    ts_kind_name(kind), sget(obj, "apiVersion"), sget(obj, "kind"));
+        return -1;
+    }
+    if (ts_object_decode(obj, o, errs, &err) != 0) {
+        ts__wh_deny(rs, 400, "BadRequest", "%s", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static void validate_update(const struct ts_object *old, const struct ts_object *nw,
+                            struct ts_field_errors *errs)
+{
+    switch (nw->kind) {
+    case TS_KIND_RESOURCE_FLAVOR:
+        ts_resource_flavor_validate_update(&old->u.rf, &nw->u.rf, errs);
+        break;
+    case TS_KIND_CLUSTER_QUEUE:
+        ts_cluster_queue_validate_update(&old->u.cq, &nw->u.cq, errs);
+        break;
+    case TS_KIND_COHORT:
+        ts_cohort_validate_update(&old->u.cohort, &nw->u.cohort, errs);
+        break;
+    case TS_KIND_LOCAL_QUEUE:
+        ts_local_queue_validate_update(&old->u.lq, &nw->u.lq, errs);
+        break;
+    case TS_KIND_WORKLOAD:
+        ts_workload_validate_update(&old->u.wl, &nw->u.wl, errs);
+        break;
+    case TS_KIND_WORKLOAD_PRIORITY_CLASS:
+        ts_workload_priority_class_validate_update(&old->u.wpc, &nw->u.wpc, errs);
+        break;
+    default:
+        ts_object_validate(nw, errs);
+        break;
+    }
+}
+
+/* UPDATE: decode the old object too (its own problems are not the
+ * requester's) and run the update rules. */
+static void check_update(const struct ts__wh_req *rq, enum ts_kind kind, const struct ts_object *nw,
+                         struct ts_field_errors *errs, struct ts__wh_resp *rs)
+{
+    struct ts_field_errors old_errs = TS_FIELD_ERRORS_INIT;
+    struct ts_object old;
+
+    if (decode_as(rq->old_object, kind, &old, &old_errs, rs) == 0) {
+        validate_update(&old, nw, errs);
+        ts_object_release(&old);
+    }
+    ts_field_errors_release(&old_errs);
+}
+
+void ts__wh_validate_kueue(const struct ts_webhook *wh, const struct ts__wh_req *rq,
+                           enum ts_kind kind, struct ts__wh_resp *rs)
+{
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    struct ts_object nw;
+
+    (void)wh;
+    /* Kueue registers CREATE and UPDATE only; anything else passes. */
+    if (!ts__wh_op_is(rq, "CREATE") && !ts__wh_op_is(rq, "UPDATE"))
+        return;
+    if (decode_as(rq->object, kind, &nw, &errs, rs) != 0) {
+        ts_field_errors_release(&errs);
+        return;
+    }
+    if (ts__wh_op_is(rq, "UPDATE"))
+        check_update(rq, kind, &nw, &errs, rs);
+    else
+        ts_object_validate(&nw, &errs);
+    if (rs->allowed)
+        ts__wh_deny_errs(rs, &errs);
+    ts_object_release(&nw);
+    ts_field_errors_release(&errs);
+}
+
+/* --- mutation ---------------------------------------------------------------- */
+
+static void add_finalizer(cJSON *obj, const char *finalizer)
+{
+    cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+    cJSON *list, *f;
+
+    if (!cJSON_IsObject(meta)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(obj, "metadata");
+        meta = cJSON_AddObjectToObject(obj, "metadata");
+    }
+    list = cJSON_GetObjectItemCaseSensitive(meta, "finalizers");
+    if (!cJSON_IsArray(list)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(meta, "finalizers");
+        list = cJSON_AddArrayToObject(meta, "finalizers");
+    }
+    cJSON_ArrayForEach(f, list)
+    {
+        if (cJSON_IsString(f) && strcmp(f->valuestring, finalizer) == 0)
+            return;
+    }
+    cJSON_AddItemToArray(list, cJSON_CreateString(finalizer));
+}
+
+/* Kueue's WorkloadWebhook.Default: a single pod set without a name is
+ * "main"; minCount goes when partial admission is off. */
+static void default_workload(const struct ts_webhook *wh, cJSON *obj)
+{
+    cJSON *podsets = ts_json_get(obj, "spec.podSets");
+    cJSON *ps;
+
+    if (!cJSON_IsArray(podsets))
+        return;
+    ps = cJSON_GetArrayItem(podsets, 0);
+    if (cJSON_GetArraySize(podsets) == 1 && cJSON_IsObject(ps)) {
+        const char *name = ts_json_get_string(ps, "name");
+
+        if (!name || !*name)
+            ts_json_set_string(ps, "name", TS_WL_DEFAULT_PODSET, NULL);
+    }
+    if (wh->opts.partial_admission)
+        return;
+    cJSON_ArrayForEach(ps, podsets)
+    {
+        if (cJSON_IsObject(ps))
+            cJSON_DeleteItemFromObjectCaseSensitive(ps, "minCount");
+    }
+}
+
+void ts__wh_mutate_kueue(const struct ts_webhook *wh, const struct ts__wh_req *rq,
+                         enum ts_kind kind, struct ts__wh_resp *rs)
+{
+    cJSON *obj;
+
+    /* Registered for CREATE only: on UPDATE the controller may be removing
+     * the finalizer of an object being deleted. */
+    if (!ts__wh_op_is(rq, "CREATE"))
+        return;
+    if (ts_object_kind(rq->object) != kind) {
+        ts__wh_deny(rs, 400, "BadRequest", "expected a %s, got apiVersion \"%s\", kind \"%s\"",
+                    ts_kind_name(kind), sget(rq->object, "apiVersion"), sget(rq->object, "kind"));
+        return;
+    }
+    obj = cJSON_Duplicate(rq->object, 1);
+    add_finalizer(obj, TS_RESOURCE_IN_USE_FINALIZER);
+    if (kind == TS_KIND_WORKLOAD)
+        default_workload(wh, obj);
+    ts__wh_set_patch(rs, rq->object, obj);
+    cJSON_Delete(obj);
+}

@@ -1,0 +1,526 @@
+/* Certificates (pkg/webhook/cert*.c, certsrc.c) and webhook configurations
+ * (whconfig.c): generated CA and serving certificate parsed back with
+ * OpenSSL (SANs, issuer signature, validity), rotation with a fake now,
+ * the Secret and the files round trip, change detection, and the caBundle
+ * injection helpers. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api/config.h"
+#include "webhook/certsrc.h"
+#include "yaml/yaml.h"
+#include "webhook/whconfig.h"
+#include "webhook_test.h"
+
+#define NOW (INT64_C(1795000000) * TS_TIME_SECOND) /* 2026-11-19 */
+#define DAY (TS_CERT_DAY * TS_TIME_SECOND)
+
+static struct ts_cert_bundle bundle; /* generated once, shared by the tests */
+
+static int setup(void **state)
+{
+    struct ts_cert_options o;
+    struct ts_err err = {0};
+
+    (void)state;
+    ts_alloc_init();
+    ts_cert_options_init(&o);
+    o.extra_dns[0] = "localhost";
+    o.ips[1] = "::1";
+    ts_cert_bundle_init(&bundle);
+    if (ts_cert_generate(&o, NOW, &bundle, &err))
+        fail_msg("generate: %s", err.msg);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    ts_cert_bundle_release(&bundle);
+    return 0;
+}
+
+static X509 *pem_cert(const char *pem)
+{
+    BIO *b = BIO_new_mem_buf(pem, -1);
+    X509 *x = PEM_read_bio_X509(b, NULL, NULL, NULL);
+
+    BIO_free(b);
+    assert_non_null(x);
+    return x;
+}
+
+/* The SANs as "DNS:x" / "IP:y" strings joined by ",". */
+static void sans_of(X509 *x, struct ts_buf *out)
+{
+    GENERAL_NAMES *names = X509_get_ext_d2i(x, NID_subject_alt_name, NULL, NULL);
+
+    for (int i = 0; i < sk_GENERAL_NAME_num(names); i++) {
+        const GENERAL_NAME *g = sk_GENERAL_NAME_value(names, i);
+
+        if (g->type == GEN_DNS)
+            ts_buf_addf(out, "%sDNS:%s", out->len ? "," : "",
+                        (const char *)ASN1_STRING_get0_data(g->d.dNSName));
+        else if (g->type == GEN_IPADD)
+            ts_buf_addf(out, "%sIP:%d", out->len ? "," : "", ASN1_STRING_length(g->d.iPAddress));
+    }
+    GENERAL_NAMES_free(names);
+}
+
+static void generated(void **state)
+{
+    X509 *ca = pem_cert(bundle.ca_cert_pem), *x = pem_cert(bundle.cert_pem);
+    struct ts_buf sans = TS_BUF_INIT;
+    struct ts_err err = {0};
+    ts_time nb, na;
+
+    (void)state;
+    sans_of(x, &sans);
+    assert_string_equal(sans.ptr, "DNS:turnstile-webhook-service.turnstile-system.svc,"
+                                  "DNS:turnstile-webhook-service.turnstile-system.svc.cluster."
+                                  "local,DNS:localhost,IP:4,IP:16");
+    /* the CA signs the serving certificate; the CA is a CA, the leaf is not */
+    assert_int_equal(X509_verify(x, X509_get0_pubkey(ca)), 1);
+    assert_int_equal(X509_check_ca(ca), 1);
+    assert_int_equal(X509_check_ca(x), 0);
+    assert_int_equal(X509_check_purpose(x, X509_PURPOSE_SSL_SERVER, 0), 1);
+    assert_int_equal(ts_cert_check_pair(bundle.cert_pem, bundle.key_pem, &err), 0);
+    assert_int_equal(ts_cert_check_pair(bundle.ca_cert_pem, bundle.ca_key_pem, &err), 0);
+    assert_int_equal(ts_cert_check_pair(bundle.cert_pem, bundle.ca_key_pem, &err), TS_ETLS);
+    assert_int_equal(ts_cert_check_pair("junk", bundle.key_pem, &err), TS_EPARSE);
+    /* validity: backdated one hour, one year (CA ten years) */
+    assert_int_equal(ts_cert_validity(bundle.cert_pem, &nb, &na, &err), 0);
+    assert_true(nb == NOW - 3600 * TS_TIME_SECOND);
+    assert_true(na == NOW + 365 * DAY);
+    assert_int_equal(ts_cert_validity(bundle.ca_cert_pem, &nb, &na, &err), 0);
+    assert_true(na == NOW + 3650 * DAY);
+    assert_int_equal(ts_cert_validity("nope", &nb, &na, &err), TS_EPARSE);
+    ts_buf_release(&sans);
+    X509_free(ca);
+    X509_free(x);
+}
+
+static void verify(void **state)
+{
+    static const struct {
+        const char *host;
+        int64_t at_days;
+        int want;
+    } cases[] = {
+        {"turnstile-webhook-service.turnstile-system.svc", 0, 0},
+        {"turnstile-webhook-service.turnstile-system.svc.cluster.local", 100, 0},
+        {"127.0.0.1", 0, 0},
+        {"::1", 0, 0},
+        {"localhost", 0, 0},
+        {NULL, 364, 0},
+        {"10.0.0.1", 0, TS_ETLS},
+        {"other.turnstile-system.svc", 0, TS_ETLS},
+        {NULL, 366, TS_ETLS}, /* expired */
+        {NULL, -1, TS_ETLS},  /* not yet valid */
+    };
+    struct ts_cert_bundle other;
+    struct ts_cert_options o;
+    struct ts_err err = {0};
+
+    (void)state;
+    for (size_t i = 0; i < N_ELEMS(cases); i++) {
+        int rc = ts_cert_verify(bundle.ca_cert_pem, bundle.cert_pem, cases[i].host,
+                                NOW + cases[i].at_days * DAY, &err);
+
+        if (rc != cases[i].want)
+            fail_msg("case %zu (%s): %d %s", i, cases[i].host ? cases[i].host : "-", rc, err.msg);
+    }
+    ts_cert_options_init(&o);
+    ts_cert_bundle_init(&other);
+    assert_int_equal(ts_cert_generate(&o, NOW, &other, &err), 0);
+    /* another CA does not vouch for this certificate */
+    assert_int_equal(ts_cert_verify(other.ca_cert_pem, bundle.cert_pem, NULL, NOW, &err), TS_ETLS);
+    ts_cert_bundle_release(&other);
+    o.ips[0] = "not-an-ip";
+    assert_int_equal(ts_cert_generate(&o, NOW, &other, &err), TS_EINVAL);
+    assert_null(other.cert_pem);
+}
+
+static void rotation(void **state)
+{
+    static const struct {
+        int64_t at_days;
+        int want;
+    } cases[] = {
+        {0, 0}, {200, 0}, {274, 0}, {275, 1}, {300, 1}, {365, 1}, {400, 1}, {-1, 1},
+    };
+    struct ts_cert_options o;
+    struct ts_cert_bundle b;
+    struct ts_err err = {0};
+    ts_time nb, na;
+
+    (void)state;
+    for (size_t i = 0; i < N_ELEMS(cases); i++) {
+        int due = ts_cert_rotation_due(&bundle, NOW + cases[i].at_days * DAY, TS_CERT_LOOKAHEAD);
+
+        if (due != cases[i].want)
+            fail_msg("day %lld: due %d", (long long)cases[i].at_days, due);
+    }
+    ts_cert_bundle_init(&b);
+    assert_int_equal(ts_cert_rotation_due(&b, NOW, TS_CERT_LOOKAHEAD), 1);
+    /* rotating the leaf keeps the CA */
+    b.ca_cert_pem = ts_xstrdup(bundle.ca_cert_pem);
+    b.ca_key_pem = ts_xstrdup(bundle.ca_key_pem);
+    ts_cert_options_init(&o);
+    assert_int_equal(ts_cert_rotate(&o, NOW + 300 * DAY, &b, &err), 0);
+    assert_string_equal(b.ca_cert_pem, bundle.ca_cert_pem);
+    assert_int_equal(ts_cert_verify(b.ca_cert_pem, b.cert_pem, "127.0.0.1", NOW + 600 * DAY, &err),
+                     0);
+    assert_int_equal(ts_cert_rotation_due(&b, NOW + 300 * DAY, TS_CERT_LOOKAHEAD), 0);
+    /* a CA near its end is replaced too */
+    assert_int_equal(ts_cert_rotate(&o, NOW + 3600 * DAY, &b, &err), 0);
+    assert_string_not_equal(b.ca_cert_pem, bundle.ca_cert_pem);
+    assert_int_equal(ts_cert_validity(b.ca_cert_pem, &nb, &na, &err), 0);
+    assert_true(na == NOW + 7250 * DAY);
+    ts_cert_bundle_release(&b);
+}
+
+static void secret(void **state)
+{
+    cJSON *s = ts_cert_secret(&bundle, TS_CERT_DEFAULT_SECRET, "turnstile-system");
+    struct ts_cert_bundle b;
+    struct ts_err err = {0};
+
+    (void)state;
+    assert_string_equal(ts_json_get_string(s, "type"), "kubernetes.io/tls");
+    assert_string_equal(ts_json_get_string(s, "metadata.name"), "turnstile-webhook-server-cert");
+    ts_cert_bundle_init(&b);
+    assert_int_equal(ts_cert_from_secret(s, &b, &err), 0);
+    assert_string_equal(b.ca_cert_pem, bundle.ca_cert_pem);
+    assert_string_equal(b.ca_key_pem, bundle.ca_key_pem);
+    assert_string_equal(b.cert_pem, bundle.cert_pem);
+    assert_string_equal(b.key_pem, bundle.key_pem);
+    cJSON_DeleteItemFromObject(cJSON_GetObjectItem(s, "data"), "tls.key");
+    assert_int_equal(ts_cert_from_secret(s, &b, &err), TS_EINVAL);
+    assert_null(b.cert_pem);
+    cJSON_AddStringToObject(cJSON_GetObjectItem(s, "data"), "tls.key", "!!!");
+    assert_int_equal(ts_cert_from_secret(s, &b, &err), TS_EINVAL);
+    cJSON_Delete(s);
+}
+
+static void base64(void **state)
+{
+    static const char *const texts[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
+    static const char *const want[] = {"",         "Zg==",     "Zm8=",    "Zm9v",
+                                       "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
+
+    (void)state;
+    for (size_t i = 0; i < N_ELEMS(texts); i++) {
+        struct ts_buf e = TS_BUF_INIT, d = TS_BUF_INIT;
+
+        ts_cert_base64(texts[i], strlen(texts[i]), &e);
+        assert_string_equal(e.ptr, want[i]);
+        assert_int_equal(ts_cert_unbase64(e.ptr, e.len, &d), 0);
+        assert_string_equal(d.ptr, texts[i]);
+        ts_buf_release(&e), ts_buf_release(&d);
+    }
+    {
+        struct ts_buf e = TS_BUF_INIT, d = TS_BUF_INIT;
+
+        ts_cert_base64(bundle.cert_pem, strlen(bundle.cert_pem), &e);
+        assert_int_equal(ts_cert_unbase64(e.ptr, e.len, &d), 0);
+        assert_string_equal(d.ptr, bundle.cert_pem);
+        assert_int_equal(ts_cert_unbase64("abc", 3, &d), TS_EINVAL);
+        ts_buf_release(&e), ts_buf_release(&d);
+    }
+}
+
+static void files(void **state)
+{
+    char dir[] = "/tmp/ts-cert-XXXXXX";
+    struct ts_cert_bundle b, other;
+    struct ts_cert_stamp st;
+    struct ts_cert_options o;
+    struct ts_err err = {0};
+    struct stat sb;
+    char path[256];
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    ts_cert_bundle_init(&b);
+    assert_int_equal(ts_cert_files_load(dir, &b, &st, &err), TS_EIO);
+    assert_int_equal(ts_cert_files_write(dir, &bundle, &err), 0);
+    snprintf(path, sizeof(path), "%s/tls.key", dir);
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0600);
+    assert_int_equal(ts_cert_files_load(dir, &b, &st, &err), 0);
+    assert_string_equal(b.cert_pem, bundle.cert_pem);
+    assert_string_equal(b.ca_cert_pem, bundle.ca_cert_pem);
+    assert_null(b.ca_key_pem);
+    assert_int_equal(ts_cert_files_changed(dir, &st), 0);
+    /* a new pair is noticed (new inode through rename) */
+    ts_cert_options_init(&o);
+    ts_cert_bundle_init(&other);
+    assert_int_equal(ts_cert_generate(&o, NOW, &other, &err), 0);
+    assert_int_equal(ts_cert_files_write(dir, &other, &err), 0);
+    assert_int_equal(ts_cert_files_changed(dir, &st), 1);
+    assert_int_equal(ts_cert_files_load(dir, &b, &st, &err), 0);
+    assert_string_equal(b.cert_pem, other.cert_pem);
+    assert_int_equal(ts_cert_files_changed(dir, &st), 0);
+    /* a key that does not match is refused and the old bundle kept */
+    snprintf(path, sizeof(path), "%s/tls.key", dir);
+    {
+        FILE *f = fopen(path, "w");
+
+        fputs(bundle.key_pem, f);
+        fclose(f);
+    }
+    assert_int_equal(ts_cert_files_changed(dir, &st), 1);
+    assert_int_equal(ts_cert_files_load(dir, &b, &st, &err), TS_ETLS);
+    assert_string_equal(b.cert_pem, other.cert_pem);
+    ts_cert_bundle_release(&b), ts_cert_bundle_release(&other);
+    for (const char *const *f = (const char *const[]){"tls.crt", "tls.key", "ca.crt", NULL}; *f;
+         f++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, *f);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+static void certsrc(void **state)
+{
+    struct ts_certsrc_options o;
+    struct ts_certsrc *gen = NULL, *mounted = NULL;
+    struct ts_err err = {0};
+    char dir[] = "/tmp/ts-certsrc-XXXXXX";
+    int changed;
+    const char *first;
+    char path[256];
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    ts_certsrc_options_init(&o);
+    o.dir = dir;
+    assert_int_equal(ts_certsrc_open(&o, NOW, &gen, &err), 0);
+    first = ts_certsrc_bundle(gen)->cert_pem;
+    assert_int_equal(ts_certsrc_tick(gen, NOW + 10 * DAY, &changed, &err), 0);
+    assert_int_equal(changed, 0);
+    /* the files source sees what the generator wrote */
+    o.internal = 0;
+    assert_int_equal(ts_certsrc_open(&o, NOW, &mounted, &err), 0);
+    assert_string_equal(ts_certsrc_bundle(mounted)->cert_pem, first);
+    assert_int_equal(ts_certsrc_tick(mounted, NOW, &changed, &err), 0);
+    assert_int_equal(changed, 0);
+    /* rotation 90 days before expiry writes new files ... */
+    assert_int_equal(ts_certsrc_tick(gen, NOW + 280 * DAY, &changed, &err), 0);
+    assert_int_equal(changed, 1);
+    /* ... which the files source picks up */
+    assert_int_equal(ts_certsrc_tick(mounted, NOW, &changed, &err), 0);
+    assert_int_equal(changed, 1);
+    assert_string_equal(ts_certsrc_bundle(mounted)->cert_pem, ts_certsrc_bundle(gen)->cert_pem);
+    ts_certsrc_free(gen);
+    ts_certsrc_free(mounted);
+    o.dir = NULL;
+    assert_int_equal(ts_certsrc_open(&o, NOW, &mounted, &err), TS_EINVAL);
+    for (const char *const *f = (const char *const[]){"tls.crt", "tls.key", "ca.crt", NULL}; *f;
+         f++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, *f);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+/* --- webhook configurations ------------------------------------------------ */
+
+static const cJSON *hook(const cJSON *cfg, const char *name)
+{
+    const cJSON *w;
+
+    cJSON_ArrayForEach(w, cJSON_GetObjectItem(cfg, "webhooks"))
+    {
+        if (strcmp(ts_json_get_string(w, "name"), name) == 0)
+            return w;
+    }
+    fail_msg("no webhook %s", name);
+    return NULL;
+}
+
+static void configurations(void **state)
+{
+    struct ts_whconfig_options o;
+    cJSON *m, *v;
+    const cJSON *w, *x;
+    struct ts_buf ca64 = TS_BUF_INIT;
+
+    (void)state;
+    ts_whconfig_options_init(&o);
+    o.ca_pem = bundle.ca_cert_pem;
+    m = ts_whconfig_mutating(&o);
+    v = ts_whconfig_validating(&o);
+    ts_cert_base64(bundle.ca_cert_pem, strlen(bundle.ca_cert_pem), &ca64);
+    assert_string_equal(ts_json_get_string(m, "kind"), "MutatingWebhookConfiguration");
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(m, "webhooks")), 5);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(v, "webhooks")), 8);
+    cJSON_ArrayForEach(w, cJSON_GetObjectItem(v, "webhooks"))
+    {
+        assert_string_equal(ts_json_get_string(w, "failurePolicy"), "Fail");
+        assert_string_equal(ts_json_get_string(w, "sideEffects"), "None");
+        assert_string_equal(ts_json_get_string(w, "admissionReviewVersions[0]"), "v1");
+        assert_string_equal(ts_json_get_string(w, "clientConfig.caBundle"), ca64.ptr);
+        assert_string_equal(ts_json_get_string(w, "clientConfig.service.namespace"),
+                            "turnstile-system");
+        assert_true(ts_webhook_path_known(ts_json_get_string(w, "clientConfig.service.path")));
+        assert_string_equal(ts_json_get_string(w, "rules[0].operations[1]"), "UPDATE");
+    }
+    x = hook(v, "vworkload.kb.io");
+    assert_string_equal(ts_json_get_string(x, "rules[0].resources[1]"), "workloads/status");
+    assert_string_equal(ts_json_get_string(x, "rules[0].apiVersions[0]"), "v1beta2");
+    assert_null(ts_json_get(x, "namespaceSelector"));
+    x = hook(m, "mjob.kb.io");
+    assert_string_equal(ts_json_get_string(x, "clientConfig.service.path"), "/mutate-batch-v1-job");
+    assert_int_equal(cJSON_GetArraySize(ts_json_get(x, "rules[0].operations")), 1);
+    assert_string_equal(ts_json_get_string(x, "namespaceSelector.matchExpressions[0].operator"),
+                        "NotIn");
+    assert_string_equal(ts_json_get_string(x, "namespaceSelector.matchExpressions[0].values[1]"),
+                        "turnstile-system");
+    assert_string_equal(ts_json_get_string(x, "objectSelector.matchExpressions[0].key"),
+                        "kueue.x-k8s.io/queue-name");
+    assert_string_equal(ts_json_get_string(x, "objectSelector.matchExpressions[0].operator"),
+                        "Exists");
+    cJSON_Delete(m);
+    /* wide scope (annotation queue names): no objectSelector; local mode URL */
+    o.wide_job_scope = 1;
+    o.url = "https://127.0.0.1:9443";
+    m = ts_whconfig_mutating(&o);
+    x = hook(m, "mpytorchjob.kb.io");
+    assert_null(ts_json_get(x, "objectSelector"));
+    assert_non_null(ts_json_get(x, "namespaceSelector"));
+    assert_string_equal(ts_json_get_string(x, "clientConfig.url"),
+                        "https://127.0.0.1:9443/mutate-kubeflow-org-v1-pytorchjob");
+    assert_null(ts_json_get(x, "clientConfig.service"));
+    cJSON_Delete(m), cJSON_Delete(v);
+    ts_buf_release(&ca64);
+}
+
+static cJSON *load_yaml(const char *path)
+{
+    struct ts_yaml_stream st = TS_YAML_STREAM_INIT;
+    struct ts_err err = {0};
+    cJSON *out;
+
+    if (ts_yaml_decode_file(path, &st, &err))
+        fail_msg("%s: %s", path, err.msg);
+    out = ts_yaml_doc_take(&st.docs[0]);
+    ts_yaml_stream_release(&st);
+    return out;
+}
+
+/* The CRDs in crds/ get the bundle on their conversion webhook; CRDs
+ * without one are left alone. */
+static void inject_crds(void **state)
+{
+    cJSON *cq = load_yaml("crds/kueue.x-k8s.io_clusterqueues.yaml");
+    cJSON *rf = load_yaml("crds/kueue.x-k8s.io_resourceflavors.yaml");
+    struct ts_err err = {0};
+    int changed;
+
+    (void)state;
+    assert_int_equal(ts_whconfig_inject(cq, bundle.ca_cert_pem, NULL, &changed, &err), 0);
+    assert_int_equal(changed, 1);
+    assert_non_null(ts_json_get_string(cq, "spec.conversion.webhook.clientConfig.caBundle"));
+    assert_string_equal(ts_json_get_string(cq, "spec.conversion.webhook.clientConfig.service.path"),
+                        "/convert");
+    assert_int_equal(ts_whconfig_inject(cq, NULL, "https://127.0.0.1:9443", &changed, &err), 0);
+    assert_string_equal(ts_json_get_string(cq, "spec.conversion.webhook.clientConfig.url"),
+                        "https://127.0.0.1:9443/convert");
+    assert_int_equal(ts_whconfig_inject(rf, bundle.ca_cert_pem, NULL, &changed, &err), 0);
+    assert_int_equal(changed, 0);
+    cJSON_Delete(cq), cJSON_Delete(rf);
+}
+
+/* config/webhook/manifests.yaml is what the builders produce, and
+ * config/manager/config.yaml is a Configuration Turnstile decodes. */
+static void manifests(void **state)
+{
+    struct ts_yaml_stream st = TS_YAML_STREAM_INIT;
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    struct ts_whconfig_options o;
+    struct ts_err err = {0};
+    struct ts_config cfg;
+    cJSON *want[2], *c;
+
+    (void)state;
+    ts_whconfig_options_init(&o);
+    want[0] = ts_whconfig_mutating(&o);
+    want[1] = ts_whconfig_validating(&o);
+    if (ts_yaml_decode_file("config/webhook/manifests.yaml", &st, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(st.n, 2);
+    for (size_t i = 0; i < 2; i++) {
+        if (!ts_json_equal(st.docs[i].root, want[i]))
+            fail_msg("config/webhook/manifests.yaml document %zu differs from whconfig.c", i);
+        cJSON_Delete(want[i]);
+    }
+    ts_yaml_stream_release(&st);
+    c = load_yaml("config/manager/config.yaml");
+    ts_config_init(&cfg);
+    ts_config_decode(c, &cfg, &errs);
+    assert_int_equal(errs.n, 0);
+    ts_config_release(&cfg);
+    ts_field_errors_release(&errs);
+    cJSON_Delete(c);
+}
+
+static void inject(void **state)
+{
+    struct ts_whconfig_options o;
+    struct ts_err err = {0};
+    struct ts_buf ca64 = TS_BUF_INIT;
+    cJSON *v;
+    int changed;
+
+    (void)state;
+    ts_whconfig_options_init(&o);
+    v = ts_whconfig_validating(&o);
+    ts_cert_base64(bundle.ca_cert_pem, strlen(bundle.ca_cert_pem), &ca64);
+    assert_null(ts_json_get(v, "webhooks[0].clientConfig.caBundle"));
+    assert_int_equal(ts_whconfig_inject(v, bundle.ca_cert_pem, NULL, &changed, &err), 0);
+    assert_int_equal(changed, 1);
+    assert_string_equal(ts_json_get_string(v, "webhooks[3].clientConfig.caBundle"), ca64.ptr);
+    assert_int_equal(ts_whconfig_inject(v, bundle.ca_cert_pem, NULL, &changed, &err), 0);
+    assert_int_equal(changed, 0);
+    assert_int_equal(ts_whconfig_inject(v, NULL, "https://127.0.0.1:9443", &changed, &err), 0);
+    assert_int_equal(changed, 1);
+    assert_string_equal(ts_json_get_string(v, "webhooks[0].clientConfig.url"),
+                        "https://127.0.0.1:9443/validate-kueue-x-k8s-io-v1beta2-clusterqueue");
+    assert_string_equal(ts_json_get_string(v, "webhooks[0].clientConfig.caBundle"), ca64.ptr);
+    /* a URL is re-pointed keeping its path */
+    assert_int_equal(ts_whconfig_inject(v, NULL, "https://10.1.2.3:8443", &changed, &err), 0);
+    assert_string_equal(ts_json_get_string(v, "webhooks[0].clientConfig.url"),
+                        "https://10.1.2.3:8443/validate-kueue-x-k8s-io-v1beta2-clusterqueue");
+    cJSON_Delete(v);
+    v = wt_json("{'kind':'Namespace'}");
+    assert_int_equal(ts_whconfig_inject(v, bundle.ca_cert_pem, NULL, NULL, &err), TS_EINVAL);
+    cJSON_Delete(v);
+    v = wt_json("{'kind':'ValidatingWebhookConfiguration','webhooks':[{'name':'x'}]}");
+    assert_int_equal(ts_whconfig_inject(v, bundle.ca_cert_pem, NULL, NULL, &err), TS_EINVAL);
+    assert_non_null(strstr(err.msg, "webhooks[0]"));
+    cJSON_Delete(v);
+    ts_buf_release(&ca64);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(generated),   cmocka_unit_test(verify),         cmocka_unit_test(rotation),
+        cmocka_unit_test(secret),      cmocka_unit_test(base64),         cmocka_unit_test(files),
+        cmocka_unit_test(certsrc),     cmocka_unit_test(configurations), cmocka_unit_test(inject),
+        cmocka_unit_test(inject_crds), cmocka_unit_test(manifests),
+    };
+
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
