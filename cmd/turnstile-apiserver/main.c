@@ -22,6 +22,14 @@
     "  --kubeconfig-out FILE         write a kubeconfig for this server\n"                         \
     "  --version-minor N             minor version /version reports (default 32)\n"                \
     "  --event-history N             watch events kept for resuming (default 10000)\n"             \
+    "  --data-dir DIR                keep objects in DIR (write-ahead log fsynced before each\n"   \
+    "                                reply, snapshots); without it everything is in memory\n"      \
+    "  --snapshot-every N            compact the log after N records (default 100000)\n"           \
+    "  --simulate-job-runtime D      play the job controller: Jobs/PyTorchJobs run for D\n"        \
+    "                                (e.g. 30s; annotation turnstile.dev/simulated-runtime)\n"     \
+    "  --webhook-service NS/NAME[:PORT]=HOST:PORT\n"                                               \
+    "                                reach webhook clientConfig.service NAME.NS at HOST:PORT\n"    \
+    "                                (TLS still verified as NAME.NS.svc; repeatable)\n"            \
     "  --no-access-log               do not log one line per request\n"                            \
     "  --log-level debug|info|warn|error\n"
 
@@ -34,7 +42,33 @@ static int need(int argc, char **argv, int i)
     return 1;
 }
 
-static int parse_value(struct ts_apiserver_opts *o, const char *flag, const char *v)
+#define MAX_SERVICES 64
+
+/* The flags added for durability, the job simulator and webhooks.
+ * services: main's array that --webhook-service values are collected in. */
+static int parse_more(struct ts_apiserver_opts *o, const char *flag, const char *v,
+                      const char **services)
+{
+    int64_t n;
+
+    if (!strcmp(flag, "--data-dir"))
+        o->data_dir = v;
+    else if (!strcmp(flag, "--snapshot-every") && !ts_parse_i64_c(v, &n) && n > 0)
+        o->snapshot_every = (uint64_t)n;
+    else if (!strcmp(flag, "--simulate-job-runtime") &&
+             !ts_apiserver_parse_duration(v, &o->simulate_job_runtime))
+        ;
+    else if (!strcmp(flag, "--webhook-service") && strchr(v, '=') && strchr(v, '/') &&
+             o->n_webhook_services < MAX_SERVICES)
+        services[o->n_webhook_services++] = v;
+    else
+        return -1;
+    o->webhook_services = services;
+    return 0;
+}
+
+static int parse_value(struct ts_apiserver_opts *o, const char *flag, const char *v,
+                       const char **services)
 {
     int64_t n;
     enum ts_log_level lvl;
@@ -56,11 +90,11 @@ static int parse_value(struct ts_apiserver_opts *o, const char *flag, const char
     else if (!strcmp(flag, "--log-level") && !ts_log_parse_level(v, &lvl))
         ts_log_set_level(lvl);
     else
-        return -1;
+        return parse_more(o, flag, v, services);
     return 0;
 }
 
-static int parse(int argc, char **argv, struct ts_apiserver_opts *o)
+static int parse(int argc, char **argv, struct ts_apiserver_opts *o, const char **services)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -75,7 +109,7 @@ static int parse(int argc, char **argv, struct ts_apiserver_opts *o)
             fputs(USAGE, stdout);
             return 1;
         } else if (!strncmp(a, "--", 2) && need(argc, argv, i)) {
-            if (parse_value(o, a, argv[++i])) {
+            if (parse_value(o, a, argv[++i], services)) {
                 fprintf(stderr, "turnstile-apiserver: bad flag %s %s\n%s", a, argv[i], USAGE);
                 return 2;
             }
@@ -91,13 +125,14 @@ static int parse(int argc, char **argv, struct ts_apiserver_opts *o)
 int main(int argc, char **argv)
 {
     struct ts_apiserver_opts opts = {.access_log = 1};
+    const char *services[MAX_SERVICES];
     struct ts_err err = {0};
     struct ts_apiserver *s;
     sigset_t set;
     int rc, sig;
 
     ts_alloc_init();
-    if ((rc = parse(argc, argv, &opts)))
+    if ((rc = parse(argc, argv, &opts, services)))
         return rc == 1 ? 0 : rc;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);

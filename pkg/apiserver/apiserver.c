@@ -4,6 +4,7 @@
  */
 #include "apiserver/apiserver.h"
 
+#include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,14 +25,24 @@ struct ts_apiserver *ts_apiserver_new(const struct ts_apiserver_opts *opts)
     struct ts_apiserver *s = ts_xcalloc(1, sizeof(*s));
     struct timespec ts;
 
+    curl_global_init(CURL_GLOBAL_DEFAULT); /* webhook calls */
     s->opts = *opts;
     s->listen = ts_xstrdup(opts->listen ? opts->listen : "127.0.0.1:6443");
     s->cert_file = dup_or_null(opts->tls_cert_file);
     s->key_file = dup_or_null(opts->tls_key_file);
     s->token = dup_or_null(opts->token);
     s->kubeconfig = dup_or_null(opts->kubeconfig_out);
+    s->data_dir = dup_or_null(opts->data_dir);
     s->minor = ts_xstrdup(opts->version_minor ? opts->version_minor : "32");
     s->tls = !opts->insecure_http;
+    if (!s->opts.snapshot_every)
+        s->opts.snapshot_every = 100000;
+    ts_strlist_init(&s->svc_map);
+    for (size_t i = 0; i < opts->n_webhook_services; i++)
+        ts_strlist_push(&s->svc_map, opts->webhook_services[i]);
+    s->opts.webhook_services = NULL;
+    s->opts.n_webhook_services = 0;
+    s->opts.data_dir = NULL;
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->cond, NULL);
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -63,6 +74,10 @@ int ts_apiserver_start(struct ts_apiserver *s, struct ts_err *err)
     int port = 0, rc = 0;
 
     if ((rc = split_listen(s->listen, host, sizeof(host), &port, err)))
+        return rc;
+    if (s->data_dir && (rc = ts__as_wal_open(s, s->data_dir, err)))
+        return rc;
+    if (s->opts.simulate_job_runtime > 0 && (rc = ts__as_jobsim_start(s, err)))
         return rc;
     if (s->tls && s->cert_file && s->key_file)
         rc = ts__as_tls_load(s, err);
@@ -103,6 +118,16 @@ void ts_apiserver_free(struct ts_apiserver *s)
     if (!s)
         return;
     ts__as_http_stop(s);
+    if (s->jobsim) {
+        pthread_mutex_lock(&s->mu);
+        s->stopping = 1;
+        pthread_cond_broadcast(&s->cond);
+        pthread_mutex_unlock(&s->mu);
+        ts__as_jobsim_stop(s);
+    }
+    ts__as_wal_close(s);
+    ts_strlist_release(&s->svc_map);
+    free(s->data_dir);
     ts__as_ring_release(s);
     for (size_t i = 0; i < s->n_res; i++)
         ts__as_res_free(s->res[i]);
@@ -121,4 +146,5 @@ void ts_apiserver_free(struct ts_apiserver *s)
     free(s->key_pem);
     free(s->ca_pem);
     free(s);
+    curl_global_cleanup();
 }

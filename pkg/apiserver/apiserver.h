@@ -28,15 +28,23 @@
 struct ts_apiserver;
 
 struct ts_apiserver_opts {
-    const char *listen;         /* "127.0.0.1:6443"; port 0 picks a free one */
-    const char *tls_cert_file;  /* PEM serving certificate, or NULL */
-    const char *tls_key_file;   /* PEM private key, or NULL */
-    int insecure_http;          /* serve plain HTTP */
-    const char *token;          /* bearer token required when not NULL */
-    const char *kubeconfig_out; /* kubeconfig written after start, or NULL */
-    const char *version_minor;  /* "/version" minor, default "32" */
-    size_t event_history;       /* watch history events kept (default 10000) */
-    int access_log;             /* one log line per request */
+    const char *listen;           /* "127.0.0.1:6443"; port 0 picks a free one */
+    const char *tls_cert_file;    /* PEM serving certificate, or NULL */
+    const char *tls_key_file;     /* PEM private key, or NULL */
+    int insecure_http;            /* serve plain HTTP */
+    const char *token;            /* bearer token required when not NULL */
+    const char *kubeconfig_out;   /* kubeconfig written after start, or NULL */
+    const char *version_minor;    /* "/version" minor, default "32" */
+    size_t event_history;         /* watch history events kept (default 10000) */
+    int access_log;               /* one log line per request */
+    const char *data_dir;         /* write-ahead log + snapshot directory, or NULL */
+    uint64_t snapshot_every;      /* compact the log after this many records (0: 100000) */
+    int64_t simulate_job_runtime; /* ns; > 0 runs the Job/PyTorchJob simulator */
+    /* "NAMESPACE/NAME[:PORT]=HOST:PORT": where a webhook clientConfig.service
+     * is reached (services cannot be resolved here); TLS is still verified
+     * against NAME.NAMESPACE.svc */
+    const char *const *webhook_services;
+    size_t n_webhook_services;
 };
 
 /* Creates a server with the built-in resources and seeded namespaces.
@@ -55,6 +63,10 @@ int ts_apiserver_port(const struct ts_apiserver *s);
 /* The server URL ("https://127.0.0.1:PORT").  Ownership: borrowed, valid
  * until ts_apiserver_free(). */
 const char *ts_apiserver_url(const struct ts_apiserver *s);
+
+/* Parses a Go duration ("90s", "1m30s", "250ms", "1.5h") into
+ * nanoseconds.  Returns 0 or TS_EPARSE. */
+int ts_apiserver_parse_duration(const char *s, int64_t *out);
 
 /* Stops the daemon (ends open watches cleanly) and frees everything.
  * NULL does nothing. */

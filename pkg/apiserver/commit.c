@@ -251,7 +251,7 @@ static void commit_update(struct ts__as_req *q, struct ts__as_resp *r, struct ts
 {
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
 
-    if (check_update(q, r, old, obj, status_only)) {
+    if (check_update(q, r, old, obj, status_only) || ts__as_admit_mutate(q, r, &obj, old)) {
         cJSON_Delete(obj);
         return;
     }
@@ -268,12 +268,17 @@ static void commit_update(struct ts__as_req *q, struct ts__as_resp *r, struct ts
         return;
     }
     bump_generation(q, old, obj);
+    ts__as_track_fields(q, old->json, obj);
+    if (ts__as_admit_validate(q, r, &obj, old)) {
+        cJSON_Delete(obj);
+        return;
+    }
     if (ts_json_equal(obj, old->json)) { /* no-op: no new RV, no event */
         reply_obj(q, r, 200, old->json);
         cJSON_Delete(obj);
         return;
     }
-    ts__as_to_storage(q->res, obj);
+    ts__as_to_storage(q->s, q->res, obj);
     store(q, r, obj, 200);
 }
 
@@ -319,6 +324,9 @@ static void create_kind(struct ts__as_req *q, cJSON *obj)
 
     if (sub)
         cJSON_DeleteItemFromObjectCaseSensitive(obj, "status");
+    if (q->res->kindid == TS__AS_SECRET &&
+        !(ts_json_get_string(obj, "type") && ts_json_get_string(obj, "type")[0]))
+        set_str(obj, "type", "Opaque");
     if (q->res->kindid == TS__AS_NAMESPACE) {
         const char *name = ts_json_get_string(obj, "metadata.name");
         cJSON *fin = cJSON_CreateArray();
@@ -354,20 +362,40 @@ static int check_namespace(struct ts__as_req *q, struct ts__as_resp *r, const ch
     return 0;
 }
 
-static void commit_create(struct ts__as_req *q, struct ts__as_resp *r, cJSON *obj)
+/* Create up to and including mutating admission and the name: 0 to go
+ * on, -1 after replying (or while webhooks are pending). */
+static int create_admit(struct ts__as_req *q, struct ts__as_resp *r, cJSON **obj)
 {
-    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
-    cJSON *md = ts_json_mkpath(obj, "metadata", NULL);
+    cJSON *md = ts_json_mkpath(*obj, "metadata", NULL);
     const char *name = ts_json_get_string(md, "name");
 
     if (!md || check_namespace(q, r, name)) {
         if (!md)
             ts__as_reply_badreq(r, "metadata must be an object");
-        cJSON_Delete(obj);
-        return;
+        return -1;
     }
+    if (q->res->namespaced)
+        set_str(md, "namespace", q->rt.ns);
+    if (ts__as_admit_mutate(q, r, obj, NULL))
+        return -1;
+    if (!(md = ts_json_mkpath(*obj, "metadata", NULL))) {
+        ts__as_reply_badreq(r, "metadata must be an object");
+        return -1;
+    }
+    name = ts_json_get_string(md, "name");
     if ((!name || !name[0]) && ts_json_get_string(md, "generateName") && generate_name(q, md)) {
         ts__as_reply_exists(r, q->res, ts_json_get_string(md, "generateName"));
+        return -1;
+    }
+    return 0;
+}
+
+static void commit_create(struct ts__as_req *q, struct ts__as_resp *r, cJSON *obj)
+{
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    const char *name;
+
+    if (create_admit(q, r, &obj)) {
         cJSON_Delete(obj);
         return;
     }
@@ -377,17 +405,24 @@ static void commit_create(struct ts__as_req *q, struct ts__as_resp *r, cJSON *ob
         cJSON_Delete(obj);
         return;
     }
-    name = ts_json_get_string(obj, "metadata.name");
     validate_meta(q->res, obj, &errs);
     if (errs.n) {
-        ts__as_reply_invalid(r, q->res, name, &errs);
+        ts__as_reply_invalid(r, q->res, ts_json_get_string(obj, "metadata.name"), &errs);
         ts_field_errors_release(&errs);
         cJSON_Delete(obj);
-    } else if (ts__as_store_get(q->res, q->rt.ns, name)) {
+        return;
+    }
+    ts__as_track_fields(q, NULL, obj);
+    if (ts__as_admit_validate(q, r, &obj, NULL)) {
+        cJSON_Delete(obj);
+        return;
+    }
+    name = ts_json_get_string(obj, "metadata.name");
+    if (ts__as_store_get(q->res, q->rt.ns, name)) {
         ts__as_reply_exists(r, q->res, name);
         cJSON_Delete(obj);
     } else {
-        ts__as_to_storage(q->res, obj);
+        ts__as_to_storage(q->s, q->res, obj);
         store(q, r, obj, 201);
     }
 }
@@ -406,7 +441,7 @@ void ts__as_commit(struct ts__as_req *q, struct ts__as_resp *r, struct ts__as_ob
     snprintf(av, sizeof(av), "%s%s%s", q->res->group, q->res->group[0] ? "/" : "", q->ver->name);
     set_str(obj, "apiVersion", av);
     set_str(obj, "kind", q->res->kind);
-    if (old && q->res->convert_kueue) {
+    if (old && (q->res->convert_kueue || q->res->conv_webhook)) {
         /* the update is worked out in the request's version */
         view = *old;
         view.json = ts__as_present(q, q->res, old->json);

@@ -275,6 +275,7 @@ void ts__as_crd_apply(struct ts_apiserver *s, const cJSON *crd)
     res->convert_kueue = !strcmp(g, "kueue.x-k8s.io") &&
                          ts_json_get_string(crd, "spec.conversion.strategy") &&
                          !strcmp(ts_json_get_string(crd, "spec.conversion.strategy"), "Webhook");
+    ts__as_crd_conversion(res, crd, &s->svc_map);
     s->gen++;
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "json/json.h"
+#include "util/alloc.h"
 
 #define JOB_ORPHAN_WARNING                                                                         \
     "child pods are preserved by default when jobs are deleted; set propagationPolicy=Background " \
@@ -32,7 +33,7 @@ static int has_finalizers(const cJSON *obj)
     return cJSON_GetArraySize(ts_json_get(obj, "metadata.finalizers")) > 0;
 }
 
-static struct ts__as_obj *mark_deleting(struct ts_apiserver *s, struct ts__as_res *res,
+struct ts__as_obj *ts__as_mark_deleting(struct ts_apiserver *s, struct ts__as_res *res,
                                         struct ts__as_obj *o, ts_time now)
 {
     cJSON *obj = cJSON_Duplicate(o->json, 1),
@@ -40,6 +41,10 @@ static struct ts__as_obj *mark_deleting(struct ts_apiserver *s, struct ts__as_re
     char ts[TS_TIME_STR_MAX];
     int64_t gen = 0;
 
+    if (cJSON_GetObjectItemCaseSensitive(md, "deletionTimestamp")) {
+        cJSON_Delete(obj);
+        return o;
+    }
     ts_time_format(now, ts, sizeof(ts));
     cJSON_AddStringToObject(md, "deletionTimestamp", ts);
     cJSON_DeleteItemFromObjectCaseSensitive(md, "deletionGracePeriodSeconds");
@@ -192,41 +197,51 @@ static void removed(struct ts_apiserver *s, struct ts__as_res *res, const cJSON 
         ts__as_crd_remove(s, last);
     if (uid)
         collect(s, uid, orphan, now);
+    ts__as_gc_dependent_gone(s, last, now);
     if (res->namespaced && ns)
         ts__as_finish_namespace(s, ns);
 }
 
 static struct ts__as_obj *delete_with(struct ts_apiserver *s, struct ts__as_res *res,
-                                      struct ts__as_obj *o, ts_time now, int orphan)
+                                      struct ts__as_obj *o, ts_time now, int policy)
 {
+    const char *uid = ts_json_get_string(o->json, "metadata.uid");
     cJSON *last;
 
     if (res->kindid == TS__AS_NAMESPACE) {
         const char *name = ts_json_get_string(o->json, "metadata.name");
-        struct ts__as_obj *cur = o;
+        struct ts__as_obj *cur = ts__as_mark_deleting(s, res, o, now);
 
-        if (!ts_json_get(o->json, "metadata.deletionTimestamp"))
-            cur = mark_deleting(s, res, o, now);
         delete_namespace_contents(s, name, now);
         ts__as_finish_namespace(s, name);
         return ts__as_store_get(res, NULL, name) ? cur : NULL;
     }
-    if (has_finalizers(o->json)) {
-        if (ts_json_get(o->json, "metadata.deletionTimestamp"))
-            return o;
-        return mark_deleting(s, res, o, now);
+    if (policy == TS__AS_FOREGROUND)
+        return ts__as_gc_foreground(s, res, o, now);
+    if (policy == TS__AS_ORPHAN && uid) { /* the orphan finalizer's work, done at once */
+        char *u = ts_xstrdup(uid);
+        collect(s, u, 1, now);
+        free(u);
     }
+    if (has_finalizers(o->json))
+        return ts__as_mark_deleting(s, res, o, now);
     last = cJSON_Duplicate(o->json, 1);
     ts__as_store_del(s, res, o);
-    removed(s, res, last, orphan, now);
+    removed(s, res, last, policy == TS__AS_ORPHAN, now);
     cJSON_Delete(last);
     return NULL;
+}
+
+struct ts__as_obj *ts__as_delete_policy(struct ts_apiserver *s, struct ts__as_res *res,
+                                        struct ts__as_obj *o, ts_time now, int policy)
+{
+    return delete_with(s, res, o, now, policy);
 }
 
 struct ts__as_obj *ts__as_delete_obj(struct ts_apiserver *s, struct ts__as_res *res,
                                      struct ts__as_obj *o, ts_time now)
 {
-    return delete_with(s, res, o, now, 0);
+    return delete_with(s, res, o, now, TS__AS_BACKGROUND);
 }
 
 /* DeleteOptions checks; returns the propagation policy (NULL = default)
@@ -259,7 +274,27 @@ static const char *delete_options(struct ts__as_req *q, struct ts__as_resp *r,
     pol = ts_json_get_string(*opts, "propagationPolicy");
     if (!pol && ts__as_query(q, "propagationPolicy"))
         pol = ts__as_query(q, "propagationPolicy");
+    if (!pol && cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(*opts, "orphanDependents")))
+        pol = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(*opts, "orphanDependents"))
+                  ? "Orphan"
+                  : "Background";
+    if (pol && strcmp(pol, "Orphan") && strcmp(pol, "Background") && strcmp(pol, "Foreground")) {
+        ts__as_reply_badreq(r,
+                            "propagationPolicy: Unsupported value: \"%s\": supported values: "
+                            "\"Foreground\", \"Background\", \"Orphan\"",
+                            pol);
+        return *bad = 1, NULL;
+    }
     return pol;
+}
+
+static int policy_of(const struct ts__as_req *q, const char *pol)
+{
+    if (!pol) /* the batch/v1 Job strategy orphans by default */
+        return q->res->kindid == TS__AS_JOB ? TS__AS_ORPHAN : TS__AS_BACKGROUND;
+    if (!strcmp(pol, "Orphan"))
+        return TS__AS_ORPHAN;
+    return !strcmp(pol, "Foreground") ? TS__AS_FOREGROUND : TS__AS_BACKGROUND;
 }
 
 static void reply_deleted(struct ts__as_req *q, struct ts__as_resp *r, const cJSON *last)
@@ -285,7 +320,7 @@ void ts__as_handle_delete(struct ts__as_req *q, struct ts__as_resp *r)
     struct ts__as_obj *o = ts__as_store_get(q->res, q->rt.ns, q->rt.name), *after;
     const char *pol;
     cJSON *opts, *last;
-    int bad, orphan;
+    int bad, policy;
 
     if (!o) {
         ts__as_reply_notfound(r, q->res, q->rt.name);
@@ -296,14 +331,18 @@ void ts__as_handle_delete(struct ts__as_req *q, struct ts__as_resp *r)
         cJSON_Delete(opts);
         return;
     }
-    orphan = pol ? !strcmp(pol, "Orphan") : q->res->kindid == TS__AS_JOB;
+    if (ts__as_admit_delete(q, r, o)) {
+        cJSON_Delete(opts);
+        return;
+    }
+    policy = policy_of(q, pol);
     if (!pol && q->res->kindid == TS__AS_JOB)
         ts_strlist_push(&r->warnings, JOB_ORPHAN_WARNING);
     if (ts__as_query(q, "dryRun")) {
         reply_deleted(q, r, o->json);
     } else {
         last = cJSON_Duplicate(o->json, 1);
-        after = delete_with(q->s, q->res, o, q->now, orphan);
+        after = delete_with(q->s, q->res, o, q->now, policy);
         if (after) {
             cJSON *c = ts__as_present(q, q->res, after->json);
             ts__as_reply_json(r, 200, c);

@@ -147,24 +147,26 @@ cJSON *ts__as_present(const struct ts__as_req *q, struct ts__as_res *res, const 
 
     if (q->ver) {
         snprintf(av, sizeof(av), "%s%s%s", res->group, res->group[0] ? "/" : "", q->ver->name);
-        if (res->convert_kueue && ts_convert_kueue(c, av, NULL) == 0)
+        if (res->convert_kueue || res->conv_webhook) {
+            ts__as_convert(q->s, res, c, av);
             return c;
+        }
         cJSON_DeleteItemFromObjectCaseSensitive(c, "apiVersion");
         cJSON_AddStringToObject(c, "apiVersion", av);
     }
     return c;
 }
 
-void ts__as_to_storage(const struct ts__as_res *res, cJSON *obj)
+void ts__as_to_storage(struct ts_apiserver *s, const struct ts__as_res *res, cJSON *obj)
 {
     char av[300];
 
-    if (!res->convert_kueue)
+    if (!res->convert_kueue && !res->conv_webhook)
         return;
     for (size_t i = 0; i < res->n_vers; i++) {
         if (res->vers[i].storage) {
             snprintf(av, sizeof(av), "%s/%s", res->group, res->vers[i].name);
-            ts_convert_kueue(obj, av, NULL);
+            ts__as_convert(s, res, obj, av);
             return;
         }
     }

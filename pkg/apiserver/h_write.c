@@ -5,9 +5,12 @@
  */
 #include "apiserver/server_int.h"
 
+#include <stdio.h>
 #include <string.h>
 
+#include "apiserver/pb.h"
 #include "apiserver/smp.h"
+#include "apiserver/ssa.h"
 #include "json/json.h"
 #include "json/patch.h"
 #include "yaml/yaml.h"
@@ -43,8 +46,13 @@ static cJSON *decode_body(struct ts__as_req *q, struct ts__as_resp *r, int yaml)
     cJSON *v = NULL;
 
     if (q->ctype && strstr(q->ctype, "protobuf")) {
-        unsupported_media(r, 0);
-        return NULL;
+        int rc = yaml ? TS_EUNSUPPORTED : ts_pb_decode(q->body.ptr, q->body.len, &v, &err);
+
+        if (rc == TS_EPARSE)
+            ts__as_reply_badreq(r, "%s", err.msg);
+        else if (rc)
+            unsupported_media(r, 0);
+        return v;
     }
     if (yaml || media_is(q->ctype, "application/yaml")) {
         if (ts_yaml_decode_one(q->body.ptr, q->body.len, &v, &err))
@@ -133,36 +141,92 @@ static int apply_patch(struct ts__as_req *q, const cJSON *cur, const cJSON *patc
     return ts_json_merge_patch_apply(cur, patch, out, err);
 }
 
+static void ssa_ctx(struct ts__as_req *q, struct ts_ssa_ctx *c, char *av, size_t avlen, char *ts,
+                    const char *manager)
+{
+    snprintf(av, avlen, "%s%s%s", q->res->group, q->res->group[0] ? "/" : "", q->ver->name);
+    ts_time_format(q->now, ts, TS_TIME_STR_MAX);
+    memset(c, 0, sizeof(*c));
+    c->manager = manager;
+    c->api_version = av;
+    c->time = ts;
+    c->subresource = q->rt.sub;
+    c->schema = q->res->kindid == TS__AS_CR ? q->ver->schema : NULL;
+}
+
+void ts__as_track_fields(struct ts__as_req *q, const cJSON *old, cJSON *obj)
+{
+    const char *fm = ts__as_query(q, "fieldManager");
+    char av[300], ts[TS_TIME_STR_MAX], ua[128];
+    struct ts_ssa_ctx c;
+
+    if (q->is_apply)
+        return;
+    if (!fm || !fm[0]) { /* kube-apiserver: the User-Agent's product name */
+        snprintf(ua, sizeof(ua), "%s", q->user_agent ? q->user_agent : "unknown");
+        ua[strcspn(ua, "/ ")] = '\0';
+        fm = ua[0] ? ua : "unknown";
+    }
+    ssa_ctx(q, &c, av, sizeof(av), ts, fm);
+    ts_ssa_track(old, obj, &c);
+}
+
+static void reply_apply_conflict(struct ts__as_req *q, struct ts__as_resp *r,
+                                 const struct ts_ssa_conflicts *cf)
+{
+    struct ts_buf msg = TS_BUF_INIT;
+    cJSON *d = cJSON_CreateObject(), *causes;
+
+    ts_ssa_conflicts_message(cf, &msg);
+    cJSON_AddStringToObject(d, "name", q->rt.name);
+    cJSON_AddStringToObject(d, "group", q->res->group);
+    cJSON_AddStringToObject(d, "kind", q->res->resource);
+    causes = cJSON_AddArrayToObject(d, "causes");
+    for (size_t i = 0; i < cf->n; i++) {
+        cJSON *c = cJSON_CreateObject();
+        char m[600];
+
+        snprintf(m, sizeof(m), "conflict with \"%s\" using %s", cf->items[i].manager,
+                 cf->items[i].api_version);
+        cJSON_AddStringToObject(c, "reason", "FieldManagerConflict");
+        cJSON_AddStringToObject(c, "message", m);
+        cJSON_AddStringToObject(c, "field", cf->items[i].field);
+        cJSON_AddItemToArray(causes, c);
+    }
+    ts__as_reply_status(r, 409, "Conflict", msg.ptr, d);
+    ts_buf_release(&msg);
+}
+
 static void server_side_apply(struct ts__as_req *q, struct ts__as_resp *r, struct ts__as_obj *old,
                               cJSON *patch)
 {
     const char *fm = ts__as_query(q, "fieldManager");
-    struct ts_err err = {0};
-    cJSON *obj;
+    struct ts_ssa_conflicts cf = {0};
+    char av[300], ts[TS_TIME_STR_MAX];
+    struct ts_ssa_ctx c;
+    cJSON *view, *obj = NULL;
 
     if (!fm || !fm[0]) {
         ts__as_reply_badreq(r, "PATCH requests with apply-patch+yaml must have a fieldManager");
         return;
     }
-    if (!old) {
-        obj = cJSON_Duplicate(patch, 1);
-        if (check_body_ids(q, r, obj) == 0)
-            ts__as_commit(q, r, NULL, obj, 0);
-        else
-            cJSON_Delete(obj);
+    if (!cJSON_IsObject(patch)) {
+        ts__as_reply_badreq(r, "the applied configuration must be an object");
         return;
     }
-    {
-        cJSON *view = ts__as_present(q, q->res, old->json);
-        int rc = ts_json_merge_patch_apply(view, patch, &obj, &err);
-
-        cJSON_Delete(view);
-        if (rc) {
-            ts__as_reply_badreq(r, "%s", err.msg);
-            return;
-        }
-    }
-    ts__as_commit(q, r, old, obj, status_sub(q));
+    ssa_ctx(q, &c, av, sizeof(av), ts, fm);
+    view = old ? ts__as_present(q, q->res, old->json) : NULL;
+    q->is_apply = 1;
+    if (ts_ssa_apply(view, patch, ts__as_query_bool(q, "force"), &c, &obj, &cf))
+        reply_apply_conflict(q, r, &cf);
+    else if (!old && check_body_ids(q, r, obj) == 0)
+        ts__as_commit(q, r, NULL, obj, 0);
+    else if (old)
+        ts__as_commit(q, r, old, obj, status_sub(q));
+    else
+        cJSON_Delete(obj);
+    ts_ssa_conflicts_release(&cf);
+    cJSON_Delete(view);
 }
 
 static int patch_type_ok(struct ts__as_req *q, struct ts__as_resp *r)

@@ -99,6 +99,7 @@ static void fill_req(struct ts__as_req *q, struct ts_apiserver *s, struct MHD_Co
     MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_arg, &q->query);
     q->accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
     q->ctype = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+    q->user_agent = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_USER_AGENT);
     q->body = st->body;
     q->now = clock_ns(CLOCK_REALTIME);
 }
@@ -113,7 +114,24 @@ static void serve(struct ts_apiserver *s, struct ts__as_req *q, struct ts__as_re
     } else {
         pthread_mutex_lock(&s->mu);
         ts__as_handle(q, r);
+        while (ts__as_admit_pending(q)) {
+            int stop;
+
+            pthread_mutex_unlock(&s->mu); /* webhooks may call us back */
+            stop = ts__as_admit_run(q, r);
+            pthread_mutex_lock(&s->mu);
+            if (stop)
+                break;
+            ts__as_resp_release(r);
+            ts__as_resp_init(r);
+            ts__as_route_release(&q->rt);
+            q->res = NULL;
+            q->ver = NULL;
+            ts__as_handle(q, r);
+        }
+        ts__as_wal_sync(s); /* every acknowledged write is on disk first */
         pthread_mutex_unlock(&s->mu);
+        ts__as_admit_finish(q, r);
     }
 }
 

@@ -70,6 +70,7 @@ void ts__as_res_free(struct ts__as_res *res)
     for (size_t i = 0; i < res->n_vers; i++)
         ts__as_ver_release(&res->vers[i]);
     free(res->vers);
+    cJSON_Delete(res->conv_cc);
     ts_strlist_release(&res->short_names);
     ts_strlist_release(&res->categories);
     free(res->group);

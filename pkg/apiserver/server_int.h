@@ -78,6 +78,8 @@ struct ts__as_res {
      * stored in the storage version and converted with Kueue's converter
      * (the same code the conversion webhook serves) on the way in and out */
     int convert_kueue;
+    int conv_webhook; /* conversion strategy Webhook */
+    cJSON *conv_cc;   /* its clientConfig when it has an address, else NULL */
     struct ts_strlist short_names;
     struct ts_strlist categories;
     struct ts__as_ver *vers;
@@ -111,7 +113,7 @@ struct ts__as_event {
 
 struct ts_apiserver {
     struct ts_apiserver_opts opts;
-    char *listen, *cert_file, *key_file, *token, *kubeconfig, *minor;
+    char *listen, *cert_file, *key_file, *token, *kubeconfig, *minor, *data_dir;
     struct MHD_Daemon *mhd;
     int port;
     int tls;
@@ -131,6 +133,9 @@ struct ts_apiserver {
     int64_t ring_floor;      /* events with rv <= floor are gone */
     struct ts_hmap oa_cache; /* "gv" -> char * OpenAPI doc */
     uint64_t oa_gen;
+    struct ts__as_wal *wal;       /* --data-dir, or NULL (memory only) */
+    struct ts__as_jobsim *jobsim; /* --simulate-job-runtime, or NULL */
+    struct ts_strlist svc_map;    /* "ns/name:port=host:port" (--webhook-service) */
 };
 
 /* Parsed request path. */
@@ -140,14 +145,21 @@ struct ts__as_route {
 };
 
 struct ts__as_watch;
+struct ts__as_wal;
+struct ts__as_jobsim;
+
+struct ts__as_adm;
 
 struct ts__as_req {
     struct ts_apiserver *s;
+    struct ts__as_adm *adm; /* admission webhook state across rounds, or NULL */
     const char *method;
     const char *path;
     struct ts_strmap query;
     const char *accept;
     const char *ctype;
+    const char *user_agent;
+    int is_apply; /* server-side apply: managedFields already worked out */
     struct ts_buf body;
     ts_time now;
     struct ts__as_route rt;
@@ -255,9 +267,15 @@ void ts__as_handle_watch(struct ts__as_req *q, struct ts__as_resp *r);
 /* Serves object o at the requested version: a copy with apiVersion set
  * (converted when the resource has convert_kueue). */
 cJSON *ts__as_present(const struct ts__as_req *q, struct ts__as_res *res, const cJSON *o);
-/* Converts obj in place to the storage version of res when res has
- * convert_kueue; otherwise leaves it. */
-void ts__as_to_storage(const struct ts__as_res *res, cJSON *obj);
+/* Converts obj in place to the storage version of res when res converts
+ * (strategy Webhook); otherwise leaves it. */
+void ts__as_to_storage(struct ts_apiserver *s, const struct ts__as_res *res, cJSON *obj);
+/* convert_hook.c: obj converted in place to apiVersion av (webhook when
+ * configured and reachable, else in-process; see the file comment). */
+void ts__as_convert(struct ts_apiserver *s, const struct ts__as_res *res, cJSON *obj,
+                    const char *av);
+/* Reads the CRD's conversion settings into res. */
+void ts__as_crd_conversion(struct ts__as_res *res, const cJSON *crd, const struct ts_strlist *map);
 /* Common write pipeline (h_write.c): validates and stores `obj` (consumed)
  * as the new state of `old` (NULL = create).  Replies on r. */
 void ts__as_commit(struct ts__as_req *q, struct ts__as_resp *r, struct ts__as_obj *old, cJSON *obj,
@@ -268,6 +286,24 @@ void ts__as_commit(struct ts__as_req *q, struct ts__as_resp *r, struct ts__as_ob
 struct ts__as_obj *ts__as_delete_obj(struct ts_apiserver *s, struct ts__as_res *res,
                                      struct ts__as_obj *o, ts_time now);
 void ts__as_finish_namespace(struct ts_apiserver *s, const char *ns);
+enum ts__as_propagation {
+    TS__AS_BACKGROUND = 0,
+    TS__AS_FOREGROUND,
+    TS__AS_ORPHAN,
+};
+/* ts__as_delete_obj() with a propagation policy. */
+struct ts__as_obj *ts__as_delete_policy(struct ts_apiserver *s, struct ts__as_res *res,
+                                        struct ts__as_obj *o, ts_time now, int policy);
+/* Sets deletionTimestamp (first time only); returns the stored state. */
+struct ts__as_obj *ts__as_mark_deleting(struct ts_apiserver *s, struct ts__as_res *res,
+                                        struct ts__as_obj *o, ts_time now);
+/* gc.c: foreground deletion of o; returns its state after (NULL when
+ * removed). */
+struct ts__as_obj *ts__as_gc_foreground(struct ts_apiserver *s, struct ts__as_res *res,
+                                        struct ts__as_obj *o, ts_time now);
+/* gc.c: a dependent (last state) was removed: owners in foreground
+ * deletion that it blocked may go now. */
+void ts__as_gc_dependent_gone(struct ts_apiserver *s, const cJSON *last, ts_time now);
 
 /* --- selectors for lists and watches (h_read.c) ------------------------- */
 struct ts__as_filter;
@@ -311,6 +347,70 @@ void ts__as_watch_free(void *cls);
 int ts__as_tls_generate(struct ts_apiserver *s, struct ts_err *err);
 int ts__as_tls_load(struct ts_apiserver *s, struct ts_err *err);
 int ts__as_kubeconfig_write(const struct ts_apiserver *s, const char *path, struct ts_err *err);
+
+/* --- admission.c / admission_call.c: webhooks (contract 10.9) ------------
+ * A write that matches webhooks is worked out in rounds (http.c): the
+ * handler runs under the lock until a point where webhooks must be called,
+ * records what to send in q->adm and returns without replying; the calls
+ * run without the lock; the handler then runs again and picks the results
+ * up at the same point, provided the old object is unchanged (else it
+ * starts over, as GuaranteedUpdate retries). */
+enum ts__as_adm_phase {
+    TS__AS_ADM_IDLE = 0,
+    TS__AS_ADM_MUTATE,   /* mutating webhooks to call */
+    TS__AS_ADM_VALIDATE, /* validating webhooks to call */
+    TS__AS_ADM_RESTART,  /* the old object changed meanwhile: run again */
+};
+/* Mutation point (create/update): *obj may be replaced by the mutated
+ * object.  Returns 0 to go on, 1 when the handler must stop (webhooks
+ * pending or an error replied).  old: NULL on create. */
+int ts__as_admit_mutate(struct ts__as_req *q, struct ts__as_resp *r, cJSON **obj,
+                        const struct ts__as_obj *old);
+/* Validation point, just before storing: *obj may be replaced by the
+ * object the validating webhooks saw.  Same returns. */
+int ts__as_admit_validate(struct ts__as_req *q, struct ts__as_resp *r, cJSON **obj,
+                          const struct ts__as_obj *old);
+/* DELETE: validating (and mutating) webhooks with oldObject = o. */
+int ts__as_admit_delete(struct ts__as_req *q, struct ts__as_resp *r, const struct ts__as_obj *o);
+/* Pending phase of q->adm, or IDLE. */
+int ts__as_admit_pending(const struct ts__as_req *q);
+/* Calls the pending webhooks (no lock held).  On a denial or a failed
+ * call the reply is set on r and 1 is returned; else 0. */
+int ts__as_admit_run(struct ts__as_req *q, struct ts__as_resp *r);
+/* Moves collected webhook warnings to r; frees q->adm. */
+void ts__as_admit_finish(struct ts__as_req *q, struct ts__as_resp *r);
+
+/* --- hookcall.c: outgoing webhook HTTPS --------------------------------- */
+/* URL for clientConfig cc (and a CURLOPT_CONNECT_TO entry for mapped
+ * services, "" otherwise).  TS_EINVAL, TS_EUNAVAILABLE (unmapped). */
+int ts__as_hook_url(const struct ts_strlist *map, const cJSON *cc, char *url, size_t len,
+                    char *connect_to, size_t clen, struct ts_err *err);
+/* POSTs body to the webhook; the 200 reply body is appended to out (an
+ * initialised buffer).  TS_EIO, TS_ETIMEDOUT, TS_EINVAL, TS_EUNAVAILABLE. */
+int ts__as_hook_post(const struct ts_strlist *map, const cJSON *cc, int timeout_s,
+                     const struct ts_buf *body, struct ts_buf *out, struct ts_err *err);
+
+/* --- ssa.c glue (h_write.c) ------------------------------------------------ */
+/* managedFields bookkeeping of an ordinary write (commit.c). */
+void ts__as_track_fields(struct ts__as_req *q, const cJSON *old, cJSON *obj);
+
+/* --- wal.c: --data-dir durability --------------------------------------- */
+/* Recovers DIR (snapshot + log, torn tail cut off) into the store, or
+ * writes the first snapshot; then logs every store write.  TS_EIO. */
+int ts__as_wal_open(struct ts_apiserver *s, const char *dir, struct ts_err *err);
+/* Log hooks called by store.c (no-ops without a log or during replay). */
+void ts__as_wal_put(struct ts_apiserver *s, struct ts__as_res *res, struct ts__as_obj *o);
+void ts__as_wal_del(struct ts_apiserver *s, struct ts__as_res *res, const cJSON *last, int64_t rv);
+/* fdatasyncs what was logged since the last call (before a reply), and
+ * compacts into a snapshot every opts.snapshot_every records. */
+void ts__as_wal_sync(struct ts_apiserver *s);
+/* Final snapshot and close. */
+void ts__as_wal_close(struct ts_apiserver *s);
+
+/* --- jobsim.c: --simulate-job-runtime ------------------------------------ */
+int ts__as_jobsim_start(struct ts_apiserver *s, struct ts_err *err);
+/* Joins the simulator thread (after ts__as_http_stop set `stopping`). */
+void ts__as_jobsim_stop(struct ts_apiserver *s);
 
 /* --- http.c ------------------------------------------------------------- */
 int ts__as_http_start(struct ts_apiserver *s, const char *host, int port, struct ts_err *err);

@@ -112,6 +112,7 @@ struct ts__as_obj *ts__as_store_put(struct ts_apiserver *s, struct ts__as_res *r
     o = ts__as_obj_new(json);
     o->rv = s->rv;
     old = ts_hmap_put(&res->objs, k.ptr, o);
+    ts__as_wal_put(s, res, o);
     ring_push(s, old ? TS__AS_MODIFIED : TS__AS_ADDED, res, o, old);
     ts__as_obj_unref(old);
     ts_buf_release(&k);
@@ -131,6 +132,7 @@ void ts__as_store_del(struct ts_apiserver *s, struct ts__as_res *res, struct ts_
     gone = ts__as_obj_new(last);
     gone->rv = s->rv;
     o = ts_hmap_del(&res->objs, k.ptr);
+    ts__as_wal_del(s, res, last, s->rv);
     ring_push(s, TS__AS_DELETED, res, gone, o);
     ts__as_obj_unref(gone);
     ts__as_obj_unref(o);
