@@ -1,6 +1,7 @@
 /* turnstilectl - Turnstile's command-line tool.  Thin main: dispatches to
  * the subcommands in pkg/cli. */
 #include "cli/explain.h"
+#include "cli/get.h"
 #include "cli/simulate.h"
 #include "cli/whatif.h"
 #include "util/alloc.h"
@@ -15,7 +16,8 @@
     "  simulate   run Turnstile's admission engine on YAML files and print the Workloads\n"        \
     "             as `kubectl get workloads` would show them\n"                                    \
     "  explain    why a workload waits, where it is in line, and what would admit it\n"            \
-    "  what-if    which workloads a proposed change would admit, preempt or keep waiting\n"
+    "  what-if    which workloads a proposed change would admit, preempt or keep waiting\n"        \
+    "  get        list a cluster's workloads, queues, ... using your kubeconfig\n"
 
 int main(int argc, char **argv)
 {
@@ -35,6 +37,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "what-if"))
         return ts_cli_whatif(argc - 2, argv + 2, stdout, stderr);
+    if (!strcmp(argv[1], "get"))
+        return ts_cli_get(argc - 2, argv + 2, stdout, stderr);
     if (!strcmp(argv[1], "explain"))
         return ts_cli_explain(argc - 2, argv + 2, stdout, stderr);
     fprintf(stderr, "turnstilectl: unknown command '%s'\n%s", argv[1], USAGE);

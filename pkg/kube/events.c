@@ -1,0 +1,324 @@
+/*
+ * events.c - aggregated core/v1 Event recording (see events.h).
+ */
+#include "kube/events.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json/json.h"
+#include "kube/ratelimit.h"
+#include "util/alloc.h"
+#include "util/buf.h"
+#include "util/hmap.h"
+#include "util/log.h"
+#include "util/time.h"
+
+#define CACHE_MAX  4096
+#define SPAM_BURST 25
+#define SPAM_QPS   (1.0 / 300)
+
+struct agg {
+    struct ts_recorder *r;
+    char *key, *name, *ns, *message;
+    int count, pending;
+    int64_t first;
+    cJSON *create; /* the Event as first created (for re-creation) */
+    struct ts_kube_call *call;
+};
+
+struct ts_recorder {
+    struct ts_kube_client *c;
+    char *component, *host;
+    struct ts_hmap aggs; /* key -> struct agg * */
+    struct ts_hmap spam; /* object key -> struct ts_ratelimit * */
+    uint64_t seq;
+    struct ts_recorder_stats st;
+};
+
+struct ts_recorder *ts_recorder_new(struct ts_kube_client *c, const char *component,
+                                    const char *host)
+{
+    struct ts_recorder *r = ts_xcalloc(1, sizeof(*r));
+
+    r->c = c;
+    r->component = ts_xstrdup(component ? component : "turnstile");
+    r->host = host ? ts_xstrdup(host) : NULL;
+    return r;
+}
+
+static void agg_free(struct agg *a)
+{
+    ts_kube_cancel(a->call);
+    free(a->key);
+    free(a->name);
+    free(a->ns);
+    free(a->message);
+    cJSON_Delete(a->create);
+    free(a);
+}
+
+static void drop(struct ts_recorder *r, struct agg *a)
+{
+    ts_hmap_del(&r->aggs, a->key);
+    agg_free(a);
+}
+
+void ts_recorder_free(struct ts_recorder *r)
+{
+    size_t it = 0;
+    const char *k;
+    void *v;
+
+    if (!r)
+        return;
+    while (ts_hmap_next(&r->aggs, &it, &k, &v))
+        agg_free(v);
+    ts_hmap_release(&r->aggs);
+    it = 0;
+    while (ts_hmap_next(&r->spam, &it, &k, &v))
+        free(v);
+    ts_hmap_release(&r->spam);
+    free(r->component);
+    free(r->host);
+    free(r);
+}
+
+void ts_recorder_stats(const struct ts_recorder *r, struct ts_recorder_stats *out)
+{
+    *out = r->st;
+}
+
+/* --- requests ------------------------------------------------------------------- */
+
+static void submit_create(struct agg *a);
+static void submit_patch(struct agg *a);
+
+static void on_patched(struct ts_kube_client *c, struct ts_kube_result *res, void *data)
+{
+    struct agg *a = data;
+
+    (void)c;
+    a->call = NULL;
+    if (res->code == TS_ENOTFOUND) { /* the Event expired: create it again */
+        submit_create(a);
+        return;
+    }
+    if (res->code) {
+        a->r->st.failed++;
+        ts_log_debug("events", "patch event %s/%s: %s", a->ns, a->name, res->err.msg);
+        return;
+    }
+    a->r->st.patched++;
+    if (a->pending)
+        submit_patch(a);
+}
+
+static void on_created(struct ts_kube_client *c, struct ts_kube_result *res, void *data)
+{
+    struct agg *a = data;
+
+    (void)c;
+    a->call = NULL;
+    if (res->code) {
+        a->r->st.failed++;
+        ts_log_debug("events", "create event %s/%s: %s", a->ns, a->name, res->err.msg);
+        drop(a->r, a);
+        return;
+    }
+    a->r->st.created++;
+    if (a->pending)
+        submit_patch(a);
+}
+
+static void now_str(const struct ts_recorder *r, char *buf, size_t len)
+{
+    ts_time_format(ts_loop_wall(ts_kube_client_loop(r->c)), buf, len);
+}
+
+static void submit_create(struct agg *a)
+{
+    struct ts_kube_req q = {.verb = TS_KUBE_CREATE, .res = &ts_kube_res_events};
+    char ts[TS_TIME_STR_MAX];
+    struct ts_err e = {0};
+
+    now_str(a->r, ts, sizeof(ts));
+    cJSON_ReplaceItemInObjectCaseSensitive(a->create, "count", cJSON_CreateNumber(a->count));
+    cJSON_ReplaceItemInObjectCaseSensitive(a->create, "lastTimestamp", cJSON_CreateString(ts));
+    q.ns = a->ns;
+    q.body = a->create;
+    a->pending = 0;
+    if (ts_kube_submit(a->r->c, &q, on_created, a, &a->call, &e))
+        ts_log_debug("events", "create event: %s", e.msg);
+}
+
+static void submit_patch(struct agg *a)
+{
+    struct ts_kube_req q = {.verb = TS_KUBE_PATCH, .res = &ts_kube_res_events};
+    cJSON *p = cJSON_CreateObject();
+    char ts[TS_TIME_STR_MAX];
+    struct ts_err e = {0};
+
+    now_str(a->r, ts, sizeof(ts));
+    cJSON_AddNumberToObject(p, "count", a->count);
+    cJSON_AddStringToObject(p, "lastTimestamp", ts);
+    cJSON_AddStringToObject(p, "message", a->message);
+    q.ns = a->ns;
+    q.name = a->name;
+    q.body = p;
+    q.patch = TS_KUBE_PATCH_MERGE;
+    a->pending = 0;
+    if (ts_kube_submit(a->r->c, &q, on_patched, a, &a->call, &e))
+        ts_log_debug("events", "patch event: %s", e.msg);
+    cJSON_Delete(p);
+}
+
+/* --- building -------------------------------------------------------------------- */
+
+static cJSON *involved(const cJSON *obj)
+{
+    static const char *const keys[][2] = {{"apiVersion", "apiVersion"},
+                                          {"kind", "kind"},
+                                          {"metadata.namespace", "namespace"},
+                                          {"metadata.name", "name"},
+                                          {"metadata.uid", "uid"},
+                                          {"metadata.resourceVersion", "resourceVersion"}};
+    cJSON *ref = cJSON_CreateObject();
+
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        const char *v = ts_json_get_string(obj, keys[i][0]);
+
+        if (v && v[0])
+            cJSON_AddStringToObject(ref, keys[i][1], v);
+    }
+    return ref;
+}
+
+static cJSON *event_body(struct ts_recorder *r, struct agg *a, const cJSON *obj, const char *type,
+                         const char *reason)
+{
+    cJSON *ev = cJSON_CreateObject(), *md, *src;
+    char ts[TS_TIME_STR_MAX];
+
+    now_str(r, ts, sizeof(ts));
+    cJSON_AddStringToObject(ev, "apiVersion", "v1");
+    cJSON_AddStringToObject(ev, "kind", "Event");
+    md = cJSON_AddObjectToObject(ev, "metadata");
+    cJSON_AddStringToObject(md, "name", a->name);
+    cJSON_AddStringToObject(md, "namespace", a->ns);
+    cJSON_AddItemToObject(ev, "involvedObject", involved(obj));
+    cJSON_AddStringToObject(ev, "reason", reason);
+    cJSON_AddStringToObject(ev, "message", a->message);
+    cJSON_AddStringToObject(ev, "type", type);
+    src = cJSON_AddObjectToObject(ev, "source");
+    cJSON_AddStringToObject(src, "component", r->component);
+    if (r->host)
+        cJSON_AddStringToObject(src, "host", r->host);
+    cJSON_AddStringToObject(ev, "firstTimestamp", ts);
+    cJSON_AddStringToObject(ev, "lastTimestamp", ts);
+    cJSON_AddNumberToObject(ev, "count", 1);
+    cJSON_AddStringToObject(ev, "reportingComponent", r->component);
+    cJSON_AddStringToObject(ev, "reportingInstance", r->host ? r->host : "");
+    return ev;
+}
+
+static int spam_ok(struct ts_recorder *r, const char *objkey)
+{
+    struct ts_ratelimit *b = ts_hmap_get(&r->spam, objkey);
+    int64_t now = ts_loop_now(ts_kube_client_loop(r->c));
+
+    if (!b) {
+        if (r->spam.n >= CACHE_MAX) {
+            size_t it = 0;
+            const char *k;
+            void *v;
+
+            while (ts_hmap_next(&r->spam, &it, &k, &v))
+                free(v);
+            ts_hmap_release(&r->spam);
+        }
+        b = ts_xmalloc(sizeof(*b));
+        ts_ratelimit_init(b, SPAM_QPS, SPAM_BURST, now);
+        ts_hmap_put(&r->spam, objkey, b);
+    }
+    return ts_ratelimit_try(b, now);
+}
+
+static void evict_idle(struct ts_recorder *r)
+{
+    size_t it = 0;
+    const char *k;
+    void *v;
+
+    while (ts_hmap_next(&r->aggs, &it, &k, &v)) {
+        struct agg *a = v;
+
+        if (!a->call) {
+            ts_hmap_del(&r->aggs, a->key); /* a->key is a separate copy */
+            agg_free(a);
+        }
+    }
+}
+
+static struct agg *new_agg(struct ts_recorder *r, const char *key, const cJSON *obj,
+                           const char *msg)
+{
+    const char *ns = ts_json_get_string(obj, "metadata.namespace");
+    struct agg *a = ts_xcalloc(1, sizeof(*a));
+    struct ts_buf b = TS_BUF_INIT;
+
+    if (r->aggs.n >= CACHE_MAX)
+        evict_idle(r);
+    a->r = r;
+    a->key = ts_xstrdup(key);
+    a->ns = ts_xstrdup(ns && ns[0] ? ns : "default");
+    ts_buf_addf(&b, "%s.%llx", ts_json_get_string(obj, "metadata.name"),
+                (unsigned long long)(ts_loop_wall(ts_kube_client_loop(r->c)) + (int64_t)r->seq++));
+    a->name = ts_buf_take(&b);
+    a->message = ts_xstrdup(msg);
+    ts_hmap_put(&r->aggs, key, a);
+    return a;
+}
+
+void ts_recorder_event(struct ts_recorder *r, const cJSON *obj, const char *type,
+                       const char *reason, const char *fmt, ...)
+{
+    struct ts_buf msg = TS_BUF_INIT, key = TS_BUF_INIT;
+    const char *name = ts_json_get_string(obj, "metadata.name");
+    struct agg *a;
+    va_list ap;
+
+    if (!name || !ts_json_get_string(obj, "kind"))
+        return;
+    va_start(ap, fmt);
+    ts_buf_vaddf(&msg, fmt, ap);
+    va_end(ap);
+    ts_buf_addf(&key, "%s\x1f%s\x1f%s\x1f%s\x1f%s", r->component, ts_json_get_string(obj, "kind"),
+                ts_str_c(ts_json_get_string(obj, "metadata.namespace")).len
+                    ? ts_json_get_string(obj, "metadata.namespace")
+                    : "",
+                name,
+                ts_str_c(ts_json_get_string(obj, "metadata.uid")).len
+                    ? ts_json_get_string(obj, "metadata.uid")
+                    : "");
+    if (!spam_ok(r, key.ptr)) {
+        r->st.dropped++;
+    } else {
+        ts_buf_addf(&key, "\x1f%s\x1f%s\x1f%s", type, reason, msg.ptr);
+        if ((a = ts_hmap_get(&r->aggs, key.ptr))) {
+            a->count++;
+            a->pending = 1;
+            if (!a->call)
+                submit_patch(a);
+        } else {
+            a = new_agg(r, key.ptr, obj, msg.ptr);
+            a->count = 1;
+            a->create = event_body(r, a, obj, type, reason);
+            submit_create(a);
+        }
+    }
+    ts_buf_release(&msg);
+    ts_buf_release(&key);
+}
