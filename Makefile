@@ -6,6 +6,8 @@
 #   make valgrind   unit tests under valgrind
 #   make lint / fmt clang-format check / rewrite, cppcheck, banned functions
 #   make bench-engine  engine throughput on Kueue's performance shapes
+#   make run        the local API server + webhook + controller + samples
+#   make soak       apiserver durability: 20 kill -9 rounds x 10,000 writes
 #   make deps       install the Debian packages (needs root)
 #   make help       this list
 #
@@ -68,7 +70,7 @@ else
 Q := @
 endif
 
-.PHONY: bench-engine all lib bins tests test unit asan valgrind lint fmt clean deps check-deps \
+.PHONY: bench-engine run soak all lib bins tests test unit asan valgrind lint fmt clean deps check-deps \
 	print-deb-packages help
 .DEFAULT_GOAL := all
 
@@ -117,6 +119,12 @@ bench-engine: check-deps
 	@$(MAKE) --no-print-directory MODE=release build/release/bench/bench_engine
 	build/release/bench/bench_engine
 
+# The full --data-dir durability soak (make test runs 5 rounds x 2,000).
+soak: check-deps
+	@$(MAKE) --no-print-directory all
+	TS_BUILD=$(BUILD) TS_DURABILITY_ROUNDS=20 TS_DURABILITY_COUNT=10000 \
+		test/e2e/apiserver_durability.sh
+
 # --- dependency check: install when root, else one clear line -----------
 check-deps:
 	@missing=""; \
@@ -145,6 +153,11 @@ deps:
 	DEBIAN_FRONTEND=noninteractive $(APT_CMD)
 	@command -v kubectl >/dev/null 2>&1 || \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends kubernetes-client
+
+# --- the main job on the embedded default ---------------------------------
+run: check-deps
+	@$(MAKE) --no-print-directory all
+	@BUILD=$(BUILD) config/local/run.sh
 
 # --- tests ----------------------------------------------------------------
 test: check-deps

@@ -1,5 +1,6 @@
 #include "cli/explain.h"
 
+#include "cli/live.h"
 #include "cli/load.h"
 #include "engine/amount.h"
 #include "engine/explain.h"
@@ -11,13 +12,15 @@
 #include <time.h>
 
 #define USAGE                                                                                      \
-    "usage: turnstilectl explain -f FILE [-f FILE...] [-n NAMESPACE] "                             \
-    "WORKLOAD|job/NAME|pytorchjob/NAME [-o table|json] [--now RFC3339]\n"
+    "usage: turnstilectl explain [-f FILE...] [-n NAMESPACE] WORKLOAD|job/NAME|pytorchjob/NAME\n" \
+    "         [-o table|json] [--now RFC3339] [--kubeconfig FILE] [--context NAME]\n"             \
+    "  without -f the state is read from the cluster (kubeconfig); nothing is written\n"
 
 struct opts {
     const char *files[64];
     size_t n_files;
     const char *ns, *target;
+    struct ts_cli_live_opts live;
     int json;
     ts_time now;
 };
@@ -37,6 +40,10 @@ static int parse(int argc, char **argv, struct opts *o, FILE *err)
             o->files[o->n_files++] = argv[++i];
         else if (!strcmp(a, "-n") && v)
             o->ns = argv[++i];
+        else if (!strcmp(a, "--kubeconfig") && v)
+            o->live.kubeconfig = argv[++i];
+        else if (!strcmp(a, "--context") && v)
+            o->live.context = argv[++i];
         else if (!strcmp(a, "-o") && v && (!strcmp(v, "json") || !strcmp(v, "table")))
             o->json = !strcmp(argv[++i], "json");
         else if (!strcmp(a, "--now") && v && !ts_time_parse(v, &o->now))
@@ -48,8 +55,8 @@ static int parse(int argc, char **argv, struct opts *o, FILE *err)
             return 2;
         }
     }
-    if (!o->n_files || !o->target) {
-        fprintf(err, "turnstilectl explain: need -f FILE and a workload\n" USAGE);
+    if (!o->target) {
+        fprintf(err, "turnstilectl explain: which workload?\n" USAGE);
         return 2;
     }
     return 0;
@@ -157,7 +164,8 @@ int ts_cli_explain(int argc, char **argv, FILE *out, FILE *err)
     if (rc)
         return rc;
     sim = ts_sim_new(NULL);
-    bad = ts_cli_load(sim, o.files, o.n_files, o.now, err);
+    bad = o.n_files ? ts_cli_load(sim, o.files, o.n_files, o.now, err)
+                    : ts_cli_load_live(sim, &o.live, o.now, err);
     if (bad >= 0)
         ts_sim_run(sim, 0, o.now);
     w = bad < 0 ? NULL : resolve(sim, o.ns, o.target);

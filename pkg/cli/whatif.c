@@ -1,5 +1,6 @@
 #include "cli/whatif.h"
 
+#include "cli/live.h"
 #include "cli/load.h"
 #include "util/alloc.h"
 #include "util/hmap.h"
@@ -9,8 +10,9 @@
 #include <time.h>
 
 #define USAGE                                                                                      \
-    "usage: turnstilectl what-if -f STATE.yaml [-f ...] --change CHANGE.yaml "                     \
-    "[--change ...] [--now RFC3339]\n"
+    "usage: turnstilectl what-if [-f STATE.yaml...] --change CHANGE.yaml [--change ...]\n"        \
+    "         [--now RFC3339] [--kubeconfig FILE] [--context NAME]\n"                             \
+    "  without -f the state is read from the cluster (kubeconfig); nothing is written\n"
 
 struct outcome {
     int admitted;
@@ -106,6 +108,7 @@ int ts_cli_whatif(int argc, char **argv, FILE *out, FILE *err)
     struct timespec tsp;
     ts_time now;
     struct ts_hmap before = TS_HMAP_INIT;
+    struct ts_cli_live_opts live = {0};
     struct ts_sim *sim;
     int bad;
 
@@ -120,6 +123,10 @@ int ts_cli_whatif(int argc, char **argv, FILE *out, FILE *err)
             change[nc++] = argv[++i];
         else if (!strcmp(argv[i], "--now") && v && !ts_time_parse(v, &now))
             i++;
+        else if (!strcmp(argv[i], "--kubeconfig") && v)
+            live.kubeconfig = argv[++i];
+        else if (!strcmp(argv[i], "--context") && v)
+            live.context = argv[++i];
         else {
             fprintf(err, "turnstilectl what-if: bad argument '%s'\n" USAGE, argv[i]);
             return 2;
@@ -130,7 +137,7 @@ int ts_cli_whatif(int argc, char **argv, FILE *out, FILE *err)
         return 2;
     }
     sim = ts_sim_new(NULL);
-    bad = ts_cli_load(sim, state, ns, now, err);
+    bad = ns ? ts_cli_load(sim, state, ns, now, err) : ts_cli_load_live(sim, &live, now, err);
     if (bad >= 0) {
         ts_sim_run(sim, 0, now);
         snapshot(sim, &before);

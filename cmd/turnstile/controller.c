@@ -1,0 +1,120 @@
+/* controller.c - `turnstile` without --webhook-only: the controller
+ * manager (pkg/controller/manager.h).  Flags follow Kueue's manager:
+ * --config FILE (a Kueue Configuration), --kubeconfig, --context,
+ * --leader-elect. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd_turnstile.h"
+#include "controller/manager.h"
+#include "util/buf.h"
+#include "util/log.h"
+#include "yaml/yaml.h"
+
+#define CTL_USAGE                                                                         \
+    "usage: turnstile [--config FILE] [--kubeconfig FILE] [--context NAME]\n"            \
+    "  [--leader-elect[=true|false]] [--lease-namespace NS] [--identity ID]\n"            \
+    "  [--log-level LEVEL]\n"                                                           \
+    "       turnstile --webhook-only ...   (the webhook server; see --webhook-only --help)\n"
+
+/* Reads a Kueue Configuration; errors name the file, line and field. */
+static int load_config(const char *path, struct ts_config *c)
+{
+    struct ts_yaml_stream st = TS_YAML_STREAM_INIT;
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    struct ts_err e = {0};
+    int rc = 0;
+
+    if (ts_yaml_decode_file(path, &st, &e)) {
+        fprintf(stderr, "turnstile: %s\n", e.msg);
+        rc = -1;
+    } else if (st.n) {
+        ts_config_decode(st.docs[0].root, c, &errs);
+        if (errs.n) {
+            struct ts_buf b = TS_BUF_INIT;
+
+            ts_field_errors_format(&errs, &b);
+            fprintf(stderr, "turnstile: %s:%d: %s\n", path,
+                    ts_yaml_doc_line(&st.docs[0], errs.items[0].field), b.ptr);
+            ts_buf_release(&b);
+            rc = -1;
+        }
+    }
+    ts_field_errors_release(&errs);
+    ts_yaml_stream_release(&st);
+    return rc;
+}
+
+static int parse(int argc, char **argv, struct ts_ctl_opts *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *eq = strchr(a, '=');
+        size_t n = eq ? (size_t)(eq - a) : strlen(a);
+        const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[i + 1] : NULL);
+
+#define IS(name) (n == strlen(name) && strncmp(a, name, n) == 0)
+        if (IS("--leader-elect")) {
+            o->leader_elect = !eq || strcmp(v, "false") != 0;
+            continue;
+        }
+        if (IS("-h") || IS("--help"))
+            return fputs(CTL_USAGE, stdout), 1;
+        if (!v)
+            goto bad;
+        if (IS("--config")) {
+            if (load_config(v, &o->config))
+                return -1;
+        } else if (IS("--kubeconfig"))
+            o->kubeconfig = v;
+        else if (IS("--context"))
+            o->context = v;
+        else if (IS("--lease-namespace"))
+            o->lease_ns = v;
+        else if (IS("--identity"))
+            o->identity = v;
+        else if (IS("--log-level")) {
+            enum ts_log_level l;
+
+            if (ts_log_parse_level(v, &l))
+                goto bad;
+            ts_log_set_level(l);
+        } else
+            goto bad;
+#undef IS
+        if (!eq)
+            i++;
+        continue;
+bad:
+        fprintf(stderr, "turnstile: bad flag '%s'\n%s", a, CTL_USAGE);
+        return -1;
+    }
+    return 0;
+}
+
+int ts__turnstile_controller_main(int argc, char **argv)
+{
+    struct ts_ctl_opts o;
+    struct ts_err err = {0};
+    struct ts_ctl *c;
+    int rc;
+
+    ts_ctl_opts_init(&o);
+    rc = parse(argc, argv, &o);
+    if (rc) {
+        ts_config_release(&o.config);
+        return rc < 0 ? 2 : 0;
+    }
+    c = ts_ctl_new(&o, &err);
+    if (!c) {
+        fprintf(stderr, "turnstile: %s\n", err.msg);
+        ts_config_release(&o.config);
+        return 1;
+    }
+    rc = ts_ctl_run(c, &err);
+    if (rc)
+        fprintf(stderr, "turnstile: %s\n", err.msg);
+    ts_ctl_free(c);
+    ts_config_release(&o.config);
+    ts_log_info("main", "stopped");
+    return rc ? 1 : 0;
+}

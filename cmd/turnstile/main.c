@@ -1,0 +1,212 @@
+/* turnstile - the controller manager binary.  With --webhook-only it is the
+ * webhook server: parses flags, builds the webhook, the certificate source
+ * and the server, then waits on a signalfd, refreshing the certificate once
+ * a second (rotation or changed files).  Otherwise controller.c runs. */
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd_turnstile.h"
+#include "json/json.h"
+#include "util/alloc.h"
+#include "util/log.h"
+#include "util/parse.h"
+#include "webhook/certsrc.h"
+#include "webhook/whconfig.h"
+#include "webhook/whserver.h"
+
+#define USAGE                                                                               \
+    "usage: turnstile --webhook-only [--webhook-port N] [--webhook-host ADDR] [--health-port N]\n" \
+    "  [--cert-dir DIR] [--internal-cert-management=false] [--namespace NS] [--service-name S]\n" \
+    "  [--manage-jobs-without-queue-name] [--webhook-url URL --webhook-configs-out FILE]\n"      \
+    "  [--threads N] [--idle-timeout S] [--request-deadline S] [--log-level LEVEL]\n"
+
+struct flags {
+    int webhook_only;
+    const char *cert_dir, *url, *configs_out;
+    struct ts_whserver_options srv;
+    struct ts_certsrc_options certs;
+    struct ts_webhook_options wh;
+};
+
+static int int_arg(const char *s, int64_t lo, int64_t hi, int *out)
+{
+    int64_t v;
+
+    if (ts_parse_i64_c(s, &v) != 0 || v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* Parses one "--name value" or "--name=value" pair; returns args used or -1. */
+static int parse_one(struct flags *f, const char *name, const char *val)
+{
+    int n = 0;
+
+    if (strcmp(name, "--webhook-port") == 0)
+        return val && !int_arg(val, 0, 65535, &f->srv.port) ? 2 : -1;
+    if (strcmp(name, "--health-port") == 0)
+        return val && !int_arg(val, -1, 65535, &f->srv.health_port) ? 2 : -1;
+    if (strcmp(name, "--threads") == 0 || strcmp(name, "--idle-timeout") == 0 ||
+        strcmp(name, "--request-deadline") == 0) {
+        if (!val || int_arg(val, 1, 1024, &n))
+            return -1;
+        *(name[2] == 't' ? &f->srv.threads
+                         : name[2] == 'i' ? &f->srv.timeout_s : &f->srv.deadline_s) = (unsigned)n;
+        return 2;
+    }
+    if (strcmp(name, "--internal-cert-management") == 0 && val)
+        return (f->certs.internal = strcmp(val, "false") != 0), 2;
+    if (!val)
+        return -1;
+    if (strcmp(name, "--webhook-host") == 0)
+        f->srv.host = val;
+    else if (strcmp(name, "--cert-dir") == 0)
+        f->certs.dir = val;
+    else if (strcmp(name, "--namespace") == 0)
+        f->certs.cert.namespace_ = f->wh.system_namespace = val;
+    else if (strcmp(name, "--service-name") == 0)
+        f->certs.cert.service = val;
+    else if (strcmp(name, "--webhook-url") == 0)
+        f->url = val;
+    else if (strcmp(name, "--webhook-configs-out") == 0)
+        f->configs_out = val;
+    else if (strcmp(name, "--log-level") == 0) {
+        enum ts_log_level l;
+
+        if (ts_log_parse_level(val, &l))
+            return -1;
+        ts_log_set_level(l);
+    } else
+        return -1;
+    return 2;
+}
+
+static int parse_flags(int argc, char **argv, struct flags *f)
+{
+    for (int i = 1; i < argc;) {
+        char name[64];
+        const char *eq = strchr(argv[i], '=');
+        int used;
+
+        if (strcmp(argv[i], "--webhook-only") == 0 ||
+            strcmp(argv[i], "--manage-jobs-without-queue-name") == 0) {
+            *(argv[i][2] == 'w' ? &f->webhook_only : &f->wh.manage_jobs_without_queue_name) = 1;
+            i++;
+            continue;
+        }
+        snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - argv[i]) : 63, argv[i]);
+        used = parse_one(f, name, eq ? eq + 1 : (i + 1 < argc ? argv[i + 1] : NULL));
+        if (used < 0)
+            return fprintf(stderr, "turnstile: bad flag '%s'\n%s", argv[i], USAGE), -1;
+        i += eq ? 1 : used;
+    }
+    return 0;
+}
+
+static ts_time now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (ts_time)ts.tv_sec * TS_TIME_SECOND + ts.tv_nsec;
+}
+
+/* Local mode: writes both webhook configurations, CA included. */
+static int write_configs(const struct flags *f, const struct ts_certsrc *src, int port)
+{
+    struct ts_whconfig_options o;
+    char url[256];
+    cJSON *list;
+    char *text;
+    FILE *out;
+    int rc;
+
+    snprintf(url, sizeof(url), "https://127.0.0.1:%d", port);
+    ts_whconfig_options_init(&o);
+    o.url = f->url ? f->url : url;
+    o.ca_pem = ts_certsrc_bundle(src)->ca_cert_pem;
+    o.namespace_ = f->wh.system_namespace;
+    o.wide_job_scope = f->wh.manage_jobs_without_queue_name;
+    list = ts_whconfig_list(&o);
+    text = ts_json_dumps(list, TS_JSON_PRETTY);
+    cJSON_Delete(list);
+    out = fopen(f->configs_out, "w");
+    rc = !out || fprintf(out, "%s\n", text) < 0;
+    rc = (out && fclose(out)) || rc;
+    free(text);
+    return rc ? -1 : 0;
+}
+
+/* Serves until SIGTERM/SIGINT; SIGHUP forces a certificate check. */
+static void run(int sfd, struct ts_certsrc *src, struct ts_whserver *srv)
+{
+    struct pollfd p = {sfd, POLLIN, 0};
+
+    for (;;) {
+        struct signalfd_siginfo si;
+        struct ts_err err = {0};
+
+        if (poll(&p, 1, 1000) > 0 && read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+            if (si.ssi_signo != SIGHUP)
+                return;
+        }
+        ts_certsrc_refresh(src, srv, now_ns(), &err);
+    }
+}
+
+static int has_flag(int argc, char **argv, const char *flag)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], flag) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct flags f = {0};
+    struct ts_err err = {0};
+    struct ts_certsrc *src = NULL;
+    struct ts_whserver *srv = NULL;
+    struct ts_webhook *wh;
+    sigset_t mask;
+    int sfd;
+
+    ts_alloc_init();
+    if (!has_flag(argc, argv, "--webhook-only"))
+        return ts__turnstile_controller_main(argc, argv);
+    ts_whserver_options_init(&f.srv);
+    ts_certsrc_options_init(&f.certs);
+    ts_webhook_options_init(&f.wh);
+    f.srv.health_port = TS_WHSERVER_DEFAULT_HEALTH_PORT;
+    if (parse_flags(argc, argv, &f))
+        return 2;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGTERM), sigaddset(&mask, SIGINT), sigaddset(&mask, SIGHUP);
+    sigprocmask(SIG_BLOCK, &mask, NULL);
+    sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+    wh = ts_webhook_new(&f.wh);
+    if (ts_certsrc_open(&f.certs, now_ns(), &src, &err) ||
+        ts_whserver_start(wh, &f.srv, ts_certsrc_bundle(src)->cert_pem,
+                          ts_certsrc_bundle(src)->key_pem, &srv, &err))
+        ts_fatal("main", "%s", err.msg);
+    if (f.configs_out && write_configs(&f, src, ts_whserver_port(srv)))
+        ts_fatal("main", "cannot write '%s'", f.configs_out);
+    ts_log_info("main", "webhook serving port=%d health_port=%d internal_certs=%d",
+                ts_whserver_port(srv), ts_whserver_health_port(srv), f.certs.internal);
+    run(sfd, src, srv);
+    ts_log_info("main", "shutting down");
+    ts_whserver_free(srv);
+    ts_certsrc_free(src);
+    ts_webhook_free(wh);
+    close(sfd);
+    return 0;
+}

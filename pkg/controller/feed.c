@@ -1,0 +1,176 @@
+/* feed.c - informer events into the engine (and job keys into the work
+ * queue).  Objects the engine cannot take are logged with the object and
+ * field named; they never stop the others. */
+#include "api/object.h"
+#include "controller/manager_int.h"
+#include "json/json.h"
+#include "util/log.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+ts_time ts__ctl_now(const struct ts_ctl *c)
+{
+    struct timespec ts;
+
+    (void)c;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (ts_time)ts.tv_sec * TS_TIME_SECOND + ts.tv_nsec;
+}
+
+static const char *orempty(const char *s)
+{
+    return s ? s : "";
+}
+
+static void put(struct ts_ctl *c, const cJSON *obj)
+{
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    struct ts_err err = {0};
+    struct ts_object o;
+    int rc = ts_object_decode(obj, &o, &errs, &err);
+
+    if (!rc && errs.n)
+        rc = ts_field_errors_to_err(&errs, ts_kind_name(o.kind), &err);
+    if (!rc) {
+        switch (o.kind) {
+        case TS_KIND_RESOURCE_FLAVOR:
+            rc = ts_engine_put_flavor(c->engine, &o.u.rf, &err);
+            break;
+        case TS_KIND_CLUSTER_QUEUE:
+            rc = ts_engine_put_cluster_queue(c->engine, &o.u.cq, &err);
+            break;
+        case TS_KIND_COHORT:
+            rc = ts_engine_put_cohort(c->engine, &o.u.cohort, &err);
+            break;
+        case TS_KIND_LOCAL_QUEUE:
+            rc = ts_engine_put_local_queue(c->engine, &o.u.lq, &err);
+            break;
+        case TS_KIND_WORKLOAD_PRIORITY_CLASS:
+            ts_engine_put_workload_priority_class(c->engine, o.u.wpc.meta.name, o.u.wpc.value);
+            break;
+        case TS_KIND_PRIORITY_CLASS:
+            ts_engine_put_priority_class(c->engine, o.u.pc.meta.name, o.u.pc.value,
+                                         o.u.pc.global_default);
+            break;
+        case TS_KIND_NAMESPACE:
+            ts_engine_put_namespace(c->engine, o.u.ns.meta.name, &o.u.ns.meta.labels);
+            break;
+        case TS_KIND_WORKLOAD:
+            rc = ts_engine_put_workload(c->engine, &o.u.wl, ts__ctl_now(c), &err);
+            break;
+        default:
+            break;
+        }
+    }
+    if (rc)
+        ts_log_warn("controller", "object=%s/%s not taken: %s",
+                    orempty(ts_json_get_string(obj, "metadata.namespace")),
+                    orempty(ts_json_get_string(obj, "metadata.name")), err.msg);
+    if (o.kind != TS_KIND_UNKNOWN)
+        ts_object_release(&o);
+    ts_field_errors_release(&errs);
+    ts__ctl_kick(c);
+}
+
+static void del(struct ts_ctl *c, enum ts__ctl_inf which, const cJSON *obj)
+{
+    const char *ns = ts_json_get_string(obj, "metadata.namespace");
+    const char *name = ts_json_get_string(obj, "metadata.name");
+
+    if (!name)
+        return;
+    switch (which) {
+    case TS__CTL_RF:
+        ts_engine_delete_flavor(c->engine, name);
+        break;
+    case TS__CTL_CQ:
+        ts_engine_delete_cluster_queue(c->engine, name);
+        break;
+    case TS__CTL_COHORT:
+        ts_engine_delete_cohort(c->engine, name);
+        break;
+    case TS__CTL_LQ:
+        ts_engine_delete_local_queue(c->engine, orempty(ns), name);
+        break;
+    case TS__CTL_WPC:
+        ts_engine_delete_workload_priority_class(c->engine, name);
+        break;
+    case TS__CTL_PC:
+        ts_engine_delete_priority_class(c->engine, name);
+        break;
+    case TS__CTL_NS:
+        ts_engine_delete_namespace(c->engine, name);
+        break;
+    case TS__CTL_WL:
+        ts_engine_delete_workload(c->engine, orempty(ns), name);
+        break;
+    default:
+        break;
+    }
+    ts__ctl_kick(c);
+}
+
+static void job_key(struct ts_ctl *c, enum ts__ctl_inf which, const cJSON *obj)
+{
+    char key[600];
+
+    snprintf(key, sizeof(key), "%s/%s/%s", which == TS__CTL_JOB ? "Job" : "PyTorchJob",
+             orempty(ts_json_get_string(obj, "metadata.namespace")),
+             orempty(ts_json_get_string(obj, "metadata.name")));
+    ts_workqueue_add(c->jobs, key);
+}
+
+static void on_add(struct ts_informer *inf, const cJSON *obj, void *data)
+{
+    struct ts__ctl_feed *f = data;
+
+    (void)inf;
+    if (f->which == TS__CTL_JOB || f->which == TS__CTL_PTJ) {
+        job_key(f->c, f->which, obj);
+        return;
+    }
+    put(f->c, obj);
+    if (f->which == TS__CTL_WL) {
+        ts__ctl_enqueue_owner(f->c, obj);
+        ts__ctl_finalize_workload(f->c, obj);
+    }
+}
+
+static void on_update(struct ts_informer *inf, const cJSON *old, const cJSON *obj, void *data)
+{
+    (void)old;
+    on_add(inf, obj, data);
+}
+
+static void on_delete(struct ts_informer *inf, const cJSON *obj, void *data)
+{
+    struct ts__ctl_feed *f = data;
+
+    (void)inf;
+    if (f->which == TS__CTL_JOB || f->which == TS__CTL_PTJ) {
+        job_key(f->c, f->which, obj);
+        return;
+    }
+    del(f->c, f->which, obj);
+    if (f->which == TS__CTL_WL)
+        ts__ctl_enqueue_owner(f->c, obj);
+}
+
+void ts__ctl_feed_handlers(struct ts_ctl *c)
+{
+    for (int i = 0; i < TS__CTL_N; i++) {
+        struct ts_informer_handlers h = {on_add, on_update, on_delete, &c->feeds[i]};
+
+        c->feeds[i].c = c;
+        c->feeds[i].which = (enum ts__ctl_inf)i;
+        if (c->inf[i])
+            ts_informer_add_handlers(c->inf[i], &h);
+    }
+}
+
+void ts__ctl_kick(struct ts_ctl *c)
+{
+    c->dirty = 1;
+}

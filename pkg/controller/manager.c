@@ -1,0 +1,236 @@
+/* manager.c - builds the controller manager (kubeconfig, loop, client,
+ * informers, engine, job work queue, optional leader election), runs it
+ * and shuts it down cleanly: stop scheduling, let in-flight writes land,
+ * give the Lease back. */
+#include "controller/manager_int.h"
+#include "util/alloc.h"
+#include "util/log.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const struct ts_kube_resource
+    ts__ctl_res_workloads = {"kueue.x-k8s.io", "v1beta2", "workloads", "Workload", 1},
+    ts__ctl_res_clusterqueues = {"kueue.x-k8s.io", "v1beta2", "clusterqueues", "ClusterQueue", 0},
+    ts__ctl_res_localqueues = {"kueue.x-k8s.io", "v1beta2", "localqueues", "LocalQueue", 1},
+    ts__ctl_res_resourceflavors = {"kueue.x-k8s.io", "v1beta2", "resourceflavors",
+                                   "ResourceFlavor", 0},
+    ts__ctl_res_cohorts = {"kueue.x-k8s.io", "v1beta2", "cohorts", "Cohort", 0},
+    ts__ctl_res_workloadpriorityclasses = {"kueue.x-k8s.io", "v1beta2", "workloadpriorityclasses",
+                                           "WorkloadPriorityClass", 0},
+    ts__ctl_res_priorityclasses = {"scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass",
+                                   0},
+    ts__ctl_res_pytorchjobs = {"kubeflow.org", "v1", "pytorchjobs", "PyTorchJob", 1};
+
+static const struct ts_kube_resource *const resources[TS__CTL_N] = {
+    [TS__CTL_RF] = &ts__ctl_res_resourceflavors,
+    [TS__CTL_CQ] = &ts__ctl_res_clusterqueues,
+    [TS__CTL_COHORT] = &ts__ctl_res_cohorts,
+    [TS__CTL_LQ] = &ts__ctl_res_localqueues,
+    [TS__CTL_WPC] = &ts__ctl_res_workloadpriorityclasses,
+    [TS__CTL_PC] = &ts__ctl_res_priorityclasses,
+    [TS__CTL_NS] = &ts_kube_res_namespaces,
+    [TS__CTL_WL] = &ts__ctl_res_workloads,
+    [TS__CTL_JOB] = &ts_kube_res_jobs,
+    [TS__CTL_PTJ] = &ts__ctl_res_pytorchjobs,
+};
+
+#define DRAIN_NS (5 * TS_TIME_SECOND)
+
+void ts_ctl_opts_init(struct ts_ctl_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    ts_config_init(&o->config);
+    o->lease_ns = "turnstile-system";
+}
+
+/* Whether the server serves res (a one-item list answers; 404 does not). */
+static int served(struct ts_ctl *c, const struct ts_kube_resource *res)
+{
+    struct ts_kube_req r = {0};
+    struct ts_err err = {0};
+    cJSON *out = NULL;
+    int rc;
+
+    r.verb = TS_KUBE_LIST;
+    r.res = res;
+    r.limit = 1;
+    r.flags = TS_KUBE_REQ_NO_RETRY;
+    rc = ts_kube_list_sync(c->client, &r, &out, &err);
+    cJSON_Delete(out);
+    return rc != TS_ENOTFOUND;
+}
+
+struct ts_ctl *ts_ctl_new(const struct ts_ctl_opts *o, struct ts_err *err)
+{
+    struct ts_kubeconfig_opts ko = {0};
+    struct ts_kube_client_opts co = {0};
+    struct ts_engine_config ec;
+    struct ts_ctl *c = ts_xcalloc(1, sizeof(*c));
+
+    c->opts = *o;
+    ko.path = o->kubeconfig;
+    ko.context = o->context;
+    if (ts_kubeconfig_load(&ko, &c->kc, err))
+        goto fail;
+    c->loop = ts_loop_new();
+    if (!c->loop) {
+        ts_err_set(err, TS_EIO, "cannot create the event loop");
+        goto fail;
+    }
+    co.qps = o->config.qps;
+    co.burst = o->config.burst;
+    c->client = ts_kube_client_new(c->loop, &c->kc, &co, err);
+    if (!c->client)
+        goto fail;
+    c->events = ts_recorder_new(c->client, "kueue-admission", NULL);
+    ts_engine_config_from(&ec, &o->config);
+    c->engine = ts_engine_new(&ec);
+    c->jobs = ts_workqueue_new(NULL);
+    return c;
+fail:
+    ts_ctl_free(c);
+    return NULL;
+}
+
+void ts_ctl_free(struct ts_ctl *c)
+{
+    if (!c)
+        return;
+    for (int i = 0; i < TS__CTL_N; i++)
+        ts_informer_free(c->inf[i]);
+    ts_leader_free(c->leader);
+    ts_workqueue_free(c->jobs);
+    ts_recorder_free(c->events);
+    ts_kube_client_free(c->client);
+    ts_engine_free(c->engine);
+    ts_loop_free(c->loop);
+    ts_kubeconfig_release(&c->kc);
+    free(c);
+}
+
+static void released(struct ts_leader *l, void *data)
+{
+    struct ts_ctl *c = data;
+
+    (void)l;
+    ts_loop_stop(c->loop);
+}
+
+/* Waits (by re-arming itself) for in-flight writes, then gives the Lease
+ * back and stops the loop. */
+static void drain(struct ts_loop *loop, void *data)
+{
+    struct ts_ctl *c = data;
+
+    if (c->inflight && ts_loop_now(loop) < c->stopping_at + DRAIN_NS) {
+        ts_loop_timer_add(loop, 20 * 1000 * 1000, drain, c);
+        return;
+    }
+    if (c->inflight)
+        ts_log_warn("controller", "stopping with %zu writes unanswered", c->inflight);
+    if (c->leader)
+        ts_leader_release(c->leader, released, c);
+    else
+        ts_loop_stop(loop);
+}
+
+void ts_ctl_stop(struct ts_ctl *c)
+{
+    if (c->stopping)
+        return;
+    c->stopping = 1;
+    c->stopping_at = ts_loop_now(c->loop);
+    ts_loop_timer_cancel(c->loop, c->cycle_timer);
+    ts_loop_timer_cancel(c->loop, c->status_timer);
+    ts_workqueue_shutdown(c->jobs);
+    ts_loop_timer_add(c->loop, 0, drain, c);
+}
+
+static void on_signal(struct ts_loop *loop, int signo, void *data)
+{
+    (void)loop;
+    ts_log_info("controller", "signal %d: shutting down", signo);
+    ts_ctl_stop(data);
+}
+
+static void started_leading(struct ts_leader *l, void *data)
+{
+    (void)l;
+    ts_log_info("controller", "leading; scheduling starts");
+    ts__ctl_kick(data);
+}
+
+static void stopped_leading(struct ts_leader *l, void *data)
+{
+    struct ts_ctl *c = data;
+
+    (void)l;
+    /* Our in-memory admissions may now be stale: a new leader decides.
+     * Stopping (and being restarted) rebuilds from the API, as Kueue does. */
+    ts_log_warn("controller", "lost the lease; stopping");
+    ts_ctl_stop(c);
+}
+
+static int start_leader(struct ts_ctl *c, struct ts_err *err)
+{
+    struct ts_leader_opts lo = {0};
+    char ident[300], host[256] = "turnstile";
+
+    if (!c->opts.leader_elect)
+        return 0;
+    gethostname(host, sizeof(host) - 1);
+    snprintf(ident, sizeof(ident), "%s_%ld", host, (long)getpid());
+    lo.ns = c->opts.lease_ns;
+    lo.name = "c1f6bfd2.kueue.x-k8s.io"; /* Kueue's lease name */
+    lo.identity = c->opts.identity ? c->opts.identity : ident;
+    lo.on_started_leading = started_leading;
+    lo.on_stopped_leading = stopped_leading;
+    lo.data = c;
+    c->leader = ts_leader_new(c->client, &lo, err);
+    if (!c->leader)
+        return err->code;
+    ts_leader_start(c->leader);
+    return 0;
+}
+
+static int start_informers(struct ts_ctl *c, struct ts_err *err)
+{
+    for (int i = 0; i < TS__CTL_N; i++) {
+        struct ts_informer_opts io = {0};
+
+        if (i == TS__CTL_PTJ && !served(c, resources[i])) {
+            ts_log_info("controller", "kubeflow.org/v1 pytorchjobs not served; "
+                                      "the PyTorchJob integration is off");
+            continue;
+        }
+        io.res = resources[i];
+        c->inf[i] = ts_informer_new(c->client, &io);
+    }
+    ts__ctl_feed_handlers(c);
+    for (int i = 0; i < TS__CTL_N; i++) {
+        if (c->inf[i] && ts_informer_start(c->inf[i], err))
+            return err->code;
+    }
+    return 0;
+}
+
+int ts_ctl_run(struct ts_ctl *c, struct ts_err *err)
+{
+    static const int sigs[] = {SIGTERM, SIGINT};
+    int64_t period = c->opts.status_period_ns ? c->opts.status_period_ns : TS_TIME_SECOND;
+
+    if (ts_loop_signals(c->loop, sigs, 2, on_signal, c))
+        return ts_err_set(err, TS_EIO, "cannot watch signals");
+    if (start_informers(c, err) || start_leader(c, err))
+        return err->code;
+    if (ts_workqueue_run_on(c->jobs, c->loop, 64, ts__ctl_reconcile_job, c))
+        return ts_err_set(err, TS_EOVERFLOW, "no loop hook left for the job queue");
+    c->cycle_timer = ts_loop_timer_add(c->loop, 0, ts__ctl_cycle, c);
+    c->status_timer = ts_loop_timer_add(c->loop, period, ts__ctl_queue_status, c);
+    ts_log_info("controller", "started against %s", c->kc.server);
+    return ts_loop_run(c->loop);
+}

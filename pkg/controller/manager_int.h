@@ -1,0 +1,87 @@
+/*
+ * manager_int.h - the controller manager's state, shared by manager.c
+ * (setup, informers, run), feed.c (informer events -> engine),
+ * sched.c (cycles -> Workload status) and jobs.c (job reconciler).
+ */
+#ifndef TS_CONTROLLER_MANAGER_INT_H
+#define TS_CONTROLLER_MANAGER_INT_H
+
+#include "controller/manager.h"
+#include "engine/engine.h"
+#include "kube/client.h"
+#include "kube/events.h"
+#include "kube/informer.h"
+#include "kube/kubeconfig.h"
+#include "kube/leader.h"
+#include "kube/loop.h"
+#include "kube/workqueue.h"
+
+enum ts__ctl_inf {
+    TS__CTL_RF = 0,
+    TS__CTL_CQ,
+    TS__CTL_COHORT,
+    TS__CTL_LQ,
+    TS__CTL_WPC,
+    TS__CTL_PC,
+    TS__CTL_NS,
+    TS__CTL_WL,
+    TS__CTL_JOB,
+    TS__CTL_PTJ,
+    TS__CTL_N,
+};
+
+struct ts_ctl;
+
+/* What an informer's handlers receive: which informer they serve. */
+struct ts__ctl_feed {
+    struct ts_ctl *c;
+    enum ts__ctl_inf which;
+};
+
+struct ts_ctl {
+    struct ts_ctl_opts opts;
+    struct ts_kubeconfig kc;
+    struct ts_loop *loop;
+    struct ts_kube_client *client;
+    struct ts_recorder *events;
+    struct ts_leader *leader;
+    struct ts_informer *inf[TS__CTL_N];
+    struct ts__ctl_feed feeds[TS__CTL_N];
+    struct ts_engine *engine;
+    struct ts_workqueue *jobs; /* "Job/ns/name", "PyTorchJob/ns/name" */
+    int dirty;                 /* something changed: a cycle is due */
+    uint64_t cycle_timer;
+    uint64_t status_timer;
+    size_t inflight;           /* API writes not yet answered */
+    int stopping;
+    int64_t stopping_at;       /* loop time of ts_ctl_stop() */
+    int synced;
+};
+
+/* Kueue kinds at the storage version (v1beta2) and the other kinds the
+ * manager reads.  pkg/kube's ts_kube_res_* name v1beta1, which a server
+ * only serves through conversion. */
+extern const struct ts_kube_resource ts__ctl_res_workloads, ts__ctl_res_clusterqueues,
+    ts__ctl_res_localqueues, ts__ctl_res_resourceflavors, ts__ctl_res_cohorts,
+    ts__ctl_res_workloadpriorityclasses, ts__ctl_res_priorityclasses, ts__ctl_res_pytorchjobs;
+
+/* feed.c */
+void ts__ctl_feed_handlers(struct ts_ctl *c);
+/* The wall clock as the engine's ts_time. */
+ts_time ts__ctl_now(const struct ts_ctl *c);
+/* Asks for a scheduling cycle soon. */
+void ts__ctl_kick(struct ts_ctl *c);
+
+/* sched.c */
+void ts__ctl_cycle(struct ts_loop *loop, void *data);
+void ts__ctl_queue_status(struct ts_loop *loop, void *data);
+
+/* jobs.c */
+void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data);
+/* Queues the job that owns workload obj (if any). */
+void ts__ctl_enqueue_owner(struct ts_ctl *c, const cJSON *wl);
+
+/* finalize.c: removes Kueue's finalizer from a Workload being deleted. */
+void ts__ctl_finalize_workload(struct ts_ctl *c, const cJSON *wl);
+
+#endif

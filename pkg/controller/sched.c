@@ -1,0 +1,270 @@
+/* sched.c - scheduling passes and status writes.  Each decision of a cycle
+ * becomes one PUT of the Workload's status subresource carrying the
+ * resourceVersion the decision was made on: a conflict means someone else
+ * changed the Workload first, so an admission is forgotten (its usage
+ * released, the workload retried next cycle) and never double-counted. */
+#include "api/object.h"
+#include "controller/manager_int.h"
+#include "engine/apply.h"
+#include "engine/status.h"
+#include "json/json.h"
+#include "util/alloc.h"
+#include "util/log.h"
+#include "util/time.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct write {
+    struct ts_ctl *c;
+    enum ts_decision_kind kind;
+    int victim;
+    char *ns;
+    char *name;
+    char *cq;               /* ADMIT: the ClusterQueue */
+    char *reason, *message; /* PENDING, or a victim's preemption */
+};
+
+/* Kueue's events for a status write that landed, on the Workload as the
+ * server returned it. */
+static void record(struct ts_ctl *c, const struct write *w, const cJSON *obj, ts_time now)
+{
+    ts_time created = now;
+
+    if (!obj)
+        return;
+    if (w->victim) {
+        ts_recorder_event(c->events, obj, "Normal", "Preempted", "%s", w->message);
+    } else if (w->kind == TS_DECISION_ADMIT) {
+        ts_time_parse(ts_json_get_string(obj, "metadata.creationTimestamp"), &created);
+        ts_recorder_event(c->events, obj, "Normal", "QuotaReserved",
+                          "Quota reserved in ClusterQueue %s, wait time since queued was %llds",
+                          w->cq, (long long)((now - created) / TS_TIME_SECOND));
+        ts_recorder_event(c->events, obj, "Normal", "Admitted",
+                          "Admitted by ClusterQueue %s, wait time since reservation was 0s", w->cq);
+    } else if (w->kind == TS_DECISION_PENDING && w->reason) {
+        ts_recorder_event(c->events, obj, "Warning", w->reason, "%s", w->message);
+    }
+}
+
+static void written(struct ts_kube_client *kc, struct ts_kube_result *res, void *data)
+{
+    struct write *w = data;
+    struct ts_ctl *c = w->c;
+
+    (void)kc;
+    c->inflight--;
+    if (res->code) {
+        ts_log_info("controller", "workload=%s/%s status write failed: %s", w->ns, w->name,
+                    res->err.msg);
+        if (w->kind == TS_DECISION_ADMIT && !w->victim)
+            ts_engine_admit_forget(c->engine, w->ns, w->name);
+        else if (!w->victim)
+            ts_engine_forget_verdict(c->engine, w->ns, w->name);
+        ts__ctl_kick(c);
+    } else {
+        if (w->kind == TS_DECISION_ADMIT && !w->victim)
+            ts_engine_admit_confirm(c->engine, w->ns, w->name);
+        record(c, w, res->obj, ts__ctl_now(c));
+    }
+    free(w->ns);
+    free(w->name);
+    free(w->cq);
+    free(w->reason);
+    free(w->message);
+    free(w);
+}
+
+/* The cached Workload, typed.  Returns 0 when found and decodable. */
+static int cached(struct ts_ctl *c, const char *ns, const char *name, struct ts_workload *wl)
+{
+    const cJSON *obj = ts_informer_get_ns(c->inf[TS__CTL_WL], ns, name);
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    struct ts_object o;
+    int rc;
+
+    if (!obj)
+        return TS_ENOTFOUND;
+    rc = ts_object_decode(obj, &o, &errs, NULL);
+    ts_field_errors_release(&errs);
+    if (rc)
+        return rc;
+    *wl = o.u.wl; /* the payload moves out of the object */
+    return 0;
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s ? ts_xstrdup(s) : NULL;
+}
+
+/* Writes wl's status; `why` is the decision (or NULL for a victim) and
+ * `target` the victim's entry. */
+static void put_status(struct ts_ctl *c, const struct ts_workload *wl, enum ts_decision_kind kind,
+                       const struct ts_decision *why, const struct ts_decision_target *target)
+{
+    cJSON *body = ts_workload_encode(wl);
+    struct write *w = ts_xcalloc(1, sizeof(*w));
+    struct ts_kube_req r = {0};
+    struct ts_err err = {0};
+
+    w->c = c;
+    w->kind = kind;
+    w->victim = target != NULL;
+    if (why) {
+        w->cq = dup_or_null(why->cluster_queue);
+        w->reason = dup_or_null(why->reason);
+        w->message = dup_or_null(why->message);
+    } else if (target) {
+        w->message = dup_or_null(target->message);
+    }
+    w->ns = ts_xstrdup(wl->meta.namespace_);
+    w->name = ts_xstrdup(wl->meta.name);
+    r.verb = TS_KUBE_UPDATE;
+    r.res = &ts__ctl_res_workloads;
+    r.ns = w->ns;
+    r.name = w->name;
+    r.subresource = "status";
+    r.body = body;
+    c->inflight++;
+    if (ts_kube_submit(c->client, &r, written, w, NULL, &err)) {
+        struct ts_kube_result res = {0};
+
+        res.code = err.code ? err.code : TS_EINVAL;
+        res.err = err;
+        written(c->client, &res, w);
+    }
+    cJSON_Delete(body);
+}
+
+static void write_victims(struct ts_ctl *c, const struct ts_decision *d, ts_time now)
+{
+    for (size_t t = 0; t < d->n_targets; t++) {
+        struct ts_workload v;
+
+        if (cached(c, d->targets[t].ns, d->targets[t].name, &v))
+            continue;
+        ts_apply_preempted(&v, &d->targets[t], now);
+        put_status(c, &v, TS_DECISION_PREEMPT, NULL, &d->targets[t]);
+        ts_workload_release(&v);
+    }
+}
+
+static void write_decision(struct ts_ctl *c, const struct ts_decision *d, ts_time now)
+{
+    struct ts_workload wl;
+
+    if (cached(c, d->ns, d->name, &wl)) {
+        if (d->kind == TS_DECISION_ADMIT) /* gone meanwhile: give the quota back */
+            ts_engine_admit_forget(c->engine, d->ns, d->name);
+        return;
+    }
+    ts_apply_decision(&wl, d, now);
+    put_status(c, &wl, d->kind, d, NULL);
+    ts_workload_release(&wl);
+    write_victims(c, d, now);
+}
+
+static int all_synced(struct ts_ctl *c)
+{
+    for (int i = 0; i < TS__CTL_N; i++) {
+        if (c->inf[i] && !ts_informer_has_synced(c->inf[i]))
+            return 0;
+    }
+    return 1;
+}
+
+void ts__ctl_cycle(struct ts_loop *loop, void *data)
+{
+    struct ts_ctl *c = data;
+    struct ts_cycle cy;
+    ts_time now = ts__ctl_now(c);
+    size_t changed;
+
+    c->cycle_timer = ts_loop_timer_add(loop, 20 * 1000 * 1000, ts__ctl_cycle, c);
+    if (!c->synced && !(c->synced = all_synced(c)))
+        return; /* never decide on a partial view of the cluster */
+    if (!c->dirty || c->stopping || (c->leader && !ts_leader_is_leader(c->leader)))
+        return;
+    c->dirty = 0;
+    ts_cycle_init(&cy);
+    changed = ts_engine_cycle(c->engine, now, &cy);
+    for (size_t i = 0; i < cy.n; i++)
+        write_decision(c, &cy.items[i], now);
+    ts_cycle_release(&cy);
+    if (changed)
+        c->dirty = 1; /* keep cycling while cycles make progress */
+}
+
+/* --- ClusterQueue and LocalQueue status ----------------------------------- */
+
+static void status_written(struct ts_kube_client *kc, struct ts_kube_result *res, void *data)
+{
+    (void)kc;
+    (void)data;
+    if (res->code && res->code != TS_ECONFLICT) /* a conflict is retried next period */
+        ts_log_info("controller", "clusterqueue status write failed: %s", res->err.msg);
+}
+
+/* Writes the status of a queue object when it differs from what the
+ * informer holds: no write storms. */
+static void write_if_changed(struct ts_ctl *c, const struct ts_kube_resource *res,
+                             const cJSON *obj, const cJSON *body)
+{
+    const cJSON *before = cJSON_GetObjectItemCaseSensitive(obj, "status");
+    struct ts_kube_req r = {0};
+
+    if (before && ts_json_equal(before, cJSON_GetObjectItemCaseSensitive(body, "status")))
+        return;
+    r.verb = TS_KUBE_UPDATE;
+    r.res = res;
+    r.ns = ts_json_get_string(obj, "metadata.namespace");
+    r.name = ts_json_get_string(obj, "metadata.name");
+    r.subresource = "status";
+    r.body = body;
+    ts_kube_submit(c->client, &r, status_written, NULL, NULL, NULL);
+}
+
+static int queue_status(const char *key, const cJSON *obj, void *data)
+{
+    struct ts_ctl *c = data;
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    struct ts_object o;
+    cJSON *body = NULL;
+    ts_time now = ts__ctl_now(c);
+
+    (void)key;
+    if (ts_object_decode(obj, &o, &errs, NULL) || errs.n) {
+        if (o.kind != TS_KIND_UNKNOWN)
+            ts_object_release(&o);
+        ts_field_errors_release(&errs);
+        return 0;
+    }
+    if (o.kind == TS_KIND_CLUSTER_QUEUE &&
+        ts_engine_cq_status(c->engine, o.u.cq.meta.name, now, &o.u.cq.status) == 0) {
+        body = ts_cluster_queue_encode(&o.u.cq);
+        write_if_changed(c, &ts__ctl_res_clusterqueues, obj, body);
+    } else if (o.kind == TS_KIND_LOCAL_QUEUE &&
+               ts_engine_lq_status(c->engine, o.u.lq.meta.namespace_, o.u.lq.meta.name, now,
+                                   &o.u.lq.status) == 0) {
+        body = ts_local_queue_encode(&o.u.lq);
+        write_if_changed(c, &ts__ctl_res_localqueues, obj, body);
+    }
+    cJSON_Delete(body);
+    ts_object_release(&o);
+    ts_field_errors_release(&errs);
+    return 0;
+}
+
+void ts__ctl_queue_status(struct ts_loop *loop, void *data)
+{
+    struct ts_ctl *c = data;
+    int64_t period = c->opts.status_period_ns ? c->opts.status_period_ns : TS_TIME_SECOND;
+
+    c->status_timer = ts_loop_timer_add(loop, period, ts__ctl_queue_status, c);
+    if (!c->synced || c->stopping || (c->leader && !ts_leader_is_leader(c->leader)))
+        return;
+    ts_informer_each(c->inf[TS__CTL_CQ], queue_status, c);
+    ts_informer_each(c->inf[TS__CTL_LQ], queue_status, c);
+    ts__ctl_kick(c); /* backoffs and requeue times expire with the clock */
+}

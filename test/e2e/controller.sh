@@ -1,0 +1,96 @@
+#!/bin/sh
+# The controller manager (build/bin/turnstile) against turnstile-apiserver,
+# driven with real kubectl: Jobs and a PyTorchJob labelled with a queue get
+# Workloads, are admitted within quota (unsuspended, flavor nodeLabels and
+# tolerations injected), wait with Kueue's message otherwise, release quota
+# when they finish or are deleted, and a controller killed with SIGKILL
+# restarts without admitting beyond quota.  Queue status columns follow.
+. "$(dirname "$0")/lib/apiserver.sh"
+need_kubectl
+. "$(dirname "$0")/lib/controller.sh"
+D=$CD
+as_start
+
+K apply -f crds/ >/dev/null
+K apply -f config/external/kubeflow.org_pytorchjobs.yaml >/dev/null
+K apply -f "$D/queues.yaml" >/dev/null
+ctl_start
+
+job j1
+job j2
+job j3
+wait_for "j1 admitted" admitted j1
+wait_for "j2 admitted" admitted j2
+wait_for "j1 unsuspended" unsuspended j1
+out=$(K get job -n team-a j1 -o jsonpath='{.spec.template.spec.nodeSelector.instance-type} {.spec.template.spec.tolerations[0].key}')
+check "flavor nodeLabels and tolerations injected" eq "$out" "on-demand spot"
+out=$(K get job -n team-a j1 -o jsonpath='{.spec.template.metadata.labels.kueue\.x-k8s\.io/podset}')
+check "podset label injected" eq "$out" "main"
+check "j3 stays suspended" suspended j3
+w3=$(wl_of j3)
+out=$(K get workloads -n team-a "$w3" -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].message}')
+check "j3 waits with Kueue's message" eq "$out" \
+    "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor on-demand, 1 more needed"
+# why-pending on the live cluster, from the same engine
+out=$("$BUILD/bin/turnstilectl" explain --kubeconfig "$KC" -n team-a job/j3 2>&1)
+check "explain (live): reason" contains "$out" "Reason:         WaitingForQuota"
+check "explain (live): numbers" contains "$out" "main       cpu              on-demand        1          0          2"
+check "explain (live): what would admit it" contains "$out" "fits in flavor on-demand if 1 cpu are freed in ClusterQueue cq"
+sed 's/nominalQuota: 2}/nominalQuota: 3}/' "$D/queues.yaml" >"$T/more.yaml"
+out=$("$BUILD/bin/turnstilectl" what-if --kubeconfig "$KC" --change "$T/more.yaml" 2>&1)
+check "what-if (live): more quota admits j3" contains "$out" "$w3"
+check "what-if (live): admitted" contains "$out" "would be admitted"
+check "what-if wrote nothing" suspended j3
+out=$(K get workloads -n team-a 2>&1)
+check "kubectl get workloads columns" contains "$out" "QUEUE   RESERVED IN   ADMITTED   FINISHED   AGE"
+check "admitted row" contains "$out" "$(wl_of j1)   lq      cq            True"
+wait_for "cq status counts" sh -c "[ \"\$($KUBECTL --kubeconfig $KC get cq cq -o jsonpath='{.status.pendingWorkloads}/{.status.admittedWorkloads}')\" = 1/2 ]"
+out=$(K get lq -n team-a 2>&1)
+check "lq columns" contains "$out" "lq     cq             1                   2"
+out=$(K get events -n team-a 2>&1)
+check "CreatedWorkload event" contains "$out" "CreatedWorkload"
+check "Started event" contains "$out" "Admitted by clusterQueue cq"
+check "QuotaReserved event on the Workload" contains "$out" "Quota reserved in ClusterQueue cq, wait time since queued was"
+check "Admitted event on the Workload" contains "$out" "Admitted by ClusterQueue cq, wait time since reservation was 0s"
+check "Warning event for the pending one" contains "$out" "Warning   WaitingForQuota"
+
+# j1 completes: its Workload is Finished and j3 gets the quota
+K patch job j1 -n team-a --subresource=status --type=merge \
+    -p '{"status":{"succeeded":1,"conditions":[{"type":"Complete","status":"True","reason":"Completed","lastTransitionTime":"2026-11-22T00:00:00Z"}]}}' >/dev/null
+wait_for "j1's Workload finished" sh -c "[ \"\$($KUBECTL --kubeconfig $KC get workloads -n team-a $(wl_of j1) -o jsonpath='{.status.conditions[?(@.type==\"Finished\")].status}')\" = True ]"
+wait_for "j3 admitted after j1 finished" admitted j3
+wait_for "j3 unsuspended" unsuspended j3
+
+# deleting j2 deletes its Workload (owner GC + finalizer removed)
+K delete job j2 -n team-a >/dev/null
+wait_for "j2's Workload deleted" gone j2
+
+# the PyTorchJob takes the freed quota
+K apply -f "$D/pytorchjob.yaml" >/dev/null
+wait_for "PyTorchJob admitted" admitted ptj
+wait_for "PyTorchJob unsuspended" unsuspended ptj pytorchjob '{.spec.runPolicy.suspend}'
+out=$(K get pytorchjob -n team-a ptj -o jsonpath='{.spec.pytorchReplicaSpecs.Master.template.spec.nodeSelector.instance-type}')
+check "PyTorchJob template injected" eq "$out" "on-demand"
+
+# crash: SIGKILL, then a new job while quota is full; the restarted
+# controller rebuilds usage from the admitted Workloads and keeps it waiting
+kill -9 "$CTL_PID"
+wait "$CTL_PID" 2>/dev/null
+job j4
+ctl_start
+wait_for "j4 gets a Workload after restart" sh -c "[ -n \"\$($KUBECTL --kubeconfig $KC get workloads -n team-a -o name | grep j4)\" ]"
+w4=$(wl_of j4)
+wait_for "j4 evaluated" sh -c "[ -n \"\$($KUBECTL --kubeconfig $KC get workloads -n team-a $w4 -o jsonpath='{.status.conditions[?(@.type==\"QuotaReserved\")].reason}')\" ]"
+check "no admission beyond quota after restart" suspended j4
+out=$(K get workloads -n team-a "$w4" -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].reason}')
+check "j4 waiting for quota" eq "$out" "WaitingForQuota"
+n=$(K get workloads -n team-a -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Admitted")].status}{"\n"}{end}' | grep -c True)
+check "exactly three admitted (j1 finished, j3, ptj)" eq "$n" "3"
+
+# SIGTERM: a clean stop
+kill -TERM "$CTL_PID"
+i=0
+while kill -0 "$CTL_PID" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+check "controller stops on SIGTERM" eq "$(kill -0 "$CTL_PID" 2>/dev/null && echo running)" ""
+ctl_check_log
+finish

@@ -1,0 +1,68 @@
+# Shared helpers for the controller e2e tests (sourced after
+# lib/apiserver.sh): start/stop build/bin/turnstile against the server,
+# poll for conditions, create Jobs from data/controller/job.tmpl.
+#
+#   ctl_start            start the controller (log: $T/ctl.log), sets CTL_PID
+#   ctl_check_log        fail on sanitizer reports in the controller log
+#   wait_for DESC CMD..  poll CMD for up to 10 s (WAIT_TENTHS overrides)
+#   job NAME [PRIO]      create Job NAME in team-a, queue lq, 1 cpu
+#   wl_of JOB            name of the Workload owned by JOB
+#   admitted JOB / suspended JOB [KIND PATH] / unsuspended ... / gone JOB
+CTL=$BUILD/bin/turnstile
+CD=$(dirname "$0")/data/controller
+[ -x "$CTL" ] || { echo "skip: $CTL not built"; exit 77; }
+
+ctl_start() {
+    "$CTL" --kubeconfig "$KC" "$@" >>"$T/ctl.log" 2>&1 &
+    CTL_PID=$!
+    PIDS="$PIDS $CTL_PID"
+}
+
+ctl_check_log() {
+    if grep -q -E 'AddressSanitizer|LeakSanitizer|runtime error:' "$T/ctl.log"; then
+        grep -A30 -E 'AddressSanitizer|LeakSanitizer|runtime error:' "$T/ctl.log" | head -60
+        fail "sanitizer report in the controller log"
+    fi
+    [ "$FAILS" -eq 0 ] || tail -30 "$T/ctl.log"
+}
+
+wait_for() {
+    desc=$1
+    shift
+    i=0
+    until "$@" >/dev/null 2>&1; do
+        i=$((i + 1))
+        if [ $i -ge "${WAIT_TENTHS:-100}" ]; then
+            fail "$desc (timed out)"
+            return 1
+        fi
+        sleep 0.1
+    done
+}
+
+job() {
+    if [ -n "${2:-}" ]; then
+        sed "s/NAME/$1/; s|labels: {|labels: {kueue.x-k8s.io/priority-class: $2, |" "$CD/job.tmpl"
+    else
+        sed "s/NAME/$1/" "$CD/job.tmpl"
+    fi | K create -f - >/dev/null
+}
+
+wl_of() {
+    K get workloads -n team-a -o jsonpath="{range .items[?(@.metadata.ownerReferences[0].name==\"$1\")]}{.metadata.name}{end}"
+}
+
+wl_cond() { # JOB TYPE [FIELD]: a condition field of the job's Workload
+    w=$(wl_of "$1")
+    [ -n "$w" ] && K get workloads -n team-a "$w" -o jsonpath="{.status.conditions[?(@.type==\"$2\")].${3:-status}}"
+}
+
+admitted() { [ "$(wl_cond "$1" Admitted)" = True ]; }
+
+suspended() {
+    [ "$(K get "${2:-job}" -n team-a "$1" -o jsonpath="${3:-{.spec.suspend\}}")" = true ]
+}
+
+unsuspended() { ! suspended "$@"; }
+
+gone() { [ -z "$(wl_of "$1")" ]; }
