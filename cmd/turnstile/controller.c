@@ -14,6 +14,7 @@
 #define CTL_USAGE                                                                         \
     "usage: turnstile [--config FILE] [--kubeconfig FILE] [--context NAME]\n"            \
     "  [--leader-elect[=true|false]] [--lease-namespace NS] [--identity ID]\n"            \
+    "  [--metrics-bind-address HOST:PORT (default :8443; port 0 picks one; 0 = off)]\n"  \
     "  [--log-level LEVEL]\n"                                                           \
     "       turnstile --webhook-only ...   (the webhook server; see --webhook-only --help)\n"
 
@@ -72,6 +73,8 @@ static int parse(int argc, char **argv, struct ts_ctl_opts *o)
             o->lease_ns = v;
         else if (IS("--identity"))
             o->identity = v;
+        else if (IS("--metrics-bind-address"))
+            o->metrics_addr = v;
         else if (IS("--log-level")) {
             enum ts_log_level l;
 

@@ -64,7 +64,8 @@ wait_file "$DIR/webhooks.json" "caBundle"
 K apply -f "$DIR/webhooks.json" >/dev/null
 echo "webhook: $(sed -n 's/.*webhook serving port=\([0-9]*\).*/https:\/\/127.0.0.1:\1/p' "$DIR/webhook.log")"
 
-"$BIN/turnstile" --kubeconfig "$KUBECONFIG" >"$DIR/controller.log" 2>&1 &
+"$BIN/turnstile" --kubeconfig "$KUBECONFIG" --metrics-bind-address 127.0.0.1:0 \
+    >"$DIR/controller.log" 2>&1 &
 PIDS="$PIDS $!"
 wait_file "$DIR/controller.log" "started against"
 echo "controller: running (logs in $DIR/)"

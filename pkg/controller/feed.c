@@ -87,6 +87,7 @@ static void del(struct ts_ctl *c, enum ts__ctl_inf which, const cJSON *obj)
         break;
     case TS__CTL_CQ:
         ts_engine_delete_cluster_queue(c->engine, name);
+        ts_kmetrics_forget_cq(c->metrics, name);
         break;
     case TS__CTL_COHORT:
         ts_engine_delete_cohort(c->engine, name);

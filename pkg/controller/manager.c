@@ -4,6 +4,8 @@
  * give the Lease back. */
 #include "controller/manager_int.h"
 #include "util/alloc.h"
+#include "util/buf.h"
+#include "util/parse.h"
 #include "util/log.h"
 
 #include <signal.h>
@@ -45,6 +47,48 @@ void ts_ctl_opts_init(struct ts_ctl_opts *o)
     memset(o, 0, sizeof(*o));
     ts_config_init(&o->config);
     o->lease_ns = "turnstile-system";
+    o->metrics_addr = ":8443";
+}
+
+/* /readyz: ready once every informer synced (the metrics thread reads it). */
+static int ready(void *ud, struct ts_buf *why)
+{
+    struct ts_ctl *c = ud;
+
+    if (__atomic_load_n(&c->ready, __ATOMIC_ACQUIRE))
+        return 1;
+    ts_buf_adds(why, "informers have not synced yet");
+    return 0;
+}
+
+/* Starts the metrics server on "host:port" (host may be empty). */
+static int start_metrics(struct ts_ctl *c, struct ts_err *err)
+{
+    const char *addr = c->opts.metrics_addr, *colon;
+    struct ts_metrics_server_options so;
+    char host[256];
+    int64_t port;
+
+    if (ts_kmetrics_new(c->registry, c->opts.leader_elect ? "follower" : "standalone",
+                        &c->metrics, err))
+        return err->code;
+    ts_kmetrics_build_info(c->metrics, TS_VERSION, "", "", "", "cc", "linux");
+    if (!addr || !strcmp(addr, "0"))
+        return 0;
+    colon = strrchr(addr, ':');
+    if (!colon || ts_parse_i64_c(colon + 1, &port) || port < 0 || port > 65535)
+        return ts_err_set(err, TS_EINVAL, "metrics address '%s': want host:port", addr);
+    snprintf(host, sizeof(host), "%.*s", (int)(colon - addr), addr);
+    ts_metrics_server_options_init(&so);
+    so.host = host;
+    so.port = (int)port;
+    so.ready = ready;
+    so.ready_ud = c;
+    if (ts_metrics_server_start(c->registry, &so, &c->metrics_server, err))
+        return err->code;
+    ts_log_info("controller", "metrics serving on %s:%d (/metrics /healthz /readyz)",
+                host[0] ? host : "*", ts_metrics_server_port(c->metrics_server));
+    return 0;
 }
 
 /* Whether the server serves res (a one-item list answers; 404 does not). */
@@ -90,6 +134,9 @@ struct ts_ctl *ts_ctl_new(const struct ts_ctl_opts *o, struct ts_err *err)
     ts_engine_config_from(&ec, &o->config);
     c->engine = ts_engine_new(&ec);
     c->jobs = ts_workqueue_new(NULL);
+    c->registry = ts_metrics_registry_new();
+    if (start_metrics(c, err))
+        goto fail;
     return c;
 fail:
     ts_ctl_free(c);
@@ -100,6 +147,9 @@ void ts_ctl_free(struct ts_ctl *c)
 {
     if (!c)
         return;
+    ts_metrics_server_free(c->metrics_server); /* first: it renders the registry */
+    ts_kmetrics_free(c->metrics);
+    ts_metrics_registry_free(c->registry);
     for (int i = 0; i < TS__CTL_N; i++)
         ts_informer_free(c->inf[i]);
     ts_leader_free(c->leader);
@@ -159,9 +209,12 @@ static void on_signal(struct ts_loop *loop, int signo, void *data)
 
 static void started_leading(struct ts_leader *l, void *data)
 {
+    struct ts_ctl *c = data;
+
     (void)l;
     ts_log_info("controller", "leading; scheduling starts");
-    ts__ctl_kick(data);
+    ts_kmetrics_set_role(c->metrics, "leader");
+    ts__ctl_kick(c);
 }
 
 static void stopped_leading(struct ts_leader *l, void *data)
@@ -207,6 +260,14 @@ static int start_informers(struct ts_ctl *c, struct ts_err *err)
                                       "the PyTorchJob integration is off");
             continue;
         }
+        /* without the CRDs the informers would retry forever and nothing
+         * would ever be scheduled: say so and stop */
+        if (resources[i]->group[0] && !strcmp(resources[i]->group, "kueue.x-k8s.io") &&
+            !served(c, resources[i]))
+            return ts_err_set(err, TS_ENOTFOUND,
+                              "%s/%s %s are not served: install the CRDs first "
+                              "(kubectl apply -f crds/)",
+                              resources[i]->group, resources[i]->version, resources[i]->resource);
         io.res = resources[i];
         c->inf[i] = ts_informer_new(c->client, &io);
     }

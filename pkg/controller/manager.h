@@ -33,6 +33,8 @@ struct ts_ctl_opts {
     const char *lease_ns;      /* default "turnstile-system" */
     const char *identity;      /* default hostname_pid */
     int64_t status_period_ns;  /* queue status refresh; 0: 1 s */
+    const char *metrics_addr;  /* /metrics /healthz /readyz: "host:port" (":8443"),
+                                * port 0 picks one (logged); "0": off */
 };
 
 void ts_ctl_opts_init(struct ts_ctl_opts *o);

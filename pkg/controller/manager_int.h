@@ -15,6 +15,8 @@
 #include "kube/leader.h"
 #include "kube/loop.h"
 #include "kube/workqueue.h"
+#include "metrics/kueue.h"
+#include "metrics/server.h"
 
 enum ts__ctl_inf {
     TS__CTL_RF = 0,
@@ -53,6 +55,10 @@ struct ts_ctl {
     uint64_t cycle_timer;
     uint64_t status_timer;
     size_t inflight;           /* API writes not yet answered */
+    struct ts_metrics_registry *registry;
+    struct ts_kmetrics *metrics;
+    struct ts_metrics_server *metrics_server;
+    int ready;                 /* synced and scheduling; read by the metrics thread */
     int stopping;
     int64_t stopping_at;       /* loop time of ts_ctl_stop() */
     int synced;

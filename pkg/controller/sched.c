@@ -25,6 +25,27 @@ struct write {
     char *reason, *message; /* PENDING, or a victim's preemption */
 };
 
+/* Kueue's metrics for a status write that landed. */
+static void measure(struct ts_ctl *c, const struct write *w, const cJSON *obj, ts_time now)
+{
+    struct ts_kmetrics_wl m = {0};
+    ts_time created = now;
+
+    if (!obj)
+        return;
+    m.priority_class = ts_json_get_string(obj, "spec.priorityClassRef.name"); /* v1beta2 */
+    if (w->victim) {
+        m.cluster_queue = ts_json_get_string(obj, "status.admission.clusterQueue");
+        ts_kmetrics_evicted(c->metrics, &m, "Preempted", w->reason, 1);
+        ts_kmetrics_preempted(c->metrics, w->cq, w->reason);
+    } else if (w->kind == TS_DECISION_ADMIT) {
+        ts_time_parse(ts_json_get_string(obj, "metadata.creationTimestamp"), &created);
+        m.cluster_queue = w->cq;
+        ts_kmetrics_quota_reserved(c->metrics, &m, (double)(now - created) / 1e9);
+        ts_kmetrics_admitted(c->metrics, &m, (double)(now - created) / 1e9, NULL, 0);
+    }
+}
+
 /* Kueue's events for a status write that landed, on the Workload as the
  * server returned it. */
 static void record(struct ts_ctl *c, const struct write *w, const cJSON *obj, ts_time now)
@@ -66,6 +87,7 @@ static void written(struct ts_kube_client *kc, struct ts_kube_result *res, void 
         if (w->kind == TS_DECISION_ADMIT && !w->victim)
             ts_engine_admit_confirm(c->engine, w->ns, w->name);
         record(c, w, res->obj, ts__ctl_now(c));
+        measure(c, w, res->obj, ts__ctl_now(c));
     }
     free(w->ns);
     free(w->name);
@@ -98,10 +120,11 @@ static char *dup_or_null(const char *s)
     return s ? ts_xstrdup(s) : NULL;
 }
 
-/* Writes wl's status; `why` is the decision (or NULL for a victim) and
- * `target` the victim's entry. */
+/* Writes wl's status; `why` is the decision (or NULL for a victim),
+ * `target` the victim's entry and `preemptor` its preemptor's queue. */
 static void put_status(struct ts_ctl *c, const struct ts_workload *wl, enum ts_decision_kind kind,
-                       const struct ts_decision *why, const struct ts_decision_target *target)
+                       const struct ts_decision *why, const struct ts_decision_target *target,
+                       const char *preemptor)
 {
     cJSON *body = ts_workload_encode(wl);
     struct write *w = ts_xcalloc(1, sizeof(*w));
@@ -117,6 +140,8 @@ static void put_status(struct ts_ctl *c, const struct ts_workload *wl, enum ts_d
         w->message = dup_or_null(why->message);
     } else if (target) {
         w->message = dup_or_null(target->message);
+        w->reason = dup_or_null(target->reason);
+        w->cq = dup_or_null(preemptor);
     }
     w->ns = ts_xstrdup(wl->meta.namespace_);
     w->name = ts_xstrdup(wl->meta.name);
@@ -145,7 +170,7 @@ static void write_victims(struct ts_ctl *c, const struct ts_decision *d, ts_time
         if (cached(c, d->targets[t].ns, d->targets[t].name, &v))
             continue;
         ts_apply_preempted(&v, &d->targets[t], now);
-        put_status(c, &v, TS_DECISION_PREEMPT, NULL, &d->targets[t]);
+        put_status(c, &v, TS_DECISION_PREEMPT, NULL, &d->targets[t], d->cluster_queue);
         ts_workload_release(&v);
     }
 }
@@ -160,7 +185,7 @@ static void write_decision(struct ts_ctl *c, const struct ts_decision *d, ts_tim
         return;
     }
     ts_apply_decision(&wl, d, now);
-    put_status(c, &wl, d->kind, d, NULL);
+    put_status(c, &wl, d->kind, d, NULL, NULL);
     ts_workload_release(&wl);
     write_victims(c, d, now);
 }
@@ -179,16 +204,24 @@ void ts__ctl_cycle(struct ts_loop *loop, void *data)
     struct ts_ctl *c = data;
     struct ts_cycle cy;
     ts_time now = ts__ctl_now(c);
+    int64_t started;
+    int admitted_any = 0;
     size_t changed;
 
     c->cycle_timer = ts_loop_timer_add(loop, 20 * 1000 * 1000, ts__ctl_cycle, c);
     if (!c->synced && !(c->synced = all_synced(c)))
         return; /* never decide on a partial view of the cluster */
+    __atomic_store_n(&c->ready, 1, __ATOMIC_RELEASE);
     if (!c->dirty || c->stopping || (c->leader && !ts_leader_is_leader(c->leader)))
         return;
     c->dirty = 0;
     ts_cycle_init(&cy);
+    started = ts_loop_update_time(loop);
     changed = ts_engine_cycle(c->engine, now, &cy);
+    for (size_t i = 0; i < cy.n; i++)
+        admitted_any |= cy.items[i].kind == TS_DECISION_ADMIT;
+    ts_kmetrics_admission_attempt(c->metrics, admitted_any,
+                                  (double)(ts_loop_update_time(loop) - started) / 1e9);
     for (size_t i = 0; i < cy.n; i++)
         write_decision(c, &cy.items[i], now);
     ts_cycle_release(&cy);
@@ -225,6 +258,22 @@ static void write_if_changed(struct ts_ctl *c, const struct ts_kube_resource *re
     ts_kube_submit(c->client, &r, status_written, NULL, NULL, NULL);
 }
 
+static void cq_metrics(struct ts_ctl *c, const struct ts_cluster_queue *cq)
+{
+    const struct ts_condition *active = ts_conditions_find(&cq->status.conditions, "Active");
+    size_t pending, inadmissible;
+
+    if (ts_engine_cq_pending(c->engine, cq->meta.name, &pending, &inadmissible) == 0)
+        ts_kmetrics_pending(c->metrics, cq->meta.name, (double)pending, (double)inadmissible);
+    ts_kmetrics_reserving_active(c->metrics, cq->meta.name, cq->status.reserving_workloads);
+    ts_kmetrics_admitted_active(c->metrics, cq->meta.name, cq->status.admitted_workloads);
+    ts_kmetrics_cq_status(c->metrics, cq->meta.name,
+                          cq->meta.deletion_timestamp ? TS_KMETRICS_CQ_TERMINATING
+                          : active && active->status && !strcmp(active->status, "True")
+                              ? TS_KMETRICS_CQ_ACTIVE
+                              : TS_KMETRICS_CQ_PENDING);
+}
+
 static int queue_status(const char *key, const cJSON *obj, void *data)
 {
     struct ts_ctl *c = data;
@@ -242,6 +291,7 @@ static int queue_status(const char *key, const cJSON *obj, void *data)
     }
     if (o.kind == TS_KIND_CLUSTER_QUEUE &&
         ts_engine_cq_status(c->engine, o.u.cq.meta.name, now, &o.u.cq.status) == 0) {
+        cq_metrics(c, &o.u.cq);
         body = ts_cluster_queue_encode(&o.u.cq);
         write_if_changed(c, &ts__ctl_res_clusterqueues, obj, body);
     } else if (o.kind == TS_KIND_LOCAL_QUEUE &&

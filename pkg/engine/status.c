@@ -104,6 +104,18 @@ int ts_engine_cq_status(const struct ts_engine *e, const char *name, ts_time now
     return 0;
 }
 
+int ts_engine_cq_pending(const struct ts_engine *e, const char *name, size_t *active,
+                         size_t *inadmissible)
+{
+    const struct ts__eng_cq *cq = ts_hmap_get(&e->cqs, name);
+
+    if (!cq)
+        return TS_ENOTFOUND;
+    *active = cq->pending.n;
+    *inadmissible = cq->n_inadmissible;
+    return 0;
+}
+
 int ts_engine_cohort_status(const struct ts_engine *e, const char *name,
                             struct ts_cohort_status *st)
 {

@@ -22,6 +22,12 @@
 int ts_engine_cq_status(const struct ts_engine *e, const char *cq, ts_time now,
                         struct ts_cluster_queue_status *st);
 
+/* Pending workloads of a ClusterQueue split as Kueue's pending_workloads
+ * metric does: in the heap (active) and parked (inadmissible).  Returns
+ * TS_ENOTFOUND for unknown queues. */
+int ts_engine_cq_pending(const struct ts_engine *e, const char *cq, size_t *active,
+                         size_t *inadmissible);
+
 /* Sets a Cohort's status.fairSharing.weightedShare (fair sharing only;
  * left untouched otherwise).  Returns TS_ENOTFOUND for unknown cohorts. */
 int ts_engine_cohort_status(const struct ts_engine *e, const char *cohort,

@@ -11,6 +11,10 @@ need_kubectl
 D=$CD
 as_start
 
+out=$(timeout 20 "$CTL" --kubeconfig "$KC" --metrics-bind-address 0 2>&1)
+check "without the CRDs the controller stops and says why" contains "$out" \
+    "turnstile: kueue.x-k8s.io/v1beta2 resourceflavors are not served: install the CRDs first (kubectl apply -f crds/)"
+
 K apply -f crds/ >/dev/null
 K apply -f config/external/kubeflow.org_pytorchjobs.yaml >/dev/null
 K apply -f "$D/queues.yaml" >/dev/null
@@ -53,6 +57,16 @@ check "Started event" contains "$out" "Admitted by clusterQueue cq"
 check "QuotaReserved event on the Workload" contains "$out" "Quota reserved in ClusterQueue cq, wait time since queued was"
 check "Admitted event on the Workload" contains "$out" "Admitted by ClusterQueue cq, wait time since reservation was 0s"
 check "Warning event for the pending one" contains "$out" "Warning   WaitingForQuota"
+
+out=$(metrics /readyz)
+check "readyz once synced" eq "$out" "ok"
+out=$(metrics)
+check "metric admitted_workloads_total" contains "$out" 'kueue_admitted_workloads_total{cluster_queue="cq",priority_class="",replica_role="standalone"} 2'
+check "metric quota_reserved_workloads_total" contains "$out" 'kueue_quota_reserved_workloads_total{cluster_queue="cq",priority_class="",replica_role="standalone"} 2'
+check "metric admission_wait_time_seconds" contains "$out" 'kueue_admission_wait_time_seconds_count{cluster_queue="cq",priority_class="",replica_role="standalone"} 2'
+check "metric pending_workloads inadmissible" contains "$out" 'kueue_pending_workloads{cluster_queue="cq",replica_role="standalone",status="inadmissible"} 1'
+check "metric cluster_queue_status" contains "$out" 'kueue_cluster_queue_status{cluster_queue="cq",replica_role="standalone",status="active"} 1'
+check "metric admission_attempts_total" contains "$out" 'kueue_admission_attempts_total{replica_role="standalone",result="success"}'
 
 # j1 completes: its Workload is Finished and j3 gets the quota
 K patch job j1 -n team-a --subresource=status --type=merge \

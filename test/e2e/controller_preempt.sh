@@ -41,6 +41,10 @@ check "low1 still running" unsuspended low1
 out=$(K get events -n team-a 2>&1)
 check "Preempted event" contains "$out" "Preempted"
 
+out=$(metrics)
+check "metric preempted_workloads_total" contains "$out" 'kueue_preempted_workloads_total{preempting_cluster_queue="cq",reason="InClusterQueue",replica_role="standalone"} 1'
+check "metric evicted_workloads_total" contains "$out" "kueue_evicted_workloads_total{cluster_queue=\"cq\",priority_class=\"low\",reason=\"Preempted\""
+
 # low2 waits for quota again; finishing high lets it back in
 K patch job high -n team-a --subresource=status --type=merge \
     -p '{"status":{"succeeded":1,"conditions":[{"type":"Complete","status":"True","reason":"Completed","lastTransitionTime":"2026-11-22T00:00:00Z"}]}}' >/dev/null

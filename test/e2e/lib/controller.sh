@@ -13,7 +13,7 @@ CD=$(dirname "$0")/data/controller
 [ -x "$CTL" ] || { echo "skip: $CTL not built"; exit 77; }
 
 ctl_start() {
-    "$CTL" --kubeconfig "$KC" "$@" >>"$T/ctl.log" 2>&1 &
+    "$CTL" --kubeconfig "$KC" --metrics-bind-address 127.0.0.1:0 "$@" >>"$T/ctl.log" 2>&1 &
     CTL_PID=$!
     PIDS="$PIDS $CTL_PID"
 }
@@ -66,3 +66,9 @@ suspended() {
 unsuspended() { ! suspended "$@"; }
 
 gone() { [ -z "$(wl_of "$1")" ]; }
+
+# metrics PATH: GET PATH from the running controller's metrics server
+metrics() {
+    port=$(sed -n 's/.*metrics serving on [^ ]*:\([0-9]*\) .*/\1/p' "$T/ctl.log" | tail -1)
+    curl -s "http://127.0.0.1:$port${1:-/metrics}"
+}
