@@ -24,11 +24,12 @@
     "usage: turnstile --webhook-only [--webhook-port N] [--webhook-host ADDR] [--health-port N]\n" \
     "  [--cert-dir DIR] [--internal-cert-management=false] [--namespace NS] [--service-name S]\n" \
     "  [--manage-jobs-without-queue-name] [--webhook-url URL --webhook-configs-out FILE]\n"      \
-    "  [--threads N] [--idle-timeout S] [--request-deadline S] [--log-level LEVEL]\n"
+    "  [--threads N] [--idle-timeout S] [--request-deadline S] [--log-level LEVEL]\n"      \
+    "  [--kubeconfig FILE (inject the CA into the cluster; automatic in-cluster)]\n"
 
 struct flags {
     int webhook_only;
-    const char *cert_dir, *url, *configs_out;
+    const char *cert_dir, *url, *configs_out, *kubeconfig;
     struct ts_whserver_options srv;
     struct ts_certsrc_options certs;
     struct ts_webhook_options wh;
@@ -77,6 +78,8 @@ static int parse_one(struct flags *f, const char *name, const char *val)
         f->url = val;
     else if (strcmp(name, "--webhook-configs-out") == 0)
         f->configs_out = val;
+    else if (strcmp(name, "--kubeconfig") == 0)
+        f->kubeconfig = val;
     else if (strcmp(name, "--log-level") == 0) {
         enum ts_log_level l;
 
@@ -145,7 +148,8 @@ static int write_configs(const struct flags *f, const struct ts_certsrc *src, in
 }
 
 /* Serves until SIGTERM/SIGINT; SIGHUP forces a certificate check. */
-static void run(int sfd, struct ts_certsrc *src, struct ts_whserver *srv)
+static void run(int sfd, struct ts_certsrc *src, struct ts_whserver *srv,
+                struct ts__ca_injector *ca)
 {
     struct pollfd p = {sfd, POLLIN, 0};
 
@@ -158,6 +162,7 @@ static void run(int sfd, struct ts_certsrc *src, struct ts_whserver *srv)
                 return;
         }
         ts_certsrc_refresh(src, srv, now_ns(), &err);
+        ts__ca_inject(ca, ts_certsrc_bundle(src)->ca_cert_pem, now_ns());
     }
 }
 
@@ -177,6 +182,7 @@ int main(int argc, char **argv)
     struct ts_certsrc *src = NULL;
     struct ts_whserver *srv = NULL;
     struct ts_webhook *wh;
+    struct ts__ca_injector *ca;
     sigset_t mask;
     int sfd;
 
@@ -202,7 +208,10 @@ int main(int argc, char **argv)
         ts_fatal("main", "cannot write '%s'", f.configs_out);
     ts_log_info("main", "webhook serving port=%d health_port=%d internal_certs=%d",
                 ts_whserver_port(srv), ts_whserver_health_port(srv), f.certs.internal);
-    run(sfd, src, srv);
+    ca = f.certs.internal ? ts__ca_injector_new(f.kubeconfig) : NULL;
+    ts__ca_inject(ca, ts_certsrc_bundle(src)->ca_cert_pem, now_ns());
+    run(sfd, src, srv, ca);
+    ts__ca_injector_free(ca);
     ts_log_info("main", "shutting down");
     ts_whserver_free(srv);
     ts_certsrc_free(src);

@@ -70,6 +70,17 @@ static const struct builtin builtins[] = {
      NCOLS(lease_cols)},
     {"apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", 0,
      TS__AS_CRD, 1, 1, "crd,crds", "api-extensions", crd_cols, NCOLS(crd_cols)},
+    /* stored only (no controllers behind them), so that a whole install
+     * (kubectl apply -k config/default) applies locally as on a cluster */
+    {"", "v1", "pods", "Pod", 1, 0, 0, 1, "po", "all", NULL, 0},
+    {"", "v1", "services", "Service", 1, 0, 0, 1, "svc", "all", NULL, 0},
+    {"apps", "v1", "deployments", "Deployment", 1, 0, 1, 1, "deploy", "all", NULL, 0},
+    {"rbac.authorization.k8s.io", "v1", "roles", "Role", 1, 0, 0, 0, "", "", NULL, 0},
+    {"rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", 1, 0, 0, 0, "", "", NULL,
+     0},
+    {"rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", 0, 0, 0, 0, "", "", NULL, 0},
+    {"rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding", 0, 0, 0, 0, "",
+     "", NULL, 0},
     {"admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations",
      "MutatingWebhookConfiguration", 0, 0, 1, 0, "", "api-extensions", hook_cols, NCOLS(hook_cols)},
     {"admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations",
