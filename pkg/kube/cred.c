@@ -253,6 +253,12 @@ static int run_plugin(const struct ts_kubeconfig *cfg, struct ts_buf *out, struc
         ;
     if (rc)
         return ts_err_set(err, rc, "exec plugin '%s': %s", x->command, ts_strerror(rc));
+    /* 127: the shell's "command not found"; posix_spawnp reports a missing
+     * program this way when it cannot fail before the fork (valgrind) */
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+        return ts_err_set(err, TS_EIO, "exec plugin '%s': not found or not executable%s%s",
+                          x->command, x->install_hint ? "; " : "",
+                          x->install_hint ? x->install_hint : "");
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
         return ts_err_set(err, TS_EIO, "exec plugin '%s' failed with exit status %d", x->command,
                           WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
