@@ -190,7 +190,8 @@ lint:
 	@! grep -nE $(BANNED) $(FMT_SRCS) || { echo "lint: banned function used (see above)"; exit 1; }
 	@clang-format --dry-run -Werror $(FMT_SRCS)
 	@cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
-		--suppress=missingIncludeSystem --std=c11 -Ipkg pkg cmd
+		--suppress=missingIncludeSystem --std=c11 -Ipkg \
+		--include=/usr/include/cjson/cJSON.h pkg cmd
 	@echo "lint: ok"
 
 fmt:

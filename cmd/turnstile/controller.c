@@ -11,11 +11,11 @@
 #include "util/log.h"
 #include "yaml/yaml.h"
 
-#define CTL_USAGE                                                                         \
-    "usage: turnstile [--config FILE] [--kubeconfig FILE] [--context NAME]\n"            \
-    "  [--leader-elect[=true|false]] [--lease-namespace NS] [--identity ID]\n"            \
-    "  [--metrics-bind-address HOST:PORT (default :8443; port 0 picks one; 0 = off)]\n"  \
-    "  [--log-level LEVEL]\n"                                                           \
+#define CTL_USAGE                                                                                  \
+    "usage: turnstile [--config FILE] [--kubeconfig FILE] [--context NAME]\n"                      \
+    "  [--leader-elect[=true|false]] [--lease-namespace NS] [--identity ID]\n"                     \
+    "  [--metrics-bind-address HOST:PORT (default :8443; port 0 picks one; 0 = off)]\n"            \
+    "  [--log-level LEVEL]\n"                                                                      \
     "       turnstile --webhook-only ...   (the webhook server; see --webhook-only --help)\n"
 
 /* Reads a Kueue Configuration; errors name the file, line and field. */
@@ -87,7 +87,7 @@ static int parse(int argc, char **argv, struct ts_ctl_opts *o)
         if (!eq)
             i++;
         continue;
-bad:
+    bad:
         fprintf(stderr, "turnstile: bad flag '%s'\n%s", a, CTL_USAGE);
         return -1;
     }

@@ -20,11 +20,11 @@
 #include "webhook/whconfig.h"
 #include "webhook/whserver.h"
 
-#define USAGE                                                                               \
+#define USAGE                                                                                      \
     "usage: turnstile --webhook-only [--webhook-port N] [--webhook-host ADDR] [--health-port N]\n" \
-    "  [--cert-dir DIR] [--internal-cert-management=false] [--namespace NS] [--service-name S]\n" \
-    "  [--manage-jobs-without-queue-name] [--webhook-url URL --webhook-configs-out FILE]\n"      \
-    "  [--threads N] [--idle-timeout S] [--request-deadline S] [--log-level LEVEL]\n"      \
+    "  [--cert-dir DIR] [--internal-cert-management=false] [--namespace NS] [--service-name S]\n"  \
+    "  [--manage-jobs-without-queue-name] [--webhook-url URL --webhook-configs-out FILE]\n"        \
+    "  [--threads N] [--idle-timeout S] [--request-deadline S] [--log-level LEVEL]\n"              \
     "  [--kubeconfig FILE (inject the CA into the cluster; automatic in-cluster)]\n"
 
 struct flags {
@@ -58,8 +58,9 @@ static int parse_one(struct flags *f, const char *name, const char *val)
         strcmp(name, "--request-deadline") == 0) {
         if (!val || int_arg(val, 1, 1024, &n))
             return -1;
-        *(name[2] == 't' ? &f->srv.threads
-                         : name[2] == 'i' ? &f->srv.timeout_s : &f->srv.deadline_s) = (unsigned)n;
+        *(name[2] == 't'   ? &f->srv.threads
+          : name[2] == 'i' ? &f->srv.timeout_s
+                           : &f->srv.deadline_s) = (unsigned)n;
         return 2;
     }
     if (strcmp(name, "--internal-cert-management") == 0 && val)

@@ -102,7 +102,8 @@ static const char **group_versions(struct ts_apiserver *s, const char *group, si
             }
         }
     }
-    qsort(out, *n, sizeof(*out), cmp_ver);
+    if (*n > 1) /* qsort(NULL, 0, ...) is undefined */
+        qsort(out, *n, sizeof(*out), cmp_ver);
     return out;
 }
 

@@ -12,8 +12,8 @@
 #include <time.h>
 
 #define USAGE                                                                                      \
-    "usage: turnstilectl explain [-f FILE...] [-n NAMESPACE] WORKLOAD|job/NAME|pytorchjob/NAME\n" \
-    "         [-o table|json] [--now RFC3339] [--kubeconfig FILE] [--context NAME]\n"             \
+    "usage: turnstilectl explain [-f FILE...] [-n NAMESPACE] WORKLOAD|job/NAME|pytorchjob/NAME\n"  \
+    "         [-o table|json] [--now RFC3339] [--kubeconfig FILE] [--context NAME]\n"              \
     "  without -f the state is read from the cluster (kubeconfig); nothing is written\n"
 
 struct opts {

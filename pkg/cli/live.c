@@ -66,8 +66,7 @@ static int add_items(struct ts_sim *sim, const struct live_kind *k, const char *
     cJSON *it;
     int bad = 0;
 
-    snprintf(api_version, sizeof(api_version), "%s%s%s", k->group, *k->group ? "/" : "",
-             version);
+    snprintf(api_version, sizeof(api_version), "%s%s%s", k->group, *k->group ? "/" : "", version);
     cJSON_ArrayForEach(it, items)
     {
         struct ts_err e = {0};
@@ -88,8 +87,7 @@ static int add_items(struct ts_sim *sim, const struct live_kind *k, const char *
     return bad;
 }
 
-int ts_cli_load_live(struct ts_sim *sim, const struct ts_cli_live_opts *o, ts_time now,
-                     FILE *err)
+int ts_cli_load_live(struct ts_sim *sim, const struct ts_cli_live_opts *o, ts_time now, FILE *err)
 {
     struct ts_kubeconfig_opts ko = {0};
     struct ts_kubeconfig kc;

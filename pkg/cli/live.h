@@ -20,7 +20,6 @@ struct ts_cli_live_opts {
 
 /* Returns the number of objects the simulator rejected (each reported on
  * err naming the object), or -1 when the cluster could not be read. */
-int ts_cli_load_live(struct ts_sim *sim, const struct ts_cli_live_opts *o, ts_time now,
-                     FILE *err);
+int ts_cli_load_live(struct ts_sim *sim, const struct ts_cli_live_opts *o, ts_time now, FILE *err);
 
 #endif

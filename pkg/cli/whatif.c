@@ -10,8 +10,8 @@
 #include <time.h>
 
 #define USAGE                                                                                      \
-    "usage: turnstilectl what-if [-f STATE.yaml...] --change CHANGE.yaml [--change ...]\n"        \
-    "         [--now RFC3339] [--kubeconfig FILE] [--context NAME]\n"                             \
+    "usage: turnstilectl what-if [-f STATE.yaml...] --change CHANGE.yaml [--change ...]\n"         \
+    "         [--now RFC3339] [--kubeconfig FILE] [--context NAME]\n"                              \
     "  without -f the state is read from the cluster (kubeconfig); nothing is written\n"
 
 struct outcome {

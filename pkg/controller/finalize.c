@@ -25,8 +25,8 @@ static void finalized(struct ts_kube_client *kc, struct ts_kube_result *res, voi
     /* A conflict or 404 means a newer event is coming (or the object is
      * gone); the next update event retries. */
     if (res->code && res->code != TS_ECONFLICT && res->code != TS_ENOTFOUND)
-        ts_log_info("controller", "workload=%s/%s finalizer removal failed: %s", f->ns,
-                    f->name, res->err.msg);
+        ts_log_info("controller", "workload=%s/%s finalizer removal failed: %s", f->ns, f->name,
+                    res->err.msg);
     free(f->ns);
     free(f->name);
     free(f);

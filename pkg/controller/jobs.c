@@ -26,8 +26,8 @@ void ts__ctl_enqueue_owner(struct ts_ctl *c, const cJSON *wl)
         if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "controller")) || !kind ||
             (strcmp(kind, "Job") && strcmp(kind, "PyTorchJob")))
             continue;
-        snprintf(key, sizeof(key), "%s/%s/%s", kind,
-                 ts_json_get_string(wl, "metadata.namespace"), ts_json_get_string(ref, "name"));
+        snprintf(key, sizeof(key), "%s/%s/%s", kind, ts_json_get_string(wl, "metadata.namespace"),
+                 ts_json_get_string(ref, "name"));
         ts_workqueue_add(c->jobs, key);
     }
 }
@@ -147,8 +147,7 @@ static void execute(struct ts_ctl *c, const char *key, const cJSON *job,
         submit(c, key, &r);
     }
     if (p->event_reason)
-        ts_recorder_event(c->events, job, p->event_type, p->event_reason, "%s",
-                          p->event_message);
+        ts_recorder_event(c->events, job, p->event_type, p->event_reason, "%s", p->event_message);
 }
 
 /* The Workload the job owns (Kueue's name for it), or NULL. */
@@ -157,8 +156,8 @@ static int owned(struct ts_ctl *c, const cJSON *job, const char *kind, const cha
 {
     char *name = ts_jobworkload_name(kind, group, ts_json_get_string(job, "metadata.name"),
                                      ts_json_get_string(job, "metadata.uid"));
-    const cJSON *obj = ts_informer_get_ns(c->inf[TS__CTL_WL],
-                                          ts_json_get_string(job, "metadata.namespace"), name);
+    const cJSON *obj =
+        ts_informer_get_ns(c->inf[TS__CTL_WL], ts_json_get_string(job, "metadata.namespace"), name);
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
     struct ts_object o;
     int found = 0;

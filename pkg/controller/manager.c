@@ -18,8 +18,8 @@ const struct ts_kube_resource
     ts__ctl_res_workloads = {"kueue.x-k8s.io", "v1beta2", "workloads", "Workload", 1},
     ts__ctl_res_clusterqueues = {"kueue.x-k8s.io", "v1beta2", "clusterqueues", "ClusterQueue", 0},
     ts__ctl_res_localqueues = {"kueue.x-k8s.io", "v1beta2", "localqueues", "LocalQueue", 1},
-    ts__ctl_res_resourceflavors = {"kueue.x-k8s.io", "v1beta2", "resourceflavors",
-                                   "ResourceFlavor", 0},
+    ts__ctl_res_resourceflavors = {"kueue.x-k8s.io", "v1beta2", "resourceflavors", "ResourceFlavor",
+                                   0},
     ts__ctl_res_cohorts = {"kueue.x-k8s.io", "v1beta2", "cohorts", "Cohort", 0},
     ts__ctl_res_workloadpriorityclasses = {"kueue.x-k8s.io", "v1beta2", "workloadpriorityclasses",
                                            "WorkloadPriorityClass", 0},
@@ -69,8 +69,8 @@ static int start_metrics(struct ts_ctl *c, struct ts_err *err)
     char host[256];
     int64_t port;
 
-    if (ts_kmetrics_new(c->registry, c->opts.leader_elect ? "follower" : "standalone",
-                        &c->metrics, err))
+    if (ts_kmetrics_new(c->registry, c->opts.leader_elect ? "follower" : "standalone", &c->metrics,
+                        err))
         return err->code;
     ts_kmetrics_build_info(c->metrics, TS_VERSION, "", "", "", "cc", "linux");
     if (!addr || !strcmp(addr, "0"))

@@ -54,13 +54,13 @@ struct ts_ctl {
     int dirty;                 /* something changed: a cycle is due */
     uint64_t cycle_timer;
     uint64_t status_timer;
-    size_t inflight;           /* API writes not yet answered */
+    size_t inflight; /* API writes not yet answered */
     struct ts_metrics_registry *registry;
     struct ts_kmetrics *metrics;
     struct ts_metrics_server *metrics_server;
-    int ready;                 /* synced and scheduling; read by the metrics thread */
+    int ready; /* synced and scheduling; read by the metrics thread */
     int stopping;
-    int64_t stopping_at;       /* loop time of ts_ctl_stop() */
+    int64_t stopping_at; /* loop time of ts_ctl_stop() */
     int synced;
 };
 

@@ -241,8 +241,8 @@ static void status_written(struct ts_kube_client *kc, struct ts_kube_result *res
 
 /* Writes the status of a queue object when it differs from what the
  * informer holds: no write storms. */
-static void write_if_changed(struct ts_ctl *c, const struct ts_kube_resource *res,
-                             const cJSON *obj, const cJSON *body)
+static void write_if_changed(struct ts_ctl *c, const struct ts_kube_resource *res, const cJSON *obj,
+                             const cJSON *body)
 {
     const cJSON *before = cJSON_GetObjectItemCaseSensitive(obj, "status");
     struct ts_kube_req r = {0};

@@ -165,7 +165,6 @@ static int ns_matches(const struct ts_engine *e, const struct ts__eng_cq *cq, co
     return ok;
 }
 
-
 /* The entry's queue share were it admitted (fair sharing's ordering). */
 static int64_t share_with(const struct ts_engine *e, const struct entry *en)
 {

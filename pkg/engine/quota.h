@@ -48,7 +48,7 @@ struct ts_quota_node {
     int64_t *lending_limit;   /* TS_AMOUNT_NONE = all lendable */
     int64_t *subtree;         /* quota of the subtree (= nominal for a CQ) */
     int64_t *usage;
-    int requeue;              /* root only: parked workloads to release before the next cycle */
+    int requeue; /* root only: parked workloads to release before the next cycle */
 };
 
 /* Initialises a node with nfr zero-quota pairs and no limits.  name is

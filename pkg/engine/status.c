@@ -203,8 +203,8 @@ int ts_engine_lq_status(const struct ts_engine *e, const char *ns, const char *n
     free(reserved);
     free(admitted);
     if (lq->stopped)
-        ts_conditions_set(&st->conditions, "Active", "False", "Stopped", "LocalQueue is stopped",
-                          0, now);
+        ts_conditions_set(&st->conditions, "Active", "False", "Stopped", "LocalQueue is stopped", 0,
+                          now);
     else if (!cq || ts__eng_cq_inactive(e, cq))
         ts_conditions_set(&st->conditions, "Active", "False",
                           cq ? "ClusterQueueIsInactive" : "ClusterQueueDoesNotExist",

@@ -13,9 +13,9 @@ static const struct ts_kube_resource res_validating = {"admissionregistration.k8
                                                        "ValidatingWebhookConfiguration", 0};
 
 static const char *const kueue_crds[] = {
-    "clusterqueues.kueue.x-k8s.io", "cohorts.kueue.x-k8s.io",
-    "localqueues.kueue.x-k8s.io",   "resourceflavors.kueue.x-k8s.io",
-    "workloads.kueue.x-k8s.io",     "workloadpriorityclasses.kueue.x-k8s.io",
+    "clusterqueues.kueue.x-k8s.io",   "cohorts.kueue.x-k8s.io",
+    "localqueues.kueue.x-k8s.io",     "resourceflavors.kueue.x-k8s.io",
+    "workloads.kueue.x-k8s.io",       "workloadpriorityclasses.kueue.x-k8s.io",
     "admissionchecks.kueue.x-k8s.io", "topologies.kueue.x-k8s.io",
 };
 
@@ -51,8 +51,8 @@ static int inject_one(struct ts_kube_client *c, const struct ts_kube_resource *r
             return rc;
         return changed;
     }
-    return ts_err_set(err, TS_ECONFLICT, "%s %s: kept changing under the CA injection",
-                      res->kind, name);
+    return ts_err_set(err, TS_ECONFLICT, "%s %s: kept changing under the CA injection", res->kind,
+                      name);
 }
 
 int ts_cainject_run(struct ts_kube_client *c, const char *ca_pem, struct ts_err *err)

@@ -20,7 +20,7 @@
 #include "kube/client.h"
 #include "util/err.h"
 
-#define TS_CAINJECT_MUTATING "turnstile-mutating-webhook-configuration"
+#define TS_CAINJECT_MUTATING   "turnstile-mutating-webhook-configuration"
 #define TS_CAINJECT_VALIDATING "turnstile-validating-webhook-configuration"
 
 /* Injects ca_pem everywhere.  Returns the number of objects updated, or a

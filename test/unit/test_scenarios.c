@@ -198,8 +198,9 @@ static void check_local_queue(struct ts_sim *sim, const cJSON *exp, struct ts_bu
     }
     for (size_t i = 0; i < 3; i++) {
         const cJSON *n = cJSON_GetObjectItemCaseSensitive(exp, counts[i]);
-        int32_t got = i == 0 ? st.pending_workloads
-                             : i == 1 ? st.reserving_workloads : st.admitted_workloads;
+        int32_t got = i == 0   ? st.pending_workloads
+                      : i == 1 ? st.reserving_workloads
+                               : st.admitted_workloads;
 
         if (n && n->valueint != got)
             problem(out, key, "%s %d, want %d", counts[i], (int)got, n->valueint);
