@@ -20,16 +20,20 @@ K apply -f config/external/kubeflow.org_pytorchjobs.yaml >/dev/null
 K apply -f "$D/queues.yaml" >/dev/null
 ctl_start
 
+# one at a time: timestamps have second precision, so jobs created in the
+# same second could be admitted in either order
 job j1
-job j2
-job j3
 wait_for "j1 admitted" admitted j1
+job j2
 wait_for "j2 admitted" admitted j2
+job j3
 wait_for "j1 unsuspended" unsuspended j1
 out=$(K get job -n team-a j1 -o jsonpath='{.spec.template.spec.nodeSelector.instance-type} {.spec.template.spec.tolerations[0].key}')
 check "flavor nodeLabels and tolerations injected" eq "$out" "on-demand spot"
 out=$(K get job -n team-a j1 -o jsonpath='{.spec.template.metadata.labels.kueue\.x-k8s\.io/podset}')
 check "podset label injected" eq "$out" "main"
+j3_evaluated() { [ "$(wl_cond j3 QuotaReserved reason)" = WaitingForQuota ]; }
+wait_for "j3 evaluated" j3_evaluated
 check "j3 stays suspended" suspended j3
 w3=$(wl_of j3)
 out=$(K get workloads -n team-a "$w3" -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].message}')
