@@ -2,6 +2,7 @@
 
 #include "api/dec.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void ts_config_init(struct ts_config *c)
@@ -10,6 +11,65 @@ void ts_config_init(struct ts_config *c)
     c->partial_admission = 1;
     c->qps = 300;
     c->burst = 500;
+    c->wait_for_pods_ready = 1;
+    c->pods_ready_timeout_s = 30 * 60;
+}
+
+/* "90s", "5m", "1h30m", "1.5h" (Go's time.ParseDuration, whole seconds). */
+static int parse_duration_s(const char *s, int64_t *out)
+{
+    double total = 0;
+
+    if (!*s)
+        return -1;
+    while (*s) {
+        char *end;
+        double v = strtod(s, &end);
+        double unit;
+
+        if (end == s)
+            return -1;
+        s = end;
+        if (!strncmp(s, "ms", 2))
+            unit = 1e-3, s += 2;
+        else if (*s == 'h')
+            unit = 3600, s++;
+        else if (*s == 'm')
+            unit = 60, s++;
+        else if (*s == 's')
+            unit = 1, s++;
+        else
+            return -1;
+        total += v * unit;
+    }
+    *out = (int64_t)total;
+    return 0;
+}
+
+static void decode_wait_for_pods_ready(struct ts_dec *d, const cJSON *obj, int v1beta1,
+                                       struct ts_config *c)
+{
+    const cJSON *w = ts_dec_object(d, obj, "waitForPodsReady");
+    char *timeout = NULL;
+    size_t mark;
+
+    if (v1beta1) {
+        c->wait_for_pods_ready = 0;
+        c->pods_ready_timeout_s = 5 * 60;
+    }
+    if (!w)
+        return;
+    mark = ts_path_push(&d->path, "waitForPodsReady");
+    if (v1beta1) {
+        ts_dec_bool(d, w, "enable", &c->wait_for_pods_ready);
+        c->block_admission = c->wait_for_pods_ready; /* defaults to enable */
+    }
+    ts_dec_bool(d, w, "blockAdmission", &c->block_admission);
+    if (ts_dec_string(d, w, "timeout", &timeout) == 1 &&
+        (parse_duration_s(timeout, &c->pods_ready_timeout_s) || c->pods_ready_timeout_s <= 0))
+        ts_dec_error(d, TS_FIELD_INVALID, "timeout", timeout, "must be a positive duration");
+    free(timeout);
+    ts_path_pop(&d->path, mark);
 }
 
 void ts_config_release(struct ts_config *c)
@@ -83,6 +143,7 @@ void ts_config_decode(const cJSON *obj, struct ts_config *c, struct ts_field_err
         c->burst = 30;
     }
     decode_fair_sharing(&d, obj, v1beta1, c);
+    decode_wait_for_pods_ready(&d, obj, v1beta1, c);
     ts_dec_bool(&d, obj, "manageJobsWithoutQueueName", &c->manage_jobs_without_queue_name);
     cc = ts_dec_object(&d, obj, "clientConnection");
     if (cc) {

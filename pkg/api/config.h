@@ -28,6 +28,11 @@ struct ts_config {
     int partial_admission;
     double qps;
     int32_t burst;
+    /* waitForPodsReady: v1beta2 enables it unless the feature gate is off
+     * (present or not; absent = defaults), v1beta1 only with enable: true */
+    int wait_for_pods_ready;
+    int64_t pods_ready_timeout_s; /* v1beta2 default 30m, v1beta1 5m */
+    int block_admission;
 };
 
 /* Kueue's defaults (no fair sharing, 300 QPS / 500 burst in v1beta2). */

@@ -39,6 +39,7 @@ static void event(struct ts_jobplan *p, const char *type, const char *reason, co
 struct job_facts {
     const struct ts_object_meta *meta;
     int finished, success, active;
+    int pods_ready; /* every pod of the job is ready or succeeded */
     const char *message;
 };
 
@@ -49,10 +50,19 @@ static void facts(const struct ts_object *o, struct job_facts *f)
         f->meta = &o->u.job.meta;
         f->finished = ts_job_is_finished(&o->u.job, &f->success, &f->message);
         f->active = o->u.job.active > 0;
+        /* Kueue: ready + succeeded >= parallelism (1 when unset) */
+        f->pods_ready = (o->u.job.ready.set ? o->u.job.ready.v : 0) + o->u.job.succeeded >=
+                        (o->u.job.parallelism.set ? o->u.job.parallelism.v : 1);
     } else {
         f->meta = &o->u.ptj.meta;
         f->finished = ts_pytorchjob_is_finished(&o->u.ptj, &f->success, &f->message);
         f->active = ts_pytorchjob_is_active(&o->u.ptj);
+        for (size_t i = 0; i < o->u.ptj.n_conditions; i++) { /* Kubeflow: Running=True */
+            const struct ts_kf_condition *c = &o->u.ptj.conditions[i];
+
+            if (c->type && !strcmp(c->type, "Running"))
+                f->pods_ready = c->status && !strcmp(c->status, "True");
+        }
     }
 }
 
@@ -191,6 +201,34 @@ static int plan_start(const cJSON *job, const struct ts_jobkind *k, const struct
     return 0;
 }
 
+/* Running and admitted: PodsReady as Kueue's job reconciler keeps it. */
+static void plan_pods_ready(const struct job_facts *f, const struct ts_workload *wl, ts_time now,
+                            struct ts_jobplan *p)
+{
+    const struct ts_condition *c =
+        ts_conditions_find(&wl->status.conditions, TS_WL_COND_PODS_READY);
+    int was_true = c && c->status && !strcmp(c->status, "True");
+    int recovering = c && c->reason && !strcmp(c->reason, "WaitForRecovery");
+    const char *status, *reason, *message;
+
+    if (f->pods_ready) {
+        status = "True";
+        reason = recovering ? "Recovered" : was_true && c->reason ? c->reason : "Started";
+        message = "All pods reached readiness and the workload is running";
+    } else {
+        status = "False";
+        reason = was_true || recovering ? "WaitForRecovery" : "WaitForStart";
+        message = was_true || recovering ? "At least one pod has failed, waiting for recovery"
+                                         : "Not all pods are ready or succeeded";
+    }
+    if (c && c->status && !strcmp(c->status, status) && c->reason && !strcmp(c->reason, reason))
+        return;
+    ts_workload_copy(&p->workload, wl);
+    ts_conditions_set(&p->workload.status.conditions, TS_WL_COND_PODS_READY, status, reason,
+                      message, wl->meta.generation, now);
+    p->ops |= TS_JOBPLAN_WORKLOAD_STATUS;
+}
+
 static int plan_owned(const struct ts_object *o, const cJSON *job, const struct ts_jobkind *k,
                       const struct ts_workload *wl, const struct ts_jobplan_env *env, ts_time now,
                       struct ts_jobplan *p, struct ts_err *err)
@@ -219,6 +257,8 @@ static int plan_owned(const struct ts_object *o, const cJSON *job, const struct 
             return TS_EINVAL;
         p->ops |= TS_JOBPLAN_UPDATE_JOB;
         event(p, "Normal", "Stopped", "Not admitted by cluster queue");
+    } else if (env->wait_for_pods_ready) {
+        plan_pods_ready(&f, wl, now, p);
     }
     return 0;
 }

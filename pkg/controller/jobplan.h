@@ -9,7 +9,11 @@
  * finished; job finished (finish the workload); workload evicted (stop the
  * job, then release the quota once the job has no active pods); job
  * suspended (start it when admitted, else keep the pending workload in
- * step with the job); job running without admission (stop it).
+ * step with the job); job running without admission (stop it); job
+ * running admitted: with waitForPodsReady, keep the Workload's PodsReady
+ * condition current (False WaitForStart until its pods are ready or
+ * succeeded, True Started; after losing them False WaitForRecovery, then
+ * True Recovered).
  */
 #ifndef TS_CONTROLLER_JOBPLAN_H
 #define TS_CONTROLLER_JOBPLAN_H
@@ -33,6 +37,7 @@ struct ts_jobplan_env {
     ts_flavor_lookup_fn flavor;
     void *flavor_ctx;
     int manage_jobs_without_queue_name;
+    int wait_for_pods_ready; /* maintain the PodsReady condition */
 };
 
 struct ts_jobplan {

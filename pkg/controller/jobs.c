@@ -182,7 +182,8 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
     const cJSON *job;
     struct ts_priority_lookup prio = {wpc, pc, default_pc, c->engine};
     struct flavors fl;
-    struct ts_jobplan_env env = {&prio, flavor, &fl, c->opts.config.manage_jobs_without_queue_name};
+    struct ts_jobplan_env env = {&prio, flavor, &fl, c->opts.config.manage_jobs_without_queue_name,
+                                 c->opts.config.wait_for_pods_ready};
     struct ts_workload wl;
     struct ts_jobplan p;
     struct ts_err err = {0};

@@ -72,6 +72,13 @@ check "metric pending_workloads inadmissible" contains "$out" 'kueue_pending_wor
 check "metric cluster_queue_status" contains "$out" 'kueue_cluster_queue_status{cluster_queue="cq",replica_role="standalone",status="active"} 1'
 check "metric admission_attempts_total" contains "$out" 'kueue_admission_attempts_total{replica_role="standalone",result="success"}'
 
+# waitForPodsReady (on by default in v1beta2): PodsReady follows the job's pods
+pods_ready_is() { [ "$(wl_cond j1 PodsReady reason)" = "$1" ]; }
+wait_for "PodsReady False WaitForStart while no pod is ready" pods_ready_is WaitForStart
+K patch job j1 -n team-a --subresource=status --type=merge -p '{"status":{"active":1,"ready":1}}' >/dev/null
+wait_for "PodsReady True Started once the pod is ready" pods_ready_is Started
+check "PodsReady status" eq "$(wl_cond j1 PodsReady)" "True"
+
 # j1 completes: its Workload is Finished and j3 gets the quota
 K patch job j1 -n team-a --subresource=status --type=merge \
     -p '{"status":{"succeeded":1,"conditions":[{"type":"Complete","status":"True","reason":"Completed","lastTransitionTime":"2026-11-22T00:00:00Z"}]}}' >/dev/null

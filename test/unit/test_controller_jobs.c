@@ -254,7 +254,8 @@ static int wpc_lookup(void *ctx, const char *name, int32_t *value)
 }
 
 static const struct ts_priority_lookup prio = {wpc_lookup, NULL, NULL, NULL};
-static const struct ts_jobplan_env env = {&prio, lookup, NULL, 0};
+static const struct ts_jobplan_env env = {&prio, lookup, NULL, 0, 0};
+static const struct ts_jobplan_env env_wfpr = {&prio, lookup, NULL, 0, 1};
 
 static void reserve(struct ts_workload *wl, int admitted)
 {
@@ -347,6 +348,54 @@ static void test_plan_start_stop_finish(void **state)
     ts_workload_copy(&wl, &p.workload);
     assert_int_equal(ts_jobplan_make(job, &wl, &env, NOW, &p, &err), 0);
     assert_int_equal(p.ops, 0); /* finished workloads are left alone */
+    ts_workload_release(&wl);
+    ts_jobplan_release(&p);
+    cJSON_Delete(job);
+}
+
+/* waitForPodsReady: the condition follows the job's ready pods through
+ * start, loss and recovery, and is written only when it changes. */
+static void test_plan_pods_ready(void **state)
+{
+    static const struct {
+        int ready, succeeded;
+        const char *status, *reason; /* NULL: no write */
+    } steps[] = {
+        {0, 0, "False", "WaitForStart"}, {0, 0, NULL, NULL}, {2, 1, NULL, NULL},
+        {3, 1, "True", "Started"},       {4, 0, NULL, NULL}, {1, 0, "False", "WaitForRecovery"},
+        {4, 0, "True", "Recovered"},     {4, 0, NULL, NULL},
+    };
+    cJSON *job = cJSON_Parse(job_json); /* parallelism 4 */
+    struct ts_workload wl;
+    struct ts_jobplan p;
+    struct ts_err err = {0};
+
+    (void)state;
+    ts_jobplan_init(&p);
+    admitted_workload(job, "gpu", 0, &wl);
+    reserve(&wl, 1);
+    set(job, "spec.suspend", cJSON_CreateFalse());
+    assert_int_equal(ts_jobplan_make(job, &wl, &env, NOW, &p, &err), 0);
+    assert_int_equal(p.ops, 0); /* without waitForPodsReady nothing is written */
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        const struct ts_condition *c;
+
+        set(job, "status.ready", cJSON_CreateNumber(steps[i].ready));
+        set(job, "status.succeeded", cJSON_CreateNumber(steps[i].succeeded));
+        assert_int_equal(ts_jobplan_make(job, &wl, &env_wfpr, NOW, &p, &err), 0);
+        if (!steps[i].status) {
+            if (p.ops)
+                fail_msg("step %zu: unexpected write", i);
+            continue;
+        }
+        assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS);
+        c = ts_conditions_find(&p.workload.status.conditions, "PodsReady");
+        assert_non_null(c);
+        if (strcmp(c->status, steps[i].status) || strcmp(c->reason, steps[i].reason))
+            fail_msg("step %zu: PodsReady %s/%s, want %s/%s", i, c->status, c->reason,
+                     steps[i].status, steps[i].reason);
+        ts_workload_copy(&wl, &p.workload); /* the write landed */
+    }
     ts_workload_release(&wl);
     ts_jobplan_release(&p);
     cJSON_Delete(job);
@@ -476,6 +525,7 @@ int main(void)
         cmocka_unit_test(test_plan_new_job),
         cmocka_unit_test(test_plan_missing_priority_class),
         cmocka_unit_test(test_plan_start_stop_finish),
+        cmocka_unit_test(test_plan_pods_ready),
         cmocka_unit_test(test_plan_running_without_admission_is_stopped),
         cmocka_unit_test(test_plan_evicted_stops_then_releases),
         cmocka_unit_test(test_plan_pending_workload_follows_job),

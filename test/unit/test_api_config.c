@@ -1,0 +1,102 @@
+/* Kueue's Configuration: the knobs Turnstile reads, their defaults per
+ * version, and errors that name the field. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "api/config.h"
+#include "yaml/yaml.h"
+
+struct config_case {
+    const char *name, *yaml;
+    int wfpr;
+    int64_t timeout_s;
+    int block, fair_sharing;
+    double qps;
+    const char *error_field; /* NULL: no error */
+};
+
+static const struct config_case cases[] = {
+    {"v1beta2 without waitForPodsReady: on, 30m",
+     "apiVersion: config.kueue.x-k8s.io/v1beta2\n"
+     "kind: Configuration\n",
+     1, 1800, 0, 0, 300, NULL},
+    {"v1beta2 block present",
+     "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+     "waitForPodsReady: {timeout: 10m, blockAdmission: true}\n",
+     1, 600, 1, 0, 300, NULL},
+    {"v1beta2 compound duration",
+     "apiVersion: config.kueue.x-k8s.io/v1beta2\n"
+     "kind: Configuration\nwaitForPodsReady: {timeout: 1h30m}\n",
+     1, 5400, 0, 0, 300, NULL},
+    {"v1beta1 without the block: off, 5m",
+     "apiVersion: config.kueue.x-k8s.io/v1beta1\n"
+     "kind: Configuration\n",
+     0, 300, 0, 0, 20, NULL},
+    {"v1beta1 enable: blockAdmission follows",
+     "apiVersion: config.kueue.x-k8s.io/v1beta1\n"
+     "kind: Configuration\nwaitForPodsReady: {enable: true}\n",
+     1, 300, 1, 0, 20, NULL},
+    {"v1beta1 enable, blockAdmission false",
+     "apiVersion: config.kueue.x-k8s.io/v1beta1\n"
+     "kind: Configuration\nwaitForPodsReady: {enable: true, blockAdmission: false, timeout: 90s}\n",
+     1, 90, 0, 0, 20, NULL},
+    {"v1beta1 fairSharing enable",
+     "apiVersion: config.kueue.x-k8s.io/v1beta1\n"
+     "kind: Configuration\nfairSharing: {enable: true}\nclientConnection: {qps: 50, burst: 100}\n",
+     0, 300, 0, 1, 50, NULL},
+    {"bad timeout names the field",
+     "apiVersion: config.kueue.x-k8s.io/v1beta2\n"
+     "kind: Configuration\nwaitForPodsReady: {timeout: soon}\n",
+     1, 1800, 0, 0, 300, "waitForPodsReady.timeout"},
+    {"negative timeout",
+     "apiVersion: config.kueue.x-k8s.io/v1beta2\n"
+     "kind: Configuration\nwaitForPodsReady: {timeout: \"-5m\"}\n",
+     1, -300, 0, 0, 300, "waitForPodsReady.timeout"},
+    {"wrong kind", "apiVersion: v1\nkind: ConfigMap\n", 1, 1800, 0, 0, 300, "kind"},
+};
+
+static void test_config_cases(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const struct config_case *t = &cases[i];
+        struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+        struct ts_err e = {0};
+        struct ts_config c;
+        cJSON *obj = NULL;
+
+        ts_config_init(&c);
+        if (ts_yaml_decode_one(t->yaml, strlen(t->yaml), &obj, &e))
+            fail_msg("%s: %s", t->name, e.msg);
+        ts_config_decode(obj, &c, &errs);
+        if (t->error_field) {
+            if (errs.n != 1 || strcmp(errs.items[0].field, t->error_field))
+                fail_msg("%s: want one error on %s, got %zu (%s)", t->name, t->error_field, errs.n,
+                         errs.n ? errs.items[0].field : "-");
+        } else if (errs.n) {
+            fail_msg("%s: unexpected error on %s", t->name, errs.items[0].field);
+        }
+        if (c.wait_for_pods_ready != t->wfpr || c.pods_ready_timeout_s != t->timeout_s ||
+            c.block_admission != t->block || c.fair_sharing != t->fair_sharing || c.qps != t->qps)
+            fail_msg("%s: got wfpr %d timeout %lld block %d fs %d qps %g", t->name,
+                     c.wait_for_pods_ready, (long long)c.pods_ready_timeout_s, c.block_admission,
+                     c.fair_sharing, c.qps);
+        ts_field_errors_release(&errs);
+        ts_config_release(&c);
+        cJSON_Delete(obj);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_config_cases),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
