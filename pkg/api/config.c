@@ -13,6 +13,8 @@ void ts_config_init(struct ts_config *c)
     c->burst = 500;
     c->wait_for_pods_ready = 1;
     c->pods_ready_timeout_s = 30 * 60;
+    c->backoff_base_s = 60;
+    c->backoff_max_s = 3600;
 }
 
 /* "90s", "5m", "1h30m", "1.5h" (Go's time.ParseDuration, whole seconds). */
@@ -49,7 +51,7 @@ static int parse_duration_s(const char *s, int64_t *out)
 static void decode_wait_for_pods_ready(struct ts_dec *d, const cJSON *obj, int v1beta1,
                                        struct ts_config *c)
 {
-    const cJSON *w = ts_dec_object(d, obj, "waitForPodsReady");
+    const cJSON *w = ts_dec_object(d, obj, "waitForPodsReady"), *rs;
     char *timeout = NULL;
     size_t mark;
 
@@ -69,6 +71,14 @@ static void decode_wait_for_pods_ready(struct ts_dec *d, const cJSON *obj, int v
         (parse_duration_s(timeout, &c->pods_ready_timeout_s) || c->pods_ready_timeout_s <= 0))
         ts_dec_error(d, TS_FIELD_INVALID, "timeout", timeout, "must be a positive duration");
     free(timeout);
+    rs = ts_dec_object(d, w, "requeuingStrategy");
+    if (rs) {
+        size_t m2 = ts_path_push(&d->path, "requeuingStrategy");
+
+        ts_dec_i32(d, rs, "backoffBaseSeconds", &c->backoff_base_s);
+        ts_dec_i32(d, rs, "backoffMaxSeconds", &c->backoff_max_s);
+        ts_path_pop(&d->path, m2);
+    }
     ts_path_pop(&d->path, mark);
 }
 

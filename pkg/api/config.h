@@ -33,6 +33,7 @@ struct ts_config {
     int wait_for_pods_ready;
     int64_t pods_ready_timeout_s; /* v1beta2 default 30m, v1beta1 5m */
     int block_admission;
+    int32_t backoff_base_s, backoff_max_s; /* requeuingStrategy: 60, 3600 */
 };
 
 /* Kueue's defaults (no fair sharing, 300 QPS / 500 burst in v1beta2). */

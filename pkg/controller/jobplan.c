@@ -201,9 +201,58 @@ static int plan_start(const cJSON *job, const struct ts_jobkind *k, const struct
     return 0;
 }
 
+/* Kueue's requeue backoff, reference §3.8: min(base * 2^(count-1), max). */
+static int64_t backoff_s(const struct ts_jobplan_env *env, int32_t count)
+{
+    int64_t d = env->backoff_base_s > 0 ? env->backoff_base_s : 60;
+    int64_t max = env->backoff_max_s > 0 ? env->backoff_max_s : 3600;
+
+    for (int32_t i = 1; i < count && d < max; i++)
+        d *= 2;
+    return d < max ? d : max;
+}
+
+static void evict_pods_ready_timeout(struct ts_workload *wl, const struct ts_jobplan_env *env,
+                                     ts_time now)
+{
+    struct ts_requeue_state *rq = &wl->status.requeue_state;
+    char msg[600];
+
+    snprintf(msg, sizeof(msg), "Exceeded the PodsReady timeout %s/%s", wl->meta.namespace_,
+             wl->meta.name);
+    ts_conditions_set(&wl->status.conditions, TS_WL_COND_EVICTED, "True", "PodsReadyTimeout", msg,
+                      wl->meta.generation, now);
+    rq->set = 1;
+    rq->count.set = 1;
+    rq->count.v = rq->count.v + 1;
+    rq->requeue_at = now + backoff_s(env, rq->count.v) * TS_TIME_SECOND;
+}
+
+/* Whether the pods have been not ready for the timeout: since admission
+ * (waiting to start) or since PodsReady turned False (recovering).  Asks
+ * for a reconcile at the deadline when not yet. */
+static int pods_ready_timed_out(const struct ts_workload *wl, const struct ts_condition *pr,
+                                int recovering, const struct ts_jobplan_env *env, ts_time now,
+                                struct ts_jobplan *p)
+{
+    const struct ts_condition *adm =
+        ts_conditions_find(&wl->status.conditions, TS_WL_COND_ADMITTED);
+    ts_time since = recovering && pr && pr->status && !strcmp(pr->status, "False")
+                        ? pr->last_transition_time
+                    : adm ? adm->last_transition_time
+                          : now;
+
+    if (recovering && (!pr || !strcmp(pr->status ? pr->status : "", "True")))
+        since = now; /* the loss is being recorded now */
+    if (now - since >= env->pods_ready_timeout)
+        return 1;
+    p->requeue_after = since + env->pods_ready_timeout - now;
+    return 0;
+}
+
 /* Running and admitted: PodsReady as Kueue's job reconciler keeps it. */
-static void plan_pods_ready(const struct job_facts *f, const struct ts_workload *wl, ts_time now,
-                            struct ts_jobplan *p)
+static void plan_pods_ready(const struct job_facts *f, const struct ts_workload *wl,
+                            const struct ts_jobplan_env *env, ts_time now, struct ts_jobplan *p)
 {
     const struct ts_condition *c =
         ts_conditions_find(&wl->status.conditions, TS_WL_COND_PODS_READY);
@@ -221,12 +270,46 @@ static void plan_pods_ready(const struct job_facts *f, const struct ts_workload 
         message = was_true || recovering ? "At least one pod has failed, waiting for recovery"
                                          : "Not all pods are ready or succeeded";
     }
+    if (!f->pods_ready && env->pods_ready_timeout > 0 &&
+        pods_ready_timed_out(wl, c, recovering || was_true, env, now, p)) {
+        ts_workload_copy(&p->workload, wl);
+        ts_conditions_set(&p->workload.status.conditions, TS_WL_COND_PODS_READY, status, reason,
+                          message, wl->meta.generation, now);
+        evict_pods_ready_timeout(&p->workload, env, now);
+        p->ops |= TS_JOBPLAN_WORKLOAD_STATUS;
+        event(p, "Normal", "Stopped", "Exceeded the PodsReady timeout %s/%s", wl->meta.namespace_,
+              wl->meta.name);
+        return;
+    }
     if (c && c->status && !strcmp(c->status, status) && c->reason && !strcmp(c->reason, reason))
         return;
     ts_workload_copy(&p->workload, wl);
     ts_conditions_set(&p->workload.status.conditions, TS_WL_COND_PODS_READY, status, reason,
                       message, wl->meta.generation, now);
     p->ops |= TS_JOBPLAN_WORKLOAD_STATUS;
+}
+
+/* A requeue backoff (after a PodsReadyTimeout eviction) that is over:
+ * Requeued=True BackoffFinished and requeueAt cleared, so the workload
+ * queues again (the engine keeps it out until then).  Returns 1 when the
+ * workload is still, or was just, in backoff. */
+static int plan_backoff(const struct ts_workload *wl, ts_time now, struct ts_jobplan *p)
+{
+    const struct ts_requeue_state *rq = &wl->status.requeue_state;
+
+    if (!rq->set || !rq->requeue_at || ts_workload_has_quota_reservation(wl))
+        return 0;
+    if (now < rq->requeue_at) {
+        p->requeue_after = rq->requeue_at - now;
+        return 1;
+    }
+    ts_workload_copy(&p->workload, wl);
+    p->workload.status.requeue_state.requeue_at = 0;
+    ts_conditions_set(&p->workload.status.conditions, TS_WL_COND_REQUEUED, "True",
+                      TS_WL_REASON_BACKOFF_FINISHED, "The workload backoff was finished",
+                      wl->meta.generation, now);
+    p->ops |= TS_JOBPLAN_WORKLOAD_STATUS;
+    return 1;
 }
 
 static int plan_owned(const struct ts_object *o, const cJSON *job, const struct ts_jobkind *k,
@@ -242,6 +325,8 @@ static int plan_owned(const struct ts_object *o, const cJSON *job, const struct 
         plan_finished(&f, wl, now, p);
         return 0;
     }
+    if (plan_backoff(wl, now, p))
+        return 0;
     if (ts_workload_is_evicted(wl))
         return plan_evicted(&f, job, k, wl, now, p, err);
     if (ts_jobkind_is_suspended(k, job)) {
@@ -258,7 +343,7 @@ static int plan_owned(const struct ts_object *o, const cJSON *job, const struct 
         p->ops |= TS_JOBPLAN_UPDATE_JOB;
         event(p, "Normal", "Stopped", "Not admitted by cluster queue");
     } else if (env->wait_for_pods_ready) {
-        plan_pods_ready(&f, wl, now, p);
+        plan_pods_ready(&f, wl, env, now, p);
     }
     return 0;
 }

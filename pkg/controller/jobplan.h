@@ -13,7 +13,10 @@
  * running admitted: with waitForPodsReady, keep the Workload's PodsReady
  * condition current (False WaitForStart until its pods are ready or
  * succeeded, True Started; after losing them False WaitForRecovery, then
- * True Recovered).
+ * True Recovered); not ready for pods_ready_timeout since admission (or
+ * since the pods were lost) evicts it with PodsReadyTimeout and a requeue
+ * backoff of base * 2^(count-1) capped at max; once requeueAt passes the
+ * Workload gets Requeued=True BackoffFinished and queues again.
  */
 #ifndef TS_CONTROLLER_JOBPLAN_H
 #define TS_CONTROLLER_JOBPLAN_H
@@ -37,7 +40,9 @@ struct ts_jobplan_env {
     ts_flavor_lookup_fn flavor;
     void *flavor_ctx;
     int manage_jobs_without_queue_name;
-    int wait_for_pods_ready; /* maintain the PodsReady condition */
+    int wait_for_pods_ready;               /* maintain the PodsReady condition */
+    int64_t pods_ready_timeout;            /* ns; evict after it (0: never) */
+    int32_t backoff_base_s, backoff_max_s; /* requeue backoff after such an eviction */
 };
 
 struct ts_jobplan {
@@ -47,6 +52,7 @@ struct ts_jobplan {
     const char *event_type;      /* "Normal" / "Warning", NULL when no event */
     const char *event_reason;    /* Kueue's job event reasons */
     char event_message[512];
+    int64_t requeue_after; /* ns: reconcile again then (a timeout or a backoff ends); 0: no */
 };
 
 void ts_jobplan_init(struct ts_jobplan *p);

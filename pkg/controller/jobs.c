@@ -182,8 +182,14 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
     const cJSON *job;
     struct ts_priority_lookup prio = {wpc, pc, default_pc, c->engine};
     struct flavors fl;
-    struct ts_jobplan_env env = {&prio, flavor, &fl, c->opts.config.manage_jobs_without_queue_name,
-                                 c->opts.config.wait_for_pods_ready};
+    struct ts_jobplan_env env = {&prio,
+                                 flavor,
+                                 &fl,
+                                 c->opts.config.manage_jobs_without_queue_name,
+                                 c->opts.config.wait_for_pods_ready,
+                                 c->opts.config.pods_ready_timeout_s * TS_TIME_SECOND,
+                                 c->opts.config.backoff_base_s,
+                                 c->opts.config.backoff_max_s};
     struct ts_workload wl;
     struct ts_jobplan p;
     struct ts_err err = {0};
@@ -207,6 +213,8 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
         ts_log_warn("controller", "job=%s cannot be reconciled: %s", key, err.msg);
     else
         execute(c, key, job, ptj ? &ts__ctl_res_pytorchjobs : &ts_kube_res_jobs, &p);
+    if (p.requeue_after > 0) /* a PodsReady timeout or a backoff ends then */
+        ts_workqueue_add_after(q, key, p.requeue_after, ts_loop_now(c->loop));
     ts_jobplan_release(&p);
     if (has)
         ts_workload_release(&wl);

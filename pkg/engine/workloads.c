@@ -466,10 +466,12 @@ int ts_engine_put_workload(struct ts_engine *e, const struct ts_workload *src, t
     struct ts__eng_wl *wl;
     struct ts_quota_node *freed = NULL;
     int reserved = ts_workload_has_quota_reservation(src) && src->status.admission;
-    int idle = ts_workload_is_finished(src) || !ts_workload_is_active(src);
+    /* a requeue backoff not over yet keeps it out of the queue (Kueue) */
+    int backoff =
+        !reserved && src->status.requeue_state.set && src->status.requeue_state.requeue_at > now;
+    int idle = ts_workload_is_finished(src) || !ts_workload_is_active(src) || backoff;
     int rc;
 
-    (void)now;
     if (!src->meta.name || !src->meta.namespace_)
         return ts_err_set(err, TS_EINVAL, "workload: metadata.name and namespace are required");
     snprintf(key, sizeof(key), "%s/%s", src->meta.namespace_, src->meta.name);

@@ -92,10 +92,35 @@ static void test_config_cases(void **state)
     }
 }
 
+static void test_requeuing_strategy(void **state)
+{
+    static const char yaml[] = "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+                               "waitForPodsReady:\n  requeuingStrategy: {backoffBaseSeconds: 10, "
+                               "backoffMaxSeconds: 100}\n";
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    struct ts_err e = {0};
+    struct ts_config c;
+    cJSON *obj = NULL;
+
+    (void)state;
+    ts_config_init(&c);
+    assert_int_equal(c.backoff_base_s, 60); /* Kueue's defaults */
+    assert_int_equal(c.backoff_max_s, 3600);
+    assert_int_equal(ts_yaml_decode_one(yaml, strlen(yaml), &obj, &e), 0);
+    ts_config_decode(obj, &c, &errs);
+    assert_int_equal(errs.n, 0);
+    assert_int_equal(c.backoff_base_s, 10);
+    assert_int_equal(c.backoff_max_s, 100);
+    assert_int_equal(c.pods_ready_timeout_s, 1800);
+    ts_config_release(&c);
+    cJSON_Delete(obj);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_config_cases),
+        cmocka_unit_test(test_requeuing_strategy),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

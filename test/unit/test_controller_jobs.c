@@ -254,8 +254,10 @@ static int wpc_lookup(void *ctx, const char *name, int32_t *value)
 }
 
 static const struct ts_priority_lookup prio = {wpc_lookup, NULL, NULL, NULL};
-static const struct ts_jobplan_env env = {&prio, lookup, NULL, 0, 0};
-static const struct ts_jobplan_env env_wfpr = {&prio, lookup, NULL, 0, 1};
+static const struct ts_jobplan_env env = {&prio, lookup, NULL, 0, 0, 0, 60, 3600};
+static const struct ts_jobplan_env env_wfpr = {&prio, lookup, NULL, 0, 1, 0, 60, 3600};
+static const struct ts_jobplan_env env_timeout = {
+    &prio, lookup, NULL, 0, 1, 30 * 60 * TS_TIME_SECOND, 60, 3600};
 
 static void reserve(struct ts_workload *wl, int admitted)
 {
@@ -401,6 +403,87 @@ static void test_plan_pods_ready(void **state)
     cJSON_Delete(job);
 }
 
+/* PodsReady timeout: a reconcile is asked for at the deadline; past it the
+ * Workload is evicted (PodsReadyTimeout, backoff 60 s, 120 s, ... capped
+ * at 3600 s); once the job stopped and the quota is released the backoff
+ * keeps it out of the queue until requeueAt, then BackoffFinished. */
+static void test_plan_pods_ready_timeout(void **state)
+{
+    static const struct {
+        int32_t count;
+        int64_t backoff_s;
+    } backoffs[] = {{1, 60}, {2, 120}, {3, 240}, {7, 3600}, {8, 3600}};
+    cJSON *job = cJSON_Parse(job_json);
+    const struct ts_condition *ev, *rq;
+    struct ts_workload wl;
+    struct ts_jobplan p;
+    struct ts_err err = {0};
+    ts_time later = NOW + 31 * 60 * TS_TIME_SECOND;
+
+    (void)state;
+    ts_jobplan_init(&p);
+    admitted_workload(job, "gpu", 0, &wl);
+    reserve(&wl, 1); /* Admitted at NOW */
+    set(job, "spec.suspend", cJSON_CreateFalse());
+    assert_int_equal(ts_jobplan_make(job, &wl, &env_timeout, NOW + 60 * TS_TIME_SECOND, &p, &err),
+                     0);
+    assert_int_equal(p.requeue_after, 29 * 60 * TS_TIME_SECOND); /* the deadline */
+    ts_workload_copy(&wl, &p.workload);
+    assert_int_equal(ts_jobplan_make(job, &wl, &env_timeout, later, &p, &err), 0);
+    assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS);
+    ev = ts_conditions_find(&p.workload.status.conditions, "Evicted");
+    assert_non_null(ev);
+    assert_string_equal(ev->reason, "PodsReadyTimeout");
+    assert_non_null(strstr(ev->message, "Exceeded the PodsReady timeout"));
+    assert_int_equal(p.workload.status.requeue_state.count.v, 1);
+    assert_int_equal(p.workload.status.requeue_state.requeue_at, later + 60 * TS_TIME_SECOND);
+    ts_workload_copy(&wl, &p.workload);
+    /* evicted: the job is stopped, then the quota released */
+    assert_int_equal(ts_jobplan_make(job, &wl, &env_timeout, later, &p, &err), 0);
+    assert_true(p.ops & TS_JOBPLAN_UPDATE_JOB);
+    assert_true(cJSON_IsTrue(ts_json_get(p.job, "spec.suspend")));
+    cJSON_Delete(job);
+    job = cJSON_Duplicate(p.job, 1);
+    assert_int_equal(ts_jobplan_make(job, &wl, &env_timeout, later, &p, &err), 0);
+    assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS);
+    assert_null(p.workload.status.admission);
+    rq = ts_conditions_find(&p.workload.status.conditions, "Requeued");
+    assert_string_equal(rq->status, "False");
+    assert_string_equal(rq->reason, "PodsReadyTimeout");
+    ts_workload_copy(&wl, &p.workload);
+    /* in backoff: nothing yet, a reconcile at requeueAt; then it is over */
+    assert_int_equal(ts_jobplan_make(job, &wl, &env_timeout, later + TS_TIME_SECOND, &p, &err), 0);
+    assert_int_equal(p.ops, 0);
+    assert_int_equal(p.requeue_after, 59 * TS_TIME_SECOND);
+    assert_int_equal(ts_jobplan_make(job, &wl, &env_timeout, later + 60 * TS_TIME_SECOND, &p, &err),
+                     0);
+    assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS);
+    rq = ts_conditions_find(&p.workload.status.conditions, "Requeued");
+    assert_string_equal(rq->status, "True");
+    assert_string_equal(rq->reason, "BackoffFinished");
+    assert_int_equal(p.workload.status.requeue_state.requeue_at, 0);
+    assert_int_equal(p.workload.status.requeue_state.count.v, 1);
+    /* the backoff doubles per eviction up to the maximum */
+    for (size_t i = 0; i < sizeof(backoffs) / sizeof(backoffs[0]); i++) {
+        struct ts_workload w2;
+
+        set(job, "spec.suspend", cJSON_CreateTrue());
+        admitted_workload(job, "gpu", 0, &w2);
+        reserve(&w2, 1);
+        w2.status.requeue_state.set = 1;
+        w2.status.requeue_state.count.set = 1;
+        w2.status.requeue_state.count.v = backoffs[i].count - 1;
+        set(job, "spec.suspend", cJSON_CreateFalse());
+        assert_int_equal(ts_jobplan_make(job, &w2, &env_timeout, later, &p, &err), 0);
+        assert_int_equal(p.workload.status.requeue_state.requeue_at,
+                         later + backoffs[i].backoff_s * TS_TIME_SECOND);
+        ts_workload_release(&w2);
+    }
+    ts_workload_release(&wl);
+    ts_jobplan_release(&p);
+    cJSON_Delete(job);
+}
+
 static void test_plan_running_without_admission_is_stopped(void **state)
 {
     cJSON *job = cJSON_Parse(job_json);
@@ -526,6 +609,7 @@ int main(void)
         cmocka_unit_test(test_plan_missing_priority_class),
         cmocka_unit_test(test_plan_start_stop_finish),
         cmocka_unit_test(test_plan_pods_ready),
+        cmocka_unit_test(test_plan_pods_ready_timeout),
         cmocka_unit_test(test_plan_running_without_admission_is_stopped),
         cmocka_unit_test(test_plan_evicted_stops_then_releases),
         cmocka_unit_test(test_plan_pending_workload_follows_job),

@@ -1,0 +1,44 @@
+#!/bin/sh
+# waitForPodsReady through the controller (Kueue Configuration file,
+# timeout 3s, backoff base 1s): a Job whose pods never get ready is
+# evicted with PodsReadyTimeout, suspended with its template restored,
+# kept out of the queue for the backoff, then requeued (BackoffFinished)
+# and admitted again; a Job whose pods are ready is left alone.
+. "$(dirname "$0")/lib/apiserver.sh"
+need_kubectl
+. "$(dirname "$0")/lib/controller.sh"
+as_start
+
+K apply -f crds/ >/dev/null
+K apply -f "$CD/queues.yaml" >/dev/null 2>&1
+ctl_start --config "$CD/podsready-config.yaml"
+
+job slow
+wait_for "slow admitted" admitted slow
+wait_for "slow running" unsuspended slow
+check "PodsReady False WaitForStart" eq "$(wl_cond slow PodsReady reason)" "WaitForStart"
+evicted() { [ "$(wl_cond slow Evicted reason)" = PodsReadyTimeout ]; }
+WAIT_TENTHS=100 wait_for "evicted after the 3 s timeout" evicted
+out=$(wl_cond slow Evicted message)
+check "Kueue's eviction message" contains "$out" "Exceeded the PodsReady timeout team-a/"
+w=$(wl_of slow)
+out=$(K get workloads -n team-a "$w" -o jsonpath='{.status.requeueState.count}')
+check "requeueState.count 1" eq "$out" "1"
+backoff_over() { [ "$(wl_cond slow Requeued reason)" = BackoffFinished ]; }
+WAIT_TENTHS=100 wait_for "requeued after the backoff" backoff_over
+WAIT_TENTHS=100 wait_for "admitted again" admitted slow
+WAIT_TENTHS=100 wait_for "running again" unsuspended slow
+
+# a job whose pod becomes ready is left running
+job fine
+wait_for "fine admitted" admitted fine
+K patch job fine -n team-a --subresource=status --type=merge -p '{"status":{"active":1,"ready":1}}' >/dev/null
+started() { [ "$(wl_cond fine PodsReady reason)" = Started ]; }
+wait_for "fine PodsReady Started" started
+sleep 4
+check "fine not evicted after the timeout" eq "$(wl_cond fine Evicted)" ""
+check "fine still running" unsuspended fine
+
+kill -TERM "$CTL_PID"
+ctl_check_log
+finish
