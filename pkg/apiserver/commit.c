@@ -246,6 +246,32 @@ static void store(struct ts__as_req *q, struct ts__as_resp *r, cJSON *obj, int c
     reply_obj(q, r, code, o->json);
 }
 
+/* Drops the time of every managedFields entry. */
+static void drop_managed_times(cJSON *obj)
+{
+    cJSON *e;
+
+    cJSON_ArrayForEach(e, ts_json_get(obj, "metadata.managedFields"))
+        cJSON_DeleteItemFromObjectCaseSensitive(e, "time");
+}
+
+/* Equal apart from the times in metadata.managedFields: the field tracker
+ * restamps its entry on every write, which must not turn a no-op into a
+ * new resourceVersion (kube-apiserver skips such writes too); a change of
+ * ownership still counts. */
+static int same_but_managed_times(const cJSON *a, const cJSON *b)
+{
+    cJSON *x = cJSON_Duplicate(a, 1), *y = cJSON_Duplicate(b, 1);
+    int eq;
+
+    drop_managed_times(x);
+    drop_managed_times(y);
+    eq = ts_json_equal(x, y);
+    cJSON_Delete(x);
+    cJSON_Delete(y);
+    return eq;
+}
+
 static void commit_update(struct ts__as_req *q, struct ts__as_resp *r, struct ts__as_obj *old,
                           cJSON *obj, int status_only)
 {
@@ -273,7 +299,7 @@ static void commit_update(struct ts__as_req *q, struct ts__as_resp *r, struct ts
         cJSON_Delete(obj);
         return;
     }
-    if (ts_json_equal(obj, old->json)) { /* no-op: no new RV, no event */
+    if (same_but_managed_times(obj, old->json)) { /* no-op: no new RV, no event */
         reply_obj(q, r, 200, old->json);
         cJSON_Delete(obj);
         return;

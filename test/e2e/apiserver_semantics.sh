@@ -59,6 +59,9 @@ check "label patch keeps generation" eq "$(printf "%s\n" "$out" | jq_py 'd["meta
 RV2=$(printf "%s\n" "$out" | jq_py 'd["metadata"]["resourceVersion"]')
 out=$(api PATCH $CQ/a $MP -d '{"metadata":{"labels":{"x":"y"}}}')
 check "no-op patch keeps resourceVersion" eq "$(printf "%s\n" "$out" | jq_py 'd["metadata"]["resourceVersion"]')" "$RV2"
+sleep 1.1 # a new second: the field tracker's timestamp must not make it a change
+out=$(api PATCH $CQ/a $MP -d '{"metadata":{"labels":{"x":"y"}}}')
+check "no-op patch a second later keeps resourceVersion" eq "$(printf "%s\n" "$out" | jq_py 'd["metadata"]["resourceVersion"]')" "$RV2"
 out=$(api PATCH $CQ/a/status $MP -d '{"spec":{"cohort":"ignored"},"status":{"pendingWorkloads":3}}')
 check "status patch sets status" eq "$(printf "%s\n" "$out" | jq_py 'd["status"]["pendingWorkloads"]')" "3"
 check "status patch ignores spec" eq "$(printf "%s\n" "$out" | jq_py 'd["spec"]["cohort"]')" "c2"
