@@ -422,8 +422,17 @@ static void process(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
         return;
     }
     if (en->a.mode == TS__ENG_FIT) {
+        if (e->blocking) {
+            size_t retried = 0; /* not progress: a PodsReady change kicks the next cycle */
+
+            pending(c, wl, TS_WL_REASON_WAITING_FOR_PODS_READY,
+                    "waiting for all admitted workloads to be in PodsReady condition");
+            requeue(en->cq, wl, 0, &retried);
+            return;
+        }
         if (ts__eng_assignment_fits(en->cq, &en->a)) {
             assume(e, en, c, now);
+            e->blocking = e->config.block_admission; /* the new one is not ready yet */
             return;
         }
         /* an earlier entry of this cycle took the quota: retry at once */
@@ -458,6 +467,24 @@ static struct ts__eng_wl *next_head(struct ts__eng_cq *cq, struct ts_cycle *c, s
     return NULL;
 }
 
+/* Whether an admitted (or assumed) workload is not PodsReady. */
+static int any_unready(const struct ts_engine *e)
+{
+    size_t it = 0;
+    const char *k;
+    void *v;
+
+    while (ts_hmap_next(&e->cqs, &it, &k, &v)) {
+        const struct ts__eng_cq *cq = v;
+
+        for (size_t h = 0; h < cq->n_holders; h++) {
+            if (!cq->holders[h]->pods_ready && !cq->holders[h]->evicting)
+                return 1;
+        }
+    }
+    return 0;
+}
+
 size_t ts_engine_cycle(struct ts_engine *e, ts_time now, struct ts_cycle *out)
 {
     size_t before = out->n, n = 0, moved = 0, it = 0;
@@ -466,6 +493,7 @@ size_t ts_engine_cycle(struct ts_engine *e, ts_time now, struct ts_cycle *out)
     void *v;
 
     e->cycle_seq++;
+    e->blocking = e->config.block_admission && any_unready(e);
     ts__eng_requeue_flush(e);
     process_dirty(e, out);
     if (e->cap_scratch < e->cqs.n * sizeof(*entries) || !e->scratch) {

@@ -60,6 +60,9 @@ struct ts_engine_config {
     int fair_sharing;      /* Configuration fairSharing present */
     size_t n_strategies;   /* 0 = Kueue's default: both, in order */
     enum ts_fs_strategy strategies[2];
+    /* waitForPodsReady.blockAdmission: no admission while an admitted
+     * workload is not PodsReady (checks the holders once per cycle) */
+    int block_admission;
 };
 
 /* Kueue's defaults. */

@@ -151,6 +151,7 @@ struct ts__eng_wl {
     uint64_t evict_cycle;          /* the cycle that chose it */
     char *job_uid;                 /* label kueue.x-k8s.io/job-uid, for preemption messages */
     char *limits_message;          /* requests above limits (Misconfigured), or NULL */
+    int pods_ready;                /* PodsReady=True (waitForPodsReady.blockAdmission) */
     char *last_reason;
     char *last_message;
 };
@@ -181,6 +182,7 @@ struct ts_engine {
     size_t cap_scratch;
     uint64_t cycle_seq; /* numbers the cycles (preemption overlap checks) */
     int requeue_marked; /* some tree's root has requeue set */
+    int blocking;       /* this cycle: an admitted workload is not PodsReady */
 };
 
 #endif

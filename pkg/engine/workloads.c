@@ -404,10 +404,13 @@ static int fill(struct ts_engine *e, struct ts__eng_wl *wl, const struct ts_work
     const char *job_uid = ts_strmap_get(&src->meta.labels, "kueue.x-k8s.io/job-uid");
     const struct ts_condition *qr =
         ts_conditions_find(&src->status.conditions, TS_WL_COND_QUOTA_RESERVED);
+    const struct ts_condition *pr =
+        ts_conditions_find(&src->status.conditions, TS_WL_COND_PODS_READY);
 
     wl->uid = src->meta.uid ? ts_xstrdup(src->meta.uid) : NULL;
     wl->job_uid = job_uid ? ts_xstrdup(job_uid) : NULL;
     wl->reserved_at = qr ? qr->last_transition_time : 0;
+    wl->pods_ready = pr && pr->status && !strcmp(pr->status, "True");
     wl->lq_name = src->spec.queue_name ? ts_xstrdup(src->spec.queue_name) : NULL;
     wl->priority = resolve_priority(e, src);
     wl->created = src->meta.creation_timestamp;
