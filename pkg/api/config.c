@@ -15,6 +15,34 @@ void ts_config_init(struct ts_config *c)
     c->pods_ready_timeout_s = 30 * 60;
     c->backoff_base_s = 60;
     c->backoff_max_s = 3600;
+    c->manage_batch_job = 1;
+    c->manage_pytorchjob = 1;
+}
+
+/* integrations.frameworks: a listed framework is managed, others not;
+ * frameworks Turnstile does not integrate are accepted and ignored. */
+static void decode_integrations(struct ts_dec *d, const cJSON *obj, struct ts_config *c)
+{
+    const cJSON *in = ts_dec_object(d, obj, "integrations"), *list, *e;
+    size_t mark;
+
+    if (!in)
+        return;
+    mark = ts_path_push(&d->path, "integrations");
+    list = ts_dec_array(d, in, "frameworks");
+    if (list) {
+        c->manage_batch_job = c->manage_pytorchjob = 0;
+        cJSON_ArrayForEach(e, list)
+        {
+            if (!cJSON_IsString(e))
+                ts_dec_error(d, TS_FIELD_TYPE_INVALID, "frameworks", NULL, "must be strings");
+            else if (!strcmp(e->valuestring, "batch/job"))
+                c->manage_batch_job = 1;
+            else if (!strcmp(e->valuestring, "kubeflow.org/pytorchjob"))
+                c->manage_pytorchjob = 1;
+        }
+    }
+    ts_path_pop(&d->path, mark);
 }
 
 /* "90s", "5m", "1h30m", "1.5h" (Go's time.ParseDuration, whole seconds). */
@@ -154,6 +182,7 @@ void ts_config_decode(const cJSON *obj, struct ts_config *c, struct ts_field_err
     }
     decode_fair_sharing(&d, obj, v1beta1, c);
     decode_wait_for_pods_ready(&d, obj, v1beta1, c);
+    decode_integrations(&d, obj, c);
     ts_dec_bool(&d, obj, "manageJobsWithoutQueueName", &c->manage_jobs_without_queue_name);
     cc = ts_dec_object(&d, obj, "clientConnection");
     if (cc) {

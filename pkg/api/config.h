@@ -34,6 +34,9 @@ struct ts_config {
     int64_t pods_ready_timeout_s; /* v1beta2 default 30m, v1beta1 5m */
     int block_admission;
     int32_t backoff_base_s, backoff_max_s; /* requeuingStrategy: 60, 3600 */
+    /* integrations.frameworks: which job kinds are managed (Kueue's
+     * default list includes both) */
+    int manage_batch_job, manage_pytorchjob;
 };
 
 /* Kueue's defaults (no fair sharing, 300 QPS / 500 burst in v1beta2). */

@@ -255,6 +255,12 @@ static int start_informers(struct ts_ctl *c, struct ts_err *err)
     for (int i = 0; i < TS__CTL_N; i++) {
         struct ts_informer_opts io = {0};
 
+        if ((i == TS__CTL_JOB && !c->opts.config.manage_batch_job) ||
+            (i == TS__CTL_PTJ && !c->opts.config.manage_pytorchjob)) {
+            ts_log_info("controller", "%s/%s %s not in integrations.frameworks; not managed",
+                        resources[i]->group, resources[i]->version, resources[i]->resource);
+            continue;
+        }
         if (i == TS__CTL_PTJ && !served(c, resources[i])) {
             ts_log_info("controller", "kubeflow.org/v1 pytorchjobs not served; "
                                       "the PyTorchJob integration is off");

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "api/config.h"
@@ -116,11 +117,48 @@ static void test_requeuing_strategy(void **state)
     cJSON_Delete(obj);
 }
 
+static void test_integrations(void **state)
+{
+    static const struct {
+        const char *frameworks;
+        int job, ptj;
+    } fw[] = {
+        {NULL, 1, 1},
+        {"[batch/job]", 1, 0},
+        {"[kubeflow.org/pytorchjob, kubeflow.org/tfjob]", 0, 1},
+        {"[]", 0, 0},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(fw) / sizeof(fw[0]); i++) {
+        struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+        struct ts_err e = {0};
+        struct ts_config c;
+        cJSON *obj = NULL;
+        char yaml[256];
+
+        snprintf(yaml, sizeof(yaml),
+                 "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n%s%s\n",
+                 fw[i].frameworks ? "integrations:\n  frameworks: " : "",
+                 fw[i].frameworks ? fw[i].frameworks : "");
+        ts_config_init(&c);
+        assert_int_equal(ts_yaml_decode_one(yaml, strlen(yaml), &obj, &e), 0);
+        ts_config_decode(obj, &c, &errs);
+        assert_int_equal(errs.n, 0);
+        if (c.manage_batch_job != fw[i].job || c.manage_pytorchjob != fw[i].ptj)
+            fail_msg("%s: job %d ptj %d", fw[i].frameworks ? fw[i].frameworks : "(absent)",
+                     c.manage_batch_job, c.manage_pytorchjob);
+        ts_config_release(&c);
+        cJSON_Delete(obj);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_config_cases),
         cmocka_unit_test(test_requeuing_strategy),
+        cmocka_unit_test(test_integrations),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
