@@ -317,6 +317,12 @@ static int fill_admission(struct ts_engine *e, struct ts__eng_wl *wl, const stru
                                   "status.admission.podSetAssignments[%zu].flavors: no flavor for "
                                   "resource \"%s\"",
                                   i, res);
+            /* negative usage would give quota back that nobody released */
+            if (amount < 0)
+                return ts_err_set(err, TS_EINVAL,
+                                  "status.admission.podSetAssignments[%zu].resourceUsage[%s]: "
+                                  "must be greater than or equal to 0",
+                                  i, res);
             if (count > 0 && keep < count)
                 amount = amount / count * (keep > 0 ? keep : 0);
             psa->fr[psa->n] = ts__eng_fr_id(e, flavor, res);
