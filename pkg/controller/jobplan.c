@@ -105,6 +105,7 @@ static void plan_finished(const struct job_facts *f, const struct ts_workload *w
                       f->success ? TS_WL_REASON_SUCCEEDED : TS_WL_REASON_FAILED,
                       f->message ? f->message : "", wl->meta.generation, now);
     p->ops |= TS_JOBPLAN_WORKLOAD_STATUS;
+    p->metric = TS_JOBPLAN_METRIC_FINISHED;
     event(p, "Normal", "FinishedWorkload", "Workload '%s/%s' is declared finished",
           wl->meta.namespace_, wl->meta.name);
 }
@@ -277,6 +278,7 @@ static void plan_pods_ready(const struct job_facts *f, const struct ts_workload 
                           message, wl->meta.generation, now);
         evict_pods_ready_timeout(&p->workload, env, now);
         p->ops |= TS_JOBPLAN_WORKLOAD_STATUS;
+        p->metric = TS_JOBPLAN_METRIC_PODS_READY_TIMEOUT;
         event(p, "Normal", "Stopped", "Exceeded the PodsReady timeout %s/%s", wl->meta.namespace_,
               wl->meta.name);
         return;

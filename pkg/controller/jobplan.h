@@ -45,6 +45,13 @@ struct ts_jobplan_env {
     int32_t backoff_base_s, backoff_max_s; /* requeue backoff after such an eviction */
 };
 
+/* What a landed WORKLOAD_STATUS write means for Kueue's metrics. */
+enum ts_jobplan_metric {
+    TS_JOBPLAN_METRIC_NONE = 0,
+    TS_JOBPLAN_METRIC_FINISHED,           /* finished_workloads_total, execution time */
+    TS_JOBPLAN_METRIC_PODS_READY_TIMEOUT, /* evicted_workloads_total{PodsReadyTimeout} */
+};
+
 struct ts_jobplan {
     unsigned ops;
     cJSON *job;                  /* owned; the job to write (UPDATE_JOB) */
@@ -53,6 +60,7 @@ struct ts_jobplan {
     const char *event_reason;    /* Kueue's job event reasons */
     char event_message[512];
     int64_t requeue_after; /* ns: reconcile again then (a timeout or a backoff ends); 0: no */
+    enum ts_jobplan_metric metric;
 };
 
 void ts_jobplan_init(struct ts_jobplan *p);

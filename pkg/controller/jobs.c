@@ -78,7 +78,23 @@ static const struct ts_resource_flavor *flavor(void *ctx, const char *name)
 struct jobwrite {
     struct ts_ctl *c;
     char *key;
+    /* a Workload status write's metric, recorded once it landed */
+    enum ts_jobplan_metric metric;
+    char *cq, *priority_class;
+    char *cause;    /* PodsReady's reason: WaitForStart or WaitForRecovery */
+    double seconds; /* execution time (finished) */
+    int first;      /* first eviction (PodsReadyTimeout) */
 };
+
+static void measure(struct jobwrite *w)
+{
+    struct ts_kmetrics_wl m = {w->cq, w->priority_class, NULL, NULL};
+
+    if (w->metric == TS_JOBPLAN_METRIC_FINISHED)
+        ts_kmetrics_finished(w->c->metrics, &m, w->seconds);
+    else if (w->metric == TS_JOBPLAN_METRIC_PODS_READY_TIMEOUT)
+        ts_kmetrics_evicted(w->c->metrics, &m, "PodsReadyTimeout", w->cause, w->first);
+}
 
 static void job_written(struct ts_kube_client *kc, struct ts_kube_result *res, void *data)
 {
@@ -89,18 +105,41 @@ static void job_written(struct ts_kube_client *kc, struct ts_kube_result *res, v
     if (res->code && res->code != TS_EEXIST) {
         ts_log_info("controller", "job=%s write failed: %s", w->key, res->err.msg);
         ts_workqueue_add_rate_limited(w->c->jobs, w->key, ts_loop_now(w->c->loop));
+    } else if (!res->code && w->metric) {
+        measure(w);
     }
     free(w->key);
+    free(w->cq);
+    free(w->priority_class);
+    free(w->cause);
     free(w);
 }
 
-static void submit(struct ts_ctl *c, const char *key, struct ts_kube_req *r)
+/* Submits r; a landed status write of `metric_of` (may be NULL) is
+ * counted in Kueue's metrics. */
+static void submit(struct ts_ctl *c, const char *key, struct ts_kube_req *r,
+                   const struct ts_jobplan *metric_of)
 {
     struct jobwrite *w = ts_xcalloc(1, sizeof(*w));
     struct ts_err err = {0};
 
     w->c = c;
     w->key = ts_xstrdup(key);
+    if (metric_of && metric_of->metric && metric_of->workload.status.admission) {
+        const struct ts_workload *wl = &metric_of->workload;
+        const struct ts_condition *adm =
+            ts_conditions_find(&wl->status.conditions, TS_WL_COND_ADMITTED);
+        const struct ts_condition *pr;
+
+        w->metric = metric_of->metric;
+        w->cq = ts_xstrdup(wl->status.admission->cluster_queue);
+        w->priority_class =
+            wl->spec.priority_class_ref.name ? ts_xstrdup(wl->spec.priority_class_ref.name) : NULL;
+        w->seconds = adm ? (double)(ts__ctl_now(c) - adm->last_transition_time) / 1e9 : 0;
+        w->first = wl->status.requeue_state.count.v <= 1;
+        pr = ts_conditions_find(&wl->status.conditions, TS_WL_COND_PODS_READY);
+        w->cause = ts_xstrdup(pr && pr->reason ? pr->reason : "");
+    }
     c->inflight++;
     if (ts_kube_submit(c->client, r, job_written, w, NULL, &err)) {
         struct ts_kube_result res = {0};
@@ -112,7 +151,7 @@ static void submit(struct ts_ctl *c, const char *key, struct ts_kube_req *r)
 }
 
 static void write_workload(struct ts_ctl *c, const char *key, const struct ts_workload *wl,
-                           enum ts_kube_verb verb, const char *sub)
+                           enum ts_kube_verb verb, const char *sub, const struct ts_jobplan *p)
 {
     cJSON *body = ts_workload_encode(wl);
     struct ts_kube_req r = {0};
@@ -123,7 +162,7 @@ static void write_workload(struct ts_ctl *c, const char *key, const struct ts_wo
     r.name = verb == TS_KUBE_CREATE ? NULL : wl->meta.name;
     r.subresource = sub;
     r.body = body;
-    submit(c, key, &r);
+    submit(c, key, &r, p);
     cJSON_Delete(body);
 }
 
@@ -131,11 +170,11 @@ static void execute(struct ts_ctl *c, const char *key, const cJSON *job,
                     const struct ts_kube_resource *res, struct ts_jobplan *p)
 {
     if (p->ops & TS_JOBPLAN_CREATE_WORKLOAD)
-        write_workload(c, key, &p->workload, TS_KUBE_CREATE, NULL);
+        write_workload(c, key, &p->workload, TS_KUBE_CREATE, NULL, NULL);
     if (p->ops & TS_JOBPLAN_UPDATE_WORKLOAD)
-        write_workload(c, key, &p->workload, TS_KUBE_UPDATE, NULL);
+        write_workload(c, key, &p->workload, TS_KUBE_UPDATE, NULL, NULL);
     if (p->ops & TS_JOBPLAN_WORKLOAD_STATUS)
-        write_workload(c, key, &p->workload, TS_KUBE_UPDATE, "status");
+        write_workload(c, key, &p->workload, TS_KUBE_UPDATE, "status", p);
     if (p->ops & TS_JOBPLAN_UPDATE_JOB) {
         struct ts_kube_req r = {0};
 
@@ -144,7 +183,7 @@ static void execute(struct ts_ctl *c, const char *key, const cJSON *job,
         r.ns = ts_json_get_string(job, "metadata.namespace");
         r.name = ts_json_get_string(job, "metadata.name");
         r.body = p->job;
-        submit(c, key, &r);
+        submit(c, key, &r, NULL);
     }
     if (p->event_reason)
         ts_recorder_event(c->events, job, p->event_type, p->event_reason, "%s", p->event_message);

@@ -84,6 +84,9 @@ K patch job j1 -n team-a --subresource=status --type=merge \
     -p '{"status":{"succeeded":1,"conditions":[{"type":"Complete","status":"True","reason":"Completed","lastTransitionTime":"2026-11-22T00:00:00Z"}]}}' >/dev/null
 wait_for "j1's Workload finished" sh -c "[ \"\$($KUBECTL --kubeconfig $KC get workloads -n team-a $(wl_of j1) -o jsonpath='{.status.conditions[?(@.type==\"Finished\")].status}')\" = True ]"
 wait_for "j3 admitted after j1 finished" admitted j3
+out=$(metrics)
+check "metric finished_workloads_total" contains "$out" 'kueue_finished_workloads_total{cluster_queue="cq",priority_class="",replica_role="standalone"} 1'
+check "metric execution_time_seconds" contains "$out" 'kueue_execution_time_seconds_count{cluster_queue="cq",priority_class="",replica_role="standalone"} 1'
 wait_for "j3 unsuspended" unsuspended j3
 
 # deleting j2 deletes its Workload (owner GC + finalizer removed)

@@ -29,6 +29,9 @@ WAIT_TENTHS=100 wait_for "requeued after the backoff" backoff_over
 WAIT_TENTHS=100 wait_for "admitted again" admitted slow
 WAIT_TENTHS=100 wait_for "running again" unsuspended slow
 
+out=$(metrics)
+check "metric evicted_workloads_total PodsReadyTimeout" contains "$out" 'kueue_evicted_workloads_total{cluster_queue="cq",priority_class="",reason="PodsReadyTimeout",replica_role="standalone",underlying_cause="WaitForStart"}'
+
 # a job whose pod becomes ready is left running
 job fine
 wait_for "fine admitted" admitted fine
