@@ -238,12 +238,13 @@ static int pods_ready_timed_out(const struct ts_workload *wl, const struct ts_co
 {
     const struct ts_condition *adm =
         ts_conditions_find(&wl->status.conditions, TS_WL_COND_ADMITTED);
-    ts_time since = recovering && pr && pr->status && !strcmp(pr->status, "False")
-                        ? pr->last_transition_time
-                    : adm ? adm->last_transition_time
-                          : now;
+    ts_time since;
 
-    if (recovering && (!pr || !strcmp(pr->status ? pr->status : "", "True")))
+    if (!recovering)
+        since = adm ? adm->last_transition_time : now;
+    else if (pr->status && !strcmp(pr->status, "False")) /* WaitForRecovery since then */
+        since = pr->last_transition_time;
+    else
         since = now; /* the loss is being recorded now */
     if (now - since >= env->pods_ready_timeout)
         return 1;

@@ -25,44 +25,33 @@ struct write {
     char *reason, *message; /* PENDING, or a victim's preemption */
 };
 
-/* Kueue's metrics for a status write that landed. */
-static void measure(struct ts_ctl *c, const struct write *w, const cJSON *obj, ts_time now)
+/* Kueue's events and metrics for a status write that landed, on the
+ * Workload as the server returned it. */
+static void landed(struct ts_ctl *c, const struct write *w, const cJSON *obj, ts_time now)
 {
     struct ts_kmetrics_wl m = {0};
     ts_time created = now;
+    double wait;
 
     if (!obj)
         return;
     m.priority_class = ts_json_get_string(obj, "spec.priorityClassRef.name"); /* v1beta2 */
     if (w->victim) {
         m.cluster_queue = ts_json_get_string(obj, "status.admission.clusterQueue");
+        ts_recorder_event(c->events, obj, "Normal", "Preempted", "%s", w->message);
         ts_kmetrics_evicted(c->metrics, &m, "Preempted", w->reason, 1);
         ts_kmetrics_preempted(c->metrics, w->cq, w->reason);
     } else if (w->kind == TS_DECISION_ADMIT) {
         ts_time_parse(ts_json_get_string(obj, "metadata.creationTimestamp"), &created);
+        wait = (double)(now - created) / 1e9;
         m.cluster_queue = w->cq;
-        ts_kmetrics_quota_reserved(c->metrics, &m, (double)(now - created) / 1e9);
-        ts_kmetrics_admitted(c->metrics, &m, (double)(now - created) / 1e9, NULL, 0);
-    }
-}
-
-/* Kueue's events for a status write that landed, on the Workload as the
- * server returned it. */
-static void record(struct ts_ctl *c, const struct write *w, const cJSON *obj, ts_time now)
-{
-    ts_time created = now;
-
-    if (!obj)
-        return;
-    if (w->victim) {
-        ts_recorder_event(c->events, obj, "Normal", "Preempted", "%s", w->message);
-    } else if (w->kind == TS_DECISION_ADMIT) {
-        ts_time_parse(ts_json_get_string(obj, "metadata.creationTimestamp"), &created);
         ts_recorder_event(c->events, obj, "Normal", "QuotaReserved",
                           "Quota reserved in ClusterQueue %s, wait time since queued was %llds",
                           w->cq, (long long)((now - created) / TS_TIME_SECOND));
         ts_recorder_event(c->events, obj, "Normal", "Admitted",
                           "Admitted by ClusterQueue %s, wait time since reservation was 0s", w->cq);
+        ts_kmetrics_quota_reserved(c->metrics, &m, wait);
+        ts_kmetrics_admitted(c->metrics, &m, wait, NULL, 0);
     } else if (w->kind == TS_DECISION_PENDING && w->reason) {
         ts_recorder_event(c->events, obj, "Warning", w->reason, "%s", w->message);
     }
@@ -86,8 +75,7 @@ static void written(struct ts_kube_client *kc, struct ts_kube_result *res, void 
     } else {
         if (w->kind == TS_DECISION_ADMIT && !w->victim)
             ts_engine_admit_confirm(c->engine, w->ns, w->name);
-        record(c, w, res->obj, ts__ctl_now(c));
-        measure(c, w, res->obj, ts__ctl_now(c));
+        landed(c, w, res->obj, ts__ctl_now(c));
     }
     free(w->ns);
     free(w->name);
