@@ -54,8 +54,9 @@ int ts_engine_pending(const struct ts_engine *e, const char *cq_name, const char
     if (!cq)
         return TS_ENOTFOUND;
     all = sorted_pending(cq, &n);
-    limit = limit > TS_PENDING_LIMIT_MAX || !limit ? TS_PENDING_LIMIT_MAX : limit;
-    out->items = ts_xcalloc(limit, sizeof(*out->items));
+    if (limit > TS_PENDING_LIMIT_MAX)
+        limit = TS_PENDING_LIMIT_MAX;
+    out->items = ts_xcalloc((limit < n ? limit : n) + 1, sizeof(*out->items));
     for (size_t i = 0; i < n; i++) {
         char key[512];
         size_t pos;

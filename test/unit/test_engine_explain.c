@@ -94,7 +94,7 @@ static void test_pending_positions(void **state)
     add_wl(s, "low-new", "lq", 1, 1, 0, 1, "2026-11-21T08:30:00Z");
     add_wl(s, "mid", "lq", 1, 1, 0, 5, "2026-11-21T10:00:00Z");
     ts_sim_run(s, 0, NOW);
-    assert_int_equal(ts_engine_pending(ts_sim_engine(s), "cq", NULL, NULL, 0, 0, &l), 0);
+    assert_int_equal(ts_engine_pending(ts_sim_engine(s), "cq", NULL, NULL, 0, 1000, &l), 0);
     assert_int_equal(l.total, 4);
     assert_string_equal(l.items[0].name, "high");
     assert_string_equal(l.items[1].name, "mid");
@@ -108,6 +108,14 @@ static void test_pending_positions(void **state)
     assert_string_equal(l.items[0].name, "low-old");
     assert_int_equal(l.items[0].position_in_cq, 2);
     assert_int_equal(l.items[0].position_in_lq, 1);
+    ts_pending_list_release(&l);
+    /* limit 0: only the total; an offset past the end: nothing */
+    assert_int_equal(ts_engine_pending(ts_sim_engine(s), "cq", NULL, NULL, 0, 0, &l), 0);
+    assert_int_equal(l.total, 4);
+    assert_int_equal(l.n, 0);
+    ts_pending_list_release(&l);
+    assert_int_equal(ts_engine_pending(ts_sim_engine(s), "cq", NULL, NULL, 9, 5, &l), 0);
+    assert_int_equal(l.n, 0);
     ts_pending_list_release(&l);
     assert_int_equal(ts_engine_pending(ts_sim_engine(s), "nope", NULL, NULL, 0, 5, &l),
                      TS_ENOTFOUND);
