@@ -15,6 +15,8 @@
     "usage: turnstile [--config FILE] [--kubeconfig FILE] [--context NAME]\n"                      \
     "  [--leader-elect[=true|false]] [--lease-namespace NS] [--identity ID]\n"                     \
     "  [--metrics-bind-address HOST:PORT (default :8443; port 0 picks one; 0 = off)]\n"            \
+    "  [--visibility-bind-address HOST:PORT (Kueue's visibility API, TLS; default :8082; 0 = "     \
+    "off)]\n"                                                                                      \
     "  [--log-level LEVEL]\n"                                                                      \
     "       turnstile --webhook-only ...   (the webhook server; see --webhook-only --help)\n"
 
@@ -75,6 +77,8 @@ static int parse(int argc, char **argv, struct ts_ctl_opts *o)
             o->identity = v;
         else if (IS("--metrics-bind-address"))
             o->metrics_addr = v;
+        else if (IS("--visibility-bind-address"))
+            o->visibility_addr = v;
         else if (IS("--log-level")) {
             enum ts_log_level l;
 

@@ -107,10 +107,15 @@ static void fill_req(struct ts__as_req *q, struct ts_apiserver *s, struct MHD_Co
 static void serve(struct ts_apiserver *s, struct ts__as_req *q, struct ts__as_resp *r,
                   struct conn *st, struct MHD_Connection *c)
 {
+    struct ts__as_proxy px;
+
     if (st->too_big) {
         ts__as_reply_status(r, 413, "RequestEntityTooLarge", "the request is too large", NULL);
     } else if (!authorized(s, c, q->path)) {
         ts__as_reply_status(r, 401, "Unauthorized", "Unauthorized", NULL);
+    } else if (ts__as_aggregated(s, q, &px)) {
+        ts__as_proxy(s, &px, q, r);
+        ts__as_proxy_release(&px);
     } else {
         pthread_mutex_lock(&s->mu);
         ts__as_handle(q, r);

@@ -380,6 +380,19 @@ int ts__as_admit_run(struct ts__as_req *q, struct ts__as_resp *r);
 /* Moves collected webhook warnings to r; frees q->adm. */
 void ts__as_admit_finish(struct ts__as_req *q, struct ts__as_resp *r);
 
+/* --- aggregate.c: APIService proxying ----------------------------------- */
+struct ts__as_proxy {
+    cJSON *cc; /* {service, caBundle} as a webhook clientConfig; owned */
+    int insecure;
+};
+/* 1 when q->path belongs to an APIService with a service (px filled; takes
+ * the server mutex itself), else 0. */
+int ts__as_aggregated(struct ts_apiserver *s, const struct ts__as_req *q, struct ts__as_proxy *px);
+/* Proxies q to the service; call without the server mutex. */
+void ts__as_proxy(struct ts_apiserver *s, const struct ts__as_proxy *px, const struct ts__as_req *q,
+                  struct ts__as_resp *r);
+void ts__as_proxy_release(struct ts__as_proxy *px);
+
 /* --- hookcall.c: outgoing webhook HTTPS --------------------------------- */
 /* URL for clientConfig cc (and a CURLOPT_CONNECT_TO entry for mapped
  * services, "" otherwise).  TS_EINVAL, TS_EUNAVAILABLE (unmapped). */

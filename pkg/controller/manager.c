@@ -48,6 +48,7 @@ void ts_ctl_opts_init(struct ts_ctl_opts *o)
     ts_config_init(&o->config);
     o->lease_ns = "turnstile-system";
     o->metrics_addr = ":8443";
+    o->visibility_addr = ":8082";
 }
 
 /* /readyz: ready once every informer synced (the metrics thread reads it). */
@@ -61,13 +62,27 @@ static int ready(void *ud, struct ts_buf *why)
     return 0;
 }
 
+int ts__ctl_split_addr(const char *what, const char *addr, char *host, size_t len, int *port,
+                       struct ts_err *err)
+{
+    const char *colon = strrchr(addr, ':');
+    int64_t p;
+
+    if (!colon || ts_parse_i64_c(colon + 1, &p) || p < 0 || p > 65535 ||
+        (size_t)(colon - addr) >= len)
+        return ts_err_set(err, TS_EINVAL, "%s address '%s': want host:port", what, addr);
+    snprintf(host, len, "%.*s", (int)(colon - addr), addr);
+    *port = (int)p;
+    return 0;
+}
+
 /* Starts the metrics server on "host:port" (host may be empty). */
 static int start_metrics(struct ts_ctl *c, struct ts_err *err)
 {
-    const char *addr = c->opts.metrics_addr, *colon;
+    const char *addr = c->opts.metrics_addr;
     struct ts_metrics_server_options so;
     char host[256];
-    int64_t port;
+    int port;
 
     if (ts_kmetrics_new(c->registry, c->opts.leader_elect ? "follower" : "standalone", &c->metrics,
                         err))
@@ -75,13 +90,11 @@ static int start_metrics(struct ts_ctl *c, struct ts_err *err)
     ts_kmetrics_build_info(c->metrics, TS_VERSION, "", "", "", "cc", "linux");
     if (!addr || !strcmp(addr, "0"))
         return 0;
-    colon = strrchr(addr, ':');
-    if (!colon || ts_parse_i64_c(colon + 1, &port) || port < 0 || port > 65535)
-        return ts_err_set(err, TS_EINVAL, "metrics address '%s': want host:port", addr);
-    snprintf(host, sizeof(host), "%.*s", (int)(colon - addr), addr);
+    if (ts__ctl_split_addr("metrics", addr, host, sizeof(host), &port, err))
+        return err->code;
     ts_metrics_server_options_init(&so);
     so.host = host;
-    so.port = (int)port;
+    so.port = port;
     so.ready = ready;
     so.ready_ud = c;
     if (ts_metrics_server_start(c->registry, &so, &c->metrics_server, err))
@@ -113,6 +126,7 @@ struct ts_ctl *ts_ctl_new(const struct ts_ctl_opts *o, struct ts_err *err)
     struct ts_kubeconfig_opts ko = {0};
     struct ts_kube_client_opts co = {0};
     struct ts_engine_config ec;
+    struct ts_err verr = {0};
     struct ts_ctl *c = ts_xcalloc(1, sizeof(*c));
 
     c->opts = *o;
@@ -137,6 +151,11 @@ struct ts_ctl *ts_ctl_new(const struct ts_ctl_opts *o, struct ts_err *err)
     c->registry = ts_metrics_registry_new();
     if (start_metrics(c, err))
         goto fail;
+    if (ts__ctl_vis_start(c, &verr)) {
+        /* a read-only extra must not keep admissions from running */
+        ts_log_error("controller", "visibility API off: %s", verr.msg);
+        ts__ctl_vis_stop(c);
+    }
     return c;
 fail:
     ts_ctl_free(c);
@@ -147,7 +166,8 @@ void ts_ctl_free(struct ts_ctl *c)
 {
     if (!c)
         return;
-    ts_metrics_server_free(c->metrics_server); /* first: it renders the registry */
+    ts__ctl_vis_stop(c);                       /* first: its threads wait on the loop */
+    ts_metrics_server_free(c->metrics_server); /* it renders the registry */
     ts_kmetrics_free(c->metrics);
     ts_metrics_registry_free(c->registry);
     for (int i = 0; i < TS__CTL_N; i++)

@@ -28,13 +28,15 @@ struct ts_ctl;
 struct ts_ctl_opts {
     const char *kubeconfig; /* NULL: $KUBECONFIG, ~/.kube/config, in-cluster */
     const char *context;
-    struct ts_config config;  /* Kueue's Configuration (defaults from ts_config_init) */
-    int leader_elect;         /* take a Lease before writing */
-    const char *lease_ns;     /* default "turnstile-system" */
-    const char *identity;     /* default hostname_pid */
-    int64_t status_period_ns; /* queue status refresh; 0: 1 s */
-    const char *metrics_addr; /* /metrics /healthz /readyz: "host:port" (":8443"),
-                               * port 0 picks one (logged); "0": off */
+    struct ts_config config;     /* Kueue's Configuration (defaults from ts_config_init) */
+    int leader_elect;            /* take a Lease before writing */
+    const char *lease_ns;        /* default "turnstile-system" */
+    const char *identity;        /* default hostname_pid */
+    int64_t status_period_ns;    /* queue status refresh; 0: 1 s */
+    const char *metrics_addr;    /* /metrics /healthz /readyz: "host:port" (":8443"),
+                                  * port 0 picks one (logged); "0": off */
+    const char *visibility_addr; /* Kueue's visibility API over TLS, as metrics_addr
+                                  * (":8082") */
 };
 
 void ts_ctl_opts_init(struct ts_ctl_opts *o);

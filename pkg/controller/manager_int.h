@@ -58,7 +58,8 @@ struct ts_ctl {
     struct ts_metrics_registry *registry;
     struct ts_kmetrics *metrics;
     struct ts_metrics_server *metrics_server;
-    int ready; /* synced and scheduling; read by the metrics thread */
+    struct ts__ctl_vis *vis; /* the visibility API server, or NULL */
+    int ready;               /* synced and scheduling; read by the server threads */
     int stopping;
     int64_t stopping_at; /* loop time of ts_ctl_stop() */
     int synced;
@@ -86,6 +87,15 @@ void ts__ctl_queue_status(struct ts_loop *loop, void *data);
 void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data);
 /* Queues the job that owns workload obj (if any). */
 void ts__ctl_enqueue_owner(struct ts_ctl *c, const cJSON *wl);
+
+/* manager.c: "host:port" (host may be empty) of the `what` listener. */
+int ts__ctl_split_addr(const char *what, const char *addr, char *host, size_t len, int *port,
+                       struct ts_err *err);
+
+/* visibility.c: Kueue's visibility API (opts.visibility_addr); stop
+ * before the loop is freed.  NULL-safe. */
+int ts__ctl_vis_start(struct ts_ctl *c, struct ts_err *err);
+void ts__ctl_vis_stop(struct ts_ctl *c);
 
 /* finalize.c: removes Kueue's finalizer from a Workload being deleted. */
 void ts__ctl_finalize_workload(struct ts_ctl *c, const cJSON *wl);

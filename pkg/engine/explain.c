@@ -45,14 +45,24 @@ static int same_lq(const struct ts__eng_wl *a, const struct ts__eng_wl *b)
 int ts_engine_pending(const struct ts_engine *e, const char *cq_name, const char *lq_ns,
                       const char *lq, size_t offset, size_t limit, struct ts_pending_list *out)
 {
-    const struct ts__eng_cq *cq = ts_hmap_get(&e->cqs, cq_name);
+    const struct ts__eng_cq *cq;
     struct ts__eng_wl **all;
     struct ts_hmap lq_pos = TS_HMAP_INIT; /* "ns/lq" -> next position + 1 */
     size_t n, seen = 0;
 
     memset(out, 0, sizeof(*out));
-    if (!cq)
+    if (!cq_name && lq) {
+        char key[512];
+        const struct ts__eng_lq *l;
+
+        snprintf(key, sizeof(key), "%s/%s", lq_ns, lq);
+        if (!(l = ts_hmap_get(&e->lqs, key)))
+            return TS_ENOTFOUND;
+        if (!(cq = ts_hmap_get(&e->cqs, l->cq_name)))
+            return 0; /* its ClusterQueue does not exist (yet): nothing is in line */
+    } else if (!(cq = ts_hmap_get(&e->cqs, cq_name))) {
         return TS_ENOTFOUND;
+    }
     all = sorted_pending(cq, &n);
     if (limit > TS_PENDING_LIMIT_MAX)
         limit = TS_PENDING_LIMIT_MAX;

@@ -40,9 +40,11 @@ struct ts_pending_list {
 #define TS_PENDING_LIMIT_MAX 100000 /* Kueue's cap */
 
 /* The pending workloads of ClusterQueue `cq` (or, when lq_ns/lq are set,
- * of that LocalQueue) in scheduling order, from `offset`, at most `limit`
- * (capped at TS_PENDING_LIMIT_MAX; 0 gives only the total).  Returns
- * TS_ENOTFOUND for an unknown queue. */
+ * of that LocalQueue; cq may then be NULL: the LocalQueue's own) in
+ * scheduling order, from `offset`, at most `limit` (capped at
+ * TS_PENDING_LIMIT_MAX; 0 gives only the total).  Returns TS_ENOTFOUND for
+ * an unknown queue; a LocalQueue whose ClusterQueue does not exist has an
+ * empty list. */
 int ts_engine_pending(const struct ts_engine *e, const char *cq, const char *lq_ns, const char *lq,
                       size_t offset, size_t limit, struct ts_pending_list *out);
 void ts_pending_list_release(struct ts_pending_list *l);

@@ -117,8 +117,29 @@ static enum MHD_Result finish(struct ts_whserver *s, struct MHD_Connection *c, c
 }
 
 /* First callback of a request: method, path and Content-Length checks. */
-static enum MHD_Result begin(struct MHD_Connection *c, const char *url, const char *method,
-                             void **con_cls)
+static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                               const char *value)
+{
+    (void)kind;
+    ts_strmap_set(cls, key, value ? value : "");
+    return MHD_YES;
+}
+
+static enum MHD_Result serve_get(struct ts_whserver *s, struct MHD_Connection *c, const char *url)
+{
+    struct ts_strmap query;
+    struct ts_buf out = TS_BUF_INIT;
+    int status;
+
+    ts_strmap_init(&query);
+    MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_arg, &query);
+    status = s->opts.get(s->opts.get_ud, url, &query, &out);
+    ts_strmap_release(&query);
+    return respond(c, status, &out, "application/json");
+}
+
+static enum MHD_Result begin(struct ts_whserver *s, struct MHD_Connection *c, const char *url,
+                             const char *method, void **con_cls)
 {
     const char *cl =
         MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -131,8 +152,11 @@ static enum MHD_Result begin(struct MHD_Connection *c, const char *url, const ch
         ts_buf_adds(&ok, "ok");
         return respond(c, 200, &ok, "text/plain");
     }
-    if (strcmp(method, "POST") != 0)
-        return respond_status(c, 405, "MethodNotAllowed", "only POST is served here");
+    if (strcmp(method, "GET") == 0 && s->opts.get)
+        return serve_get(s, c, url);
+    if (strcmp(method, "POST") != 0 || !s->wh)
+        return respond_status(c, 405, "MethodNotAllowed",
+                              s->wh ? "only POST is served here" : "only GET is served here");
     if (!ts_webhook_path_known(url))
         return respond_status(c, 404, "NotFound",
                               "the server could not find the requested resource");
@@ -155,7 +179,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 
     (void)version;
     if (!k)
-        return begin(c, url, method, con_cls);
+        return begin(s, c, url, method, con_cls);
     if (*upload_data_size == 0)
         return finish(s, c, url, k);
     k->seen += *upload_data_size;

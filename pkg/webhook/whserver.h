@@ -2,7 +2,9 @@
  * whserver.h - the webhook's HTTPS server: libmicrohttpd over TLS
  * (GnuTLS inside libmicrohttpd; TLS 1.2 and 1.3 only) on Turnstile's
  * webhook port (9443, as Kueue's), serving ts_webhook_handle() for POSTs
- * and /healthz, /readyz for GETs.  Optionally a plain-HTTP health listener
+ * and /healthz, /readyz for GETs.  Given a GET handler it also serves other
+ * GETs through it (the controller's visibility API uses the same server
+ * with no webhook at all).  Optionally a plain-HTTP health listener
  * (Kueue's health port, 8081) that answers only /healthz and /readyz.
  *
  * Threads (house style item 19): the server runs libmicrohttpd's own
@@ -34,21 +36,31 @@
 #ifndef TS_WHSERVER_H
 #define TS_WHSERVER_H
 
+#include "util/buf.h"
 #include "util/err.h"
+#include "util/strmap.h"
 #include "webhook/webhook.h"
 
 #define TS_WHSERVER_DEFAULT_PORT        9443
 #define TS_WHSERVER_DEFAULT_HEALTH_PORT 8081
 
+/* Answers a GET of `path` with its query arguments: appends the JSON body
+ * to out and returns the HTTP status.  Runs on a server thread (several at
+ * once); it may wait, holding only that thread. */
+typedef int (*ts_whserver_get_fn)(void *ud, const char *path, const struct ts_strmap *query,
+                                  struct ts_buf *out);
+
 struct ts_whserver_options {
-    const char *host;      /* bind address; NULL or "" = all (dual stack when possible) */
-    int port;              /* 0 = any free port (see ts_whserver_port()) */
-    int health_port;       /* plain HTTP health listener; -1 = none, 0 = any free port */
-    unsigned threads;      /* thread pool size, default 4 */
-    unsigned conn_limit;   /* default 256 */
-    unsigned per_ip_limit; /* default 64 */
-    unsigned timeout_s;    /* idle connection timeout, default 10 */
-    unsigned deadline_s;   /* a request body must arrive within this, default 10 */
+    const char *host;       /* bind address; NULL or "" = all (dual stack when possible) */
+    int port;               /* 0 = any free port (see ts_whserver_port()) */
+    int health_port;        /* plain HTTP health listener; -1 = none, 0 = any free port */
+    unsigned threads;       /* thread pool size, default 4 */
+    unsigned conn_limit;    /* default 256 */
+    unsigned per_ip_limit;  /* default 64 */
+    unsigned timeout_s;     /* idle connection timeout, default 10 */
+    unsigned deadline_s;    /* a request body must arrive within this, default 10 */
+    ts_whserver_get_fn get; /* other GETs; NULL: 405 */
+    void *get_ud;
 };
 
 struct ts_whserver;
@@ -56,7 +68,8 @@ struct ts_whserver;
 /* Defaults above; port 9443, no health listener. */
 void ts_whserver_options_init(struct ts_whserver_options *o);
 
-/* Binds, loads the certificate and starts serving.  Returns 0, TS_EIO
+/* Binds, loads the certificate and starts serving (wh may be NULL: POSTs
+ * then get 405).  Returns 0, TS_EIO
  * (cannot bind/listen; message names the address) or TS_ETLS (the
  * certificate or key does not load).  Ownership: *out is freed with
  * ts_whserver_free(); PEMs are copied. */

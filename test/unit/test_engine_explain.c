@@ -117,9 +117,72 @@ static void test_pending_positions(void **state)
     assert_int_equal(ts_engine_pending(ts_sim_engine(s), "cq", NULL, NULL, 9, 5, &l), 0);
     assert_int_equal(l.n, 0);
     ts_pending_list_release(&l);
+    /* the LocalQueue alone names its ClusterQueue */
+    assert_int_equal(ts_engine_pending(ts_sim_engine(s), NULL, "default", "lq2", 0, 5, &l), 0);
+    assert_int_equal(l.total, 1);
+    assert_string_equal(l.items[0].name, "high");
+    ts_pending_list_release(&l);
+    assert_int_equal(ts_engine_pending(ts_sim_engine(s), NULL, "default", "nope", 0, 5, &l),
+                     TS_ENOTFOUND);
     assert_int_equal(ts_engine_pending(ts_sim_engine(s), "nope", NULL, NULL, 0, 5, &l),
                      TS_ENOTFOUND);
     ts_sim_free(s);
+}
+
+/* The visibility order is the admission order: with room for one
+ * workload at a time, finishing the running one admits exactly the next in
+ * the pending list, for both queueing strategies. */
+static void order_is_admission_order(const char *strategy)
+{
+    static const int prios[] = {0, 9, 5, 0, 5, 9, 0, 0, 5, 9, 5, 0};
+    static const int minutes[] = {7, 3, 11, 0, 5, 9, 2, 10, 1, 6, 4, 8};
+    enum { N = sizeof(prios) / sizeof(prios[0]) };
+    struct ts_sim *s = ts_sim_new(NULL);
+    struct ts_pending_list l;
+    char names[N][16], spec[128], running[200] = "";
+    char *order[N];
+
+    add_yaml(s, base);
+    snprintf(spec, sizeof(spec), "  queueingStrategy: %s\n", strategy);
+    add_cq(s, 1, spec);
+    for (int i = 0; i < N; i++) {
+        char created[32];
+
+        snprintf(names[i], sizeof(names[i]), "w%02d", i);
+        snprintf(created, sizeof(created), "2026-11-21T08:%02d:00Z", minutes[i]);
+        add_wl(s, names[i], i % 3 ? "lq" : "lq2", 1, 1, 0, prios[i], created);
+    }
+    ts_sim_run(s, 0, NOW);
+    assert_int_equal(ts_engine_pending(ts_sim_engine(s), "cq", NULL, NULL, 0, 1000, &l), 0);
+    assert_int_equal(l.total, N - 1);
+    for (size_t i = 0; i < l.n; i++)
+        order[i] = ts_xstrdup(l.items[i].name);
+    ts_pending_list_release(&l);
+    for (int i = 0; i < N; i++) {
+        if (admitted(s, names[i]))
+            snprintf(running, sizeof(running), "%s", names[i]);
+    }
+    for (int i = 0; i < N - 1; i++) {
+        assert_int_equal(ts_sim_finish(s, "default", running, NOW), 0);
+        ts_sim_run(s, 0, NOW);
+        if (!admitted(s, order[i]))
+            fail_msg("%s: position %d was %s, but it was not admitted next", strategy, i, order[i]);
+        snprintf(running, sizeof(running), "%s", order[i]);
+        free(order[i]);
+    }
+    ts_sim_free(s);
+}
+
+static void test_order_strict_fifo(void **state)
+{
+    (void)state;
+    order_is_admission_order("StrictFIFO");
+}
+
+static void test_order_best_effort_fifo(void **state)
+{
+    (void)state;
+    order_is_admission_order("BestEffortFIFO");
 }
 
 static void explain(struct ts_sim *s, const char *name, struct ts_explanation *x)
@@ -231,6 +294,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pending_positions),
+        cmocka_unit_test(test_order_strict_fifo),
+        cmocka_unit_test(test_order_best_effort_fifo),
         cmocka_unit_test(test_cf_never_then_more_quota),
         cmocka_unit_test(test_cf_partial_then_min_count),
         cmocka_unit_test(test_cf_priority_then_higher_priority),

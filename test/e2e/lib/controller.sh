@@ -13,7 +13,7 @@ CD=$(dirname "$0")/data/controller
 [ -x "$CTL" ] || { echo "skip: $CTL not built"; exit 77; }
 
 ctl_start() {
-    "$CTL" --kubeconfig "$KC" --metrics-bind-address 127.0.0.1:0 "$@" >>"$T/ctl.log" 2>&1 &
+    "$CTL" --kubeconfig "$KC" --metrics-bind-address 127.0.0.1:0 --visibility-bind-address 127.0.0.1:0 "$@" >>"$T/ctl.log" 2>&1 &
     CTL_PID=$!
     PIDS="$PIDS $CTL_PID"
 }
