@@ -42,8 +42,13 @@ wait_file() {
     done
 }
 
+# The visibility API's port is chosen first: the API server proxies its
+# APIService to it (as kube-aggregator proxies to the Service).
+VIS_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null) ||
+    VIS_PORT=8082
 "$BIN/turnstile-apiserver" --listen 127.0.0.1:0 --kubeconfig-out "$DIR/kubeconfig" \
     --simulate-job-runtime "$JOB_RUNTIME" --no-access-log \
+    --webhook-service "turnstile-system/turnstile-visibility-server=127.0.0.1:$VIS_PORT" \
     >"$DIR/apiserver.out" 2>"$DIR/apiserver.log" &
 PIDS="$PIDS $!"
 wait_file "$DIR/apiserver.out" "serving on"
@@ -54,6 +59,7 @@ echo "turnstile-apiserver: $(sed -n 's/^turnstile-apiserver: serving on //p' "$D
 
 K apply -f crds/ >/dev/null
 K apply -f config/external/ >/dev/null
+K apply -f config/visibility/apiservice.yaml >/dev/null
 K wait --for=condition=Established --timeout=10s crd --all >/dev/null
 
 "$BIN/turnstile" --webhook-only --webhook-port 0 --health-port -1 \
@@ -65,7 +71,7 @@ K apply -f "$DIR/webhooks.json" >/dev/null
 echo "webhook: $(sed -n 's/.*webhook serving port=\([0-9]*\).*/https:\/\/127.0.0.1:\1/p' "$DIR/webhook.log")"
 
 "$BIN/turnstile" --kubeconfig "$KUBECONFIG" --metrics-bind-address 127.0.0.1:0 \
-    >"$DIR/controller.log" 2>&1 &
+    --visibility-bind-address "127.0.0.1:$VIS_PORT" >"$DIR/controller.log" 2>&1 &
 PIDS="$PIDS $!"
 wait_file "$DIR/controller.log" "started against"
 echo "controller: running (logs in $DIR/)"
@@ -89,6 +95,11 @@ K get workloads -A
 echo
 echo "\$ turnstilectl explain -n ai-team job/big-training"
 "$BIN/turnstilectl" explain -n ai-team job/big-training
+echo
+VIS=/apis/visibility.kueue.x-k8s.io/v1beta2/namespaces/ai-team/localqueues/ai-local-queue/pendingworkloads
+echo "\$ kubectl get --raw $VIS      # Kueue's visibility API"
+K get --raw "$VIS"
+echo
 echo
 echo "Admitted jobs run for $JOB_RUNTIME (simulated), then finish and free their quota;"
 echo "big-training is admitted when the PyTorchJobs finish."

@@ -17,6 +17,7 @@
 
 #include <curl/curl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "apiserver/b64.h"
@@ -68,6 +69,69 @@ static const cJSON *find_apiservice(struct ts_apiserver *s, const char *path)
     if (!res || !(o = ts__as_store_get(res, NULL, name)))
         return NULL;
     return cJSON_IsObject(ts_json_get(o->json, "spec.service")) ? o->json : NULL;
+}
+
+static int by_priority(const void *a, const void *b)
+{
+    const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+    int64_t px = 0, py = 0;
+
+    ts_json_get_i64(ts_json_get(x, "spec.versionPriority"), &px);
+    ts_json_get_i64(ts_json_get(y, "spec.versionPriority"), &py);
+    return px > py ? -1 : px < py ? 1 : 0;
+}
+
+int ts__as_aggregated_group(struct ts__as_req *q, struct ts__as_resp *r)
+{
+    struct ts__as_ver *ver;
+    struct ts__as_res *res =
+        ts__as_res_find(q->s, "apiregistration.k8s.io", "v1", "apiservices", &ver);
+    const char *p = q->path;
+    char group[256];
+    const cJSON *mine[64];
+    struct ts__as_obj **objs;
+    size_t n, k = 0, len;
+    cJSON *g, *vs;
+
+    if (!res || strncmp(p, "/apis/", 6))
+        return 0;
+    p += 6;
+    len = strcspn(p, "/");
+    if (!len || len >= sizeof(group) || (p[len] && p[len + 1]))
+        return 0;
+    snprintf(group, sizeof(group), "%.*s", (int)len, p);
+    objs = ts__as_store_list(res, NULL, &n);
+    for (size_t i = 0; i < n && k < 64; i++) {
+        const char *gr = ts_json_get_string(objs[i]->json, "spec.group");
+
+        if (gr && !strcmp(gr, group) &&
+            cJSON_IsObject(ts_json_get(objs[i]->json, "spec.service")) &&
+            ts_json_get_string(objs[i]->json, "spec.version"))
+            mine[k++] = objs[i]->json;
+    }
+    free(objs);
+    if (!k)
+        return 0;
+    qsort(mine, k, sizeof(mine[0]), by_priority);
+    g = cJSON_CreateObject();
+    cJSON_AddStringToObject(g, "kind", "APIGroup");
+    cJSON_AddStringToObject(g, "apiVersion", "v1");
+    cJSON_AddStringToObject(g, "name", group);
+    vs = cJSON_AddArrayToObject(g, "versions");
+    for (size_t i = 0; i < k; i++) {
+        cJSON *v = cJSON_CreateObject();
+        char gv[600];
+
+        snprintf(gv, sizeof(gv), "%s/%s", group, ts_json_get_string(mine[i], "spec.version"));
+        cJSON_AddStringToObject(v, "groupVersion", gv);
+        cJSON_AddStringToObject(v, "version", ts_json_get_string(mine[i], "spec.version"));
+        cJSON_AddItemToArray(vs, v);
+        if (!i)
+            cJSON_AddItemToObject(g, "preferredVersion", cJSON_Duplicate(v, 1));
+    }
+    ts__as_reply_json(r, 200, g);
+    cJSON_Delete(g);
+    return 1;
 }
 
 int ts__as_aggregated(struct ts_apiserver *s, const struct ts__as_req *q, struct ts__as_proxy *px)

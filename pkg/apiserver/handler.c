@@ -141,7 +141,8 @@ void ts__as_handle(struct ts__as_req *q, struct ts__as_resp *r)
         return;
     }
     if (!q->rt.is_resource) {
-        if (!ts__as_discovery(q, r) && !ts__as_discovery_group(q, r))
+        if (!ts__as_discovery(q, r) && !ts__as_discovery_group(q, r) &&
+            !ts__as_aggregated_group(q, r))
             ts__as_reply_nopath(r);
         return;
     }

@@ -392,6 +392,10 @@ int ts__as_aggregated(struct ts_apiserver *s, const struct ts__as_req *q, struct
 void ts__as_proxy(struct ts_apiserver *s, const struct ts__as_proxy *px, const struct ts__as_req *q,
                   struct ts__as_resp *r);
 void ts__as_proxy_release(struct ts__as_proxy *px);
+/* /apis/GROUP for a group served only through APIServices: the APIGroup
+ * the aggregator makes of them (versions by versionPriority).  Under the
+ * mutex; 1 when answered. */
+int ts__as_aggregated_group(struct ts__as_req *q, struct ts__as_resp *r);
 
 /* --- hookcall.c: outgoing webhook HTTPS --------------------------------- */
 /* URL for clientConfig cc (and a CURLOPT_CONNECT_TO entry for mapped

@@ -20,6 +20,9 @@ for w in job-data-preprocessing pytorchjob-high-priority-training pytorchjob-pyt
 done
 has "Reason:         WaitingForQuota"
 has "What would admit it: fits now with count 2 of 4"
+has '"kind":"PendingWorkloadsSummary"'
+echo "$out" | grep -q '"name":"job-big-training-[0-9a-f]*","namespace":"ai-team".*"positionInLocalQueue":0' ||
+    { echo "FAIL: big-training not first in its LocalQueue's visibility list"; FAILS=$((FAILS + 1)); }
 if [ $FAILS -ne 0 ]; then
     echo "$out" | tail -40
     for f in "$BUILD"/run/*.log; do echo "== $f"; tail -5 "$f"; done
