@@ -77,6 +77,10 @@
 #define TS_WL_REASON_INADMISSIBLE "Inadmissible"
 #define TS_WL_REASON_WAITING      "Waiting"
 
+/* --- PodsReady (waitForPodsReady) --------------------------------------- */
+#define TS_WL_REASON_WAIT_FOR_START "WaitForStart"
+#define TS_WL_MSG_WAIT_FOR_START    "Not all pods are ready or succeeded"
+
 /* --- Admitted reasons ----------------------------------------------------- */
 #define TS_WL_REASON_ADMITTED                          "Admitted"
 #define TS_WL_REASON_NO_RESERVATION                    "NoReservation"

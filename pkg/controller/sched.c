@@ -4,6 +4,7 @@
  * changed the Workload first, so an admission is forgotten (its usage
  * released, the workload retried next cycle) and never double-counted. */
 #include "api/object.h"
+#include "controller/jobkind.h"
 #include "controller/manager_int.h"
 #include "engine/apply.h"
 #include "engine/status.h"
@@ -163,6 +164,31 @@ static void write_victims(struct ts_ctl *c, const struct ts_decision *d, ts_time
     }
 }
 
+/* With waitForPodsReady the job reconciler would write PodsReady=False
+ * WaitForStart right after the admission (nothing runs yet); writing it
+ * with the admission saves that second Workload write per job.  Only for
+ * a first admission of a managed job's Workload: later states are the
+ * reconciler's. */
+static void pods_ready_at_admission(const struct ts_ctl *c, struct ts_workload *wl, ts_time now)
+{
+    const struct ts_owner_ref *o = ts_object_meta_controller(&wl->meta);
+    cJSON *job;
+    int managed;
+
+    if (!c->opts.config.wait_for_pods_ready || !o || !o->api_version || !o->kind ||
+        ts_conditions_find(&wl->status.conditions, TS_WL_COND_PODS_READY))
+        return;
+    job = cJSON_CreateObject();
+    cJSON_AddStringToObject(job, "apiVersion", o->api_version);
+    cJSON_AddStringToObject(job, "kind", o->kind);
+    managed = ts_jobkind_of(job) != NULL;
+    cJSON_Delete(job);
+    if (managed)
+        ts_conditions_set(&wl->status.conditions, TS_WL_COND_PODS_READY, "False",
+                          TS_WL_REASON_WAIT_FOR_START, TS_WL_MSG_WAIT_FOR_START,
+                          wl->meta.generation, now);
+}
+
 static void write_decision(struct ts_ctl *c, const struct ts_decision *d, ts_time now)
 {
     struct ts_workload wl;
@@ -173,6 +199,8 @@ static void write_decision(struct ts_ctl *c, const struct ts_decision *d, ts_tim
         return;
     }
     ts_apply_decision(&wl, d, now);
+    if (d->kind == TS_DECISION_ADMIT)
+        pods_ready_at_admission(c, &wl, now);
     put_status(c, &wl, d->kind, d, NULL, NULL);
     ts_workload_release(&wl);
     write_victims(c, d, now);

@@ -17,6 +17,11 @@ job slow
 wait_for "slow admitted" admitted slow
 wait_for "slow running" unsuspended slow
 check "PodsReady False WaitForStart" eq "$(wl_cond slow PodsReady reason)" "WaitForStart"
+# PodsReady comes with the admission: one Workload status write, not two
+w=$(wl_of slow)
+sleep 0.5 # let a redundant write, if any, land
+check "one status write for the admission" eq \
+    "$(grep -c "method=PUT path=/apis/kueue.x-k8s.io/v1beta2/namespaces/team-a/workloads/$w/status code=200" "$T/server.log")" 1
 evicted() { [ "$(wl_cond slow Evicted reason)" = PodsReadyTimeout ]; }
 WAIT_TENTHS=100 wait_for "evicted after the 3 s timeout" evicted
 out=$(wl_cond slow Evicted message)
