@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "json/json.h"
 #include "util/alloc.h"
@@ -287,6 +288,11 @@ static void test_equal(void **state)
         {"null", "null", 1},
         {"{\"a\":{\"b\":[{}]}}", "{\"a\":{\"b\":[{}]}}", 1},
         {"\"A\"", "\"a\"", 0},
+        {"{\"a\":1,\"b\":2}", "{\"a\":1,\"c\":2}", 0},
+        {"[1]", "[1,2]", 0},
+        {"{\"a\":[true,false,null,1.5,\"s\"]}", "{\"a\":[true,false,null,1.5,\"s\"]}", 1},
+        {"{\"a\":[true]}", "{\"a\":[false]}", 0},
+        {"1e3", "1000", 1},
     };
 
     (void)state;
@@ -307,6 +313,31 @@ static void test_equal(void **state)
         assert_false(ts_json_equal(n, NULL));
         cJSON_Delete(n);
     }
+}
+
+/* Equality is linear in the tree: a deep schema (a CRD's is ~20 levels)
+ * must not cost 2^depth, as cJSON_Compare's both-ways walk does. */
+static void test_equal_deep(void **state)
+{
+    enum { DEPTH = 48 };
+    cJSON *a = cJSON_CreateObject(), *b = cJSON_CreateObject(), *x = a, *y = b;
+    struct timespec t0, t1;
+
+    (void)state;
+    for (int i = 0; i < DEPTH; i++) {
+        cJSON_AddStringToObject(x, "type", "object");
+        cJSON_AddStringToObject(y, "type", "object");
+        x = cJSON_AddObjectToObject(x, "properties");
+        y = cJSON_AddObjectToObject(y, "properties");
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_true(ts_json_equal(a, b));
+    cJSON_AddNumberToObject(y, "leaf", 1);
+    assert_false(ts_json_equal(a, b));
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    assert_true(t1.tv_sec - t0.tv_sec < 2);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
 }
 
 static void test_mkpath_and_set(void **state)
@@ -363,6 +394,7 @@ int main(void)
         cmocka_unit_test(test_get_table),
         cmocka_unit_test(test_get_i64),
         cmocka_unit_test(test_equal),
+        cmocka_unit_test(test_equal_deep),
         cmocka_unit_test(test_mkpath_and_set),
     };
 
