@@ -8,12 +8,22 @@ int ts__turnstile_controller_main(int argc, char **argv);
 
 #include "util/time.h"
 
-/* webhook_ca.c: CA injection for --webhook-only with internal certificates.
+/* webhook_ca.c: the cluster side of --webhook-only with internal
+ * certificates: the shared Secret and CA injection.
  * ts__ca_injector_new() returns NULL (nothing to do) without an explicit
- * kubeconfig outside a cluster.  Ownership: free with
- * ts__ca_injector_free(); ca_pem is copied. */
+ * kubeconfig outside a cluster; secret NULL or "" keeps the certificate
+ * to this process.  Ownership: free with ts__ca_injector_free(); ns and
+ * secret are borrowed, ca_pem is copied. */
 struct ts__ca_injector;
-struct ts__ca_injector *ts__ca_injector_new(const char *kubeconfig);
+struct ts_certsrc;
+struct ts_whserver;
+struct ts__ca_injector *ts__ca_injector_new(const char *kubeconfig, const char *ns,
+                                            const char *secret, int sync_period_s);
+/* Syncs src with the Secret when due (or `force`); reloads srv (may be
+ * NULL before it runs) when another replica's certificate was adopted.
+ * Returns 1 when the certificate changed. */
+int ts__ca_sync(struct ts__ca_injector *in, struct ts_certsrc *src, struct ts_whserver *srv,
+                int force, ts_time now);
 void ts__ca_inject(struct ts__ca_injector *in, const char *ca_pem, ts_time now);
 void ts__ca_injector_free(struct ts__ca_injector *in);
 

@@ -25,11 +25,14 @@
     "  [--cert-dir DIR] [--internal-cert-management=false] [--namespace NS] [--service-name S]\n"  \
     "  [--manage-jobs-without-queue-name] [--webhook-url URL --webhook-configs-out FILE]\n"        \
     "  [--threads N] [--idle-timeout S] [--request-deadline S] [--log-level LEVEL]\n"              \
-    "  [--kubeconfig FILE (inject the CA into the cluster; automatic in-cluster)]\n"
+    "  [--kubeconfig FILE (inject the CA into the cluster; automatic in-cluster)]\n"               \
+    "  [--secret-name NAME (share the certificate between replicas; \"\" = off;\n"                 \
+    "   default turnstile-webhook-server-cert)] [--secret-sync-period S (default 10)]\n"
 
 struct flags {
     int webhook_only;
-    const char *cert_dir, *url, *configs_out, *kubeconfig;
+    const char *cert_dir, *url, *configs_out, *kubeconfig, *secret;
+    int secret_sync_s;
     struct ts_whserver_options srv;
     struct ts_certsrc_options certs;
     struct ts_webhook_options wh;
@@ -63,6 +66,8 @@ static int parse_one(struct flags *f, const char *name, const char *val)
                            : &f->srv.deadline_s) = (unsigned)n;
         return 2;
     }
+    if (strcmp(name, "--secret-sync-period") == 0)
+        return val && !int_arg(val, 1, 86400, &f->secret_sync_s) ? 2 : -1;
     if (strcmp(name, "--internal-cert-management") == 0 && val)
         return (f->certs.internal = strcmp(val, "false") != 0), 2;
     if (!val)
@@ -81,6 +86,8 @@ static int parse_one(struct flags *f, const char *name, const char *val)
         f->configs_out = val;
     else if (strcmp(name, "--kubeconfig") == 0)
         f->kubeconfig = val;
+    else if (strcmp(name, "--secret-name") == 0)
+        f->secret = val;
     else if (strcmp(name, "--log-level") == 0) {
         enum ts_log_level l;
 
@@ -162,7 +169,10 @@ static void run(int sfd, struct ts_certsrc *src, struct ts_whserver *srv,
             if (si.ssi_signo != SIGHUP)
                 return;
         }
-        ts_certsrc_refresh(src, srv, now_ns(), &err);
+        int rotated = 0;
+
+        ts_certsrc_refresh(src, srv, now_ns(), &rotated, &err);
+        ts__ca_sync(ca, src, srv, rotated, now_ns()); /* a rotation is written at once */
         ts__ca_inject(ca, ts_certsrc_bundle(src)->ca_cert_pem, now_ns());
     }
 }
@@ -194,6 +204,9 @@ int main(int argc, char **argv)
     ts_certsrc_options_init(&f.certs);
     ts_webhook_options_init(&f.wh);
     f.srv.health_port = TS_WHSERVER_DEFAULT_HEALTH_PORT;
+    f.secret = TS_CERT_DEFAULT_SECRET;
+    f.secret_sync_s = 10;
+    f.certs.cert.namespace_ = f.wh.system_namespace;
     if (parse_flags(argc, argv, &f))
         return 2;
     sigemptyset(&mask);
@@ -201,15 +214,19 @@ int main(int argc, char **argv)
     sigprocmask(SIG_BLOCK, &mask, NULL);
     sfd = signalfd(-1, &mask, SFD_CLOEXEC);
     wh = ts_webhook_new(&f.wh);
-    if (ts_certsrc_open(&f.certs, now_ns(), &src, &err) ||
-        ts_whserver_start(wh, &f.srv, ts_certsrc_bundle(src)->cert_pem,
+    if (ts_certsrc_open(&f.certs, now_ns(), &src, &err))
+        ts_fatal("main", "%s", err.msg);
+    ca = f.certs.internal
+             ? ts__ca_injector_new(f.kubeconfig, f.certs.cert.namespace_, f.secret, f.secret_sync_s)
+             : NULL;
+    ts__ca_sync(ca, src, NULL, 1, now_ns()); /* serve the replicas' shared certificate */
+    if (ts_whserver_start(wh, &f.srv, ts_certsrc_bundle(src)->cert_pem,
                           ts_certsrc_bundle(src)->key_pem, &srv, &err))
         ts_fatal("main", "%s", err.msg);
     if (f.configs_out && write_configs(&f, src, ts_whserver_port(srv)))
         ts_fatal("main", "cannot write '%s'", f.configs_out);
     ts_log_info("main", "webhook serving port=%d health_port=%d internal_certs=%d",
                 ts_whserver_port(srv), ts_whserver_health_port(srv), f.certs.internal);
-    ca = f.certs.internal ? ts__ca_injector_new(f.kubeconfig) : NULL;
     ts__ca_inject(ca, ts_certsrc_bundle(src)->ca_cert_pem, now_ns());
     run(sfd, src, srv, ca);
     ts__ca_injector_free(ca);

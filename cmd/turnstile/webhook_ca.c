@@ -1,8 +1,10 @@
 /* webhook_ca.c - keeps the API server trusting the webhook's internally
- * managed certificate (pkg/webhook/cainject.h): injects the CA at start,
- * after each rotation, and again every 10 s while an injection fails.
- * Only with an explicit --kubeconfig or inside a cluster: a developer's
- * ~/.kube/config is never touched by a local webhook. */
+ * managed certificate: shares it with the other replicas through the
+ * Secret (pkg/webhook/certsync.h) before serving and every sync period,
+ * and injects the CA (pkg/webhook/cainject.h) at start, after each change,
+ * and again every 10 s while an injection fails.  Only with an explicit
+ * --kubeconfig or inside a cluster: a developer's ~/.kube/config is never
+ * touched by a local webhook. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +15,8 @@
 #include "util/alloc.h"
 #include "util/log.h"
 #include "webhook/cainject.h"
+#include "webhook/certsync.h"
+#include "webhook/whserver.h"
 
 #define RETRY_NS (10 * TS_TIME_SECOND)
 
@@ -22,11 +26,19 @@ struct ts__ca_injector {
     struct ts_kube_client *client;
     char *injected; /* the CA the cluster has, or NULL */
     ts_time next_try;
+    const char *ns, *secret; /* borrowed (argv / constants) */
+    int64_t sync_period_ns;  /* 0: no Secret */
+    ts_time next_sync;
 };
 
-struct ts__ca_injector *ts__ca_injector_new(const char *kubeconfig)
+struct ts__ca_injector *ts__ca_injector_new(const char *kubeconfig, const char *ns,
+                                            const char *secret, int sync_period_s)
 {
     struct ts_kubeconfig_opts ko = {0};
+    /* short calls, few retries: the process checks for SIGTERM between
+     * them, and an unreachable API server is simply tried again later */
+    struct ts_kube_client_opts co = {
+        .timeout_ns = 10 * TS_TIME_SECOND, .max_retries = 2, .backoff_cap = TS_TIME_SECOND};
     struct ts__ca_injector *in;
     struct ts_err err = {0};
     const char *host = getenv("KUBERNETES_SERVICE_HOST");
@@ -36,12 +48,36 @@ struct ts__ca_injector *ts__ca_injector_new(const char *kubeconfig)
     in = ts_xcalloc(1, sizeof(*in));
     ko.path = kubeconfig;
     if (ts_kubeconfig_load(&ko, &in->kc, &err) || !(in->loop = ts_loop_new()) ||
-        !(in->client = ts_kube_client_new(in->loop, &in->kc, NULL, &err))) {
+        !(in->client = ts_kube_client_new(in->loop, &in->kc, &co, &err))) {
         ts_log_warn("webhook", "no CA injection: %s", err.msg[0] ? err.msg : "no event loop");
         ts__ca_injector_free(in);
         return NULL;
     }
+    in->ns = ns;
+    in->secret = secret;
+    in->sync_period_ns = secret && *secret ? (int64_t)sync_period_s * TS_TIME_SECOND : 0;
     return in;
+}
+
+int ts__ca_sync(struct ts__ca_injector *in, struct ts_certsrc *src, struct ts_whserver *srv,
+                int force, ts_time now)
+{
+    struct ts_err err = {0};
+    int changed = 0;
+
+    if (!in || !in->sync_period_ns || (!force && now < in->next_sync))
+        return 0;
+    in->next_sync = now + in->sync_period_ns;
+    if (ts_certsync_run(in->client, src, in->ns, in->secret, now, &changed, &err)) {
+        ts_log_warn("webhook", "certificate secret %s/%s not synced (retrying): %s", in->ns,
+                    in->secret, err.msg);
+        return 0;
+    }
+    if (changed && srv &&
+        ts_whserver_reload(srv, ts_certsrc_bundle(src)->cert_pem, ts_certsrc_bundle(src)->key_pem,
+                           &err))
+        ts_log_warn("webhook", "adopted certificate does not load: %s", err.msg);
+    return changed;
 }
 
 void ts__ca_inject(struct ts__ca_injector *in, const char *ca_pem, ts_time now)

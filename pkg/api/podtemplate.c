@@ -3,6 +3,7 @@
 #include "api/enc.h"
 #include "api/podtemplate_int.h"
 #include "util/alloc.h"
+#include "json/json.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,7 @@ void ts__podtemplate_put(cJSON *obj, const char *key, cJSON *item)
             cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
         return;
     }
-    if (old && cJSON_Compare(old, item, 1)) {
+    if (old && ts_json_equal(old, item)) {
         cJSON_Delete(item); /* unchanged: keep the original node */
         return;
     }
@@ -597,7 +598,7 @@ int ts_pod_template_equal(const struct ts_pod_template *a, const struct ts_pod_t
 
     drop_nulls(ea);
     drop_nulls(eb);
-    eq = cJSON_Compare(ea, eb, 1);
+    eq = ts_json_equal(ea, eb);
     cJSON_Delete(ea);
     cJSON_Delete(eb);
     return eq;

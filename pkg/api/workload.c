@@ -4,6 +4,7 @@
 
 #include "util/alloc.h"
 #include "util/parse.h"
+#include "json/json.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -287,7 +288,7 @@ int ts_workload_equal(const struct ts_workload *a, const struct ts_workload *b)
 {
     cJSON *ea = ts_workload_encode(a);
     cJSON *eb = ts_workload_encode(b);
-    int eq = cJSON_Compare(ea, eb, 1);
+    int eq = ts_json_equal(ea, eb);
 
     cJSON_Delete(ea);
     cJSON_Delete(eb);

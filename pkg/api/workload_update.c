@@ -2,6 +2,7 @@
  * transition (CEL) rules (reference §1.5, §5). */
 #include "api/workload.h"
 #include "api/workload_int.h"
+#include "json/json.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -13,19 +14,12 @@ static int streq0(const char *a, const char *b)
     return strcmp(a ? a : "", b ? b : "") == 0;
 }
 
-static int json_equal(const cJSON *a, const cJSON *b)
-{
-    if (!a || !b)
-        return a == b;
-    return cJSON_Compare(a, b, 1);
-}
-
 static int podset_equal(const struct ts_podset *a, const struct ts_podset *b)
 {
     return streq0(a->name, b->name) && a->count == b->count &&
            a->min_count.set == b->min_count.set &&
            (!a->min_count.set || a->min_count.v == b->min_count.v) &&
-           json_equal(a->topology_request, b->topology_request) &&
+           ts_json_equal(a->topology_request, b->topology_request) &&
            ts_pod_template_equal(&a->template, &b->template);
 }
 

@@ -2,6 +2,7 @@
 
 #include "api/names.h"
 #include "util/alloc.h"
+#include "json/json.h"
 
 #include <string.h>
 
@@ -79,7 +80,7 @@ static void add_tolerations(cJSON *spec, const struct ts_resource_flavor *rf)
         const cJSON *e;
         int dup = 0;
 
-        cJSON_ArrayForEach(e, list) dup |= cJSON_Compare(e, t, 1);
+        cJSON_ArrayForEach(e, list) dup |= ts_json_equal(e, t);
         if (dup)
             cJSON_Delete(t);
         else
@@ -156,7 +157,7 @@ static int restore_key(cJSON *parent, const cJSON *orig, const char *key)
     cJSON *cur = cJSON_GetObjectItemCaseSensitive(parent, key);
     const cJSON *want = orig ? cJSON_GetObjectItemCaseSensitive(orig, key) : NULL;
 
-    if ((!cur && !want) || (cur && want && cJSON_Compare(cur, want, 1)))
+    if ((!cur && !want) || (cur && want && ts_json_equal(cur, want)))
         return 0;
     if (cur)
         cJSON_DeleteItemFromObjectCaseSensitive(parent, key);
@@ -198,7 +199,7 @@ static int restore_labels(cJSON *meta, const cJSON *om)
     }
     cJSON_Delete(keep);
     after = cJSON_GetObjectItemCaseSensitive(meta, "labels");
-    changed = !((!before && !after) || (before && after && cJSON_Compare(before, after, 1)));
+    changed = !((!before && !after) || (before && after && ts_json_equal(before, after)));
     cJSON_Delete(before);
     return changed;
 }

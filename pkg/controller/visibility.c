@@ -165,7 +165,8 @@ static int ask_loop(struct ts__ctl_vis *v, const struct ts_visibility_req *q, st
         return status_body(out, 503, "ServiceUnavailable", "the controller is shutting down");
     }
     k.next = v->queue;
-    v->queue = &k;
+    /* k lives on this stack until it is unlinked below or answered */
+    v->queue = &k; // cppcheck-suppress autoVariables
     if (write(v->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
         ts_log_warn("visibility", "cannot wake the loop: %s", strerror(errno));
     while (!k.done && !v->closing && rc != ETIMEDOUT)

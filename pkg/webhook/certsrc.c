@@ -109,20 +109,57 @@ int ts_certsrc_tick(struct ts_certsrc *s, ts_time now, int *changed, struct ts_e
     return rc;
 }
 
-int ts_certsrc_refresh(struct ts_certsrc *s, struct ts_whserver *srv, ts_time now,
+int ts_certsrc_refresh(struct ts_certsrc *s, struct ts_whserver *srv, ts_time now, int *changed,
                        struct ts_err *err)
 {
-    int changed = 0;
-    int rc = ts_certsrc_tick(s, now, &changed, err);
+    int rc = ts_certsrc_tick(s, now, changed, err);
 
-    if (!rc && changed)
+    if (!rc && *changed)
         rc = ts_whserver_reload(srv, s->bundle.cert_pem, s->bundle.key_pem, err);
     if (rc)
         ts_log_warn("webhook", "certificate refresh failed: %s", err ? err->msg : ts_strerror(rc));
-    else if (changed)
+    else if (*changed)
         ts_log_info("webhook", "certificate reloaded generation=%u source=%s",
                     ts_whserver_generation(srv), s->internal ? "internal" : "files");
     return rc;
+}
+
+static char *dup_or_null(const char *p)
+{
+    return p ? ts_xstrdup(p) : NULL;
+}
+
+int ts_certsrc_adopt(struct ts_certsrc *s, const struct ts_cert_bundle *b, struct ts_err *err)
+{
+    struct ts_cert_bundle copy;
+    int rc;
+
+    if (!s->internal)
+        return ts_err_set(err, TS_EINVAL, "mounted certificates are not replaced");
+    if ((rc = ts_cert_check_pair(b->cert_pem, b->key_pem, err)))
+        return rc;
+    ts_cert_bundle_init(&copy);
+    copy.ca_cert_pem = dup_or_null(b->ca_cert_pem);
+    copy.ca_key_pem = dup_or_null(b->ca_key_pem);
+    copy.cert_pem = dup_or_null(b->cert_pem);
+    copy.key_pem = dup_or_null(b->key_pem);
+    if (s->dir && (rc = ts_cert_files_write(s->dir, &copy, err))) {
+        ts_cert_bundle_release(&copy);
+        return rc;
+    }
+    ts_cert_bundle_release(&s->bundle);
+    s->bundle = copy;
+    return 0;
+}
+
+const char *ts_certsrc_service(const struct ts_certsrc *s)
+{
+    return s->service;
+}
+
+int64_t ts_certsrc_lookahead(const struct ts_certsrc *s)
+{
+    return s->lookahead_s;
 }
 
 void ts_certsrc_free(struct ts_certsrc *s)

@@ -53,10 +53,21 @@ int ts_certsrc_tick(struct ts_certsrc *s, ts_time now, int *changed, struct ts_e
 struct ts_whserver;
 
 /* ts_certsrc_tick() and, when the bundle changed, ts_whserver_reload() of
- * srv with it; logs the outcome (never the key).  Returns 0 or the error of
- * either step (the server keeps its old certificate then). */
-int ts_certsrc_refresh(struct ts_certsrc *s, struct ts_whserver *srv, ts_time now,
+ * srv with it (*changed set); logs the outcome (never the key).  Returns 0
+ * or the error of either step (the server keeps its old certificate then). */
+int ts_certsrc_refresh(struct ts_certsrc *s, struct ts_whserver *srv, ts_time now, int *changed,
                        struct ts_err *err);
+
+/* Serves `b` from now on (an internal source only: another replica's
+ * certificate, see certsync.h); written to the directory when there is
+ * one.  Returns 0, TS_EINVAL (a files source, or the key does not match)
+ * or TS_EIO.  b is copied. */
+int ts_certsrc_adopt(struct ts_certsrc *s, const struct ts_cert_bundle *b, struct ts_err *err);
+
+/* The service name certificates are issued for, and the rotation
+ * lookahead in seconds.  Borrowed. */
+const char *ts_certsrc_service(const struct ts_certsrc *s);
+int64_t ts_certsrc_lookahead(const struct ts_certsrc *s);
 
 void ts_certsrc_free(struct ts_certsrc *s);
 

@@ -39,6 +39,7 @@
 
 #include "util/alloc.h"
 #include "util/buf.h"
+#include "json/json.h"
 
 #define CS_PATH_MAX 512
 /* Values cs_generate() writes. */
@@ -281,7 +282,7 @@ static inline void cs_validate_list_type(const cJSON *s, const cJSON *v, const c
                 dup = strcmp(ka, kb) == 0;
                 free(kb);
             } else {
-                dup = cJSON_Compare(a, b, 1);
+                dup = ts_json_equal(a, b);
             }
             if (dup) {
                 char p[CS_PATH_MAX];
@@ -382,7 +383,7 @@ static inline void cs_validate(const cJSON *s, const cJSON *v, const char *path,
 
         cJSON_ArrayForEach(e, en)
         {
-            ok |= cJSON_Compare(e, v, 1);
+            ok |= ts_json_equal(e, v);
         }
         if (!ok) {
             char *t = cJSON_PrintUnformatted(v);
@@ -682,7 +683,7 @@ static inline int cs_equal(const cJSON *s, const cJSON *a, const cJSON *b)
         }
         return 1;
     }
-    return a && b && cJSON_Compare(a, b, 1);
+    return a && b && ts_json_equal(a, b);
 }
 
 #endif

@@ -13,13 +13,14 @@
 #include "api/convert_int.h"
 #include "api_queue_test.h"
 #include "yaml/yaml.h"
+#include "json/json.h"
 
 #define V1 TS_KUEUE_V1BETA1
 #define V2 TS_KUEUE_V1BETA2
 
 static void assert_json_equal(const char *what, const cJSON *a, const cJSON *b)
 {
-    if (!cJSON_Compare(a, b, 1)) {
+    if (!ts_json_equal(a, b)) {
         char *sa = cJSON_Print(a);
         char *sb = cJSON_Print(b);
 

@@ -134,7 +134,7 @@ static void test_job_start_injects_and_stop_restores(void **state)
     assert_int_equal(ts_jobkind_stop(k, job, &wl, &changed, &err), 0);
     assert_true(changed);
     assert_true(ts_jobkind_is_suspended(k, job));
-    if (!cJSON_Compare(job, orig, 1)) /* back exactly as submitted */
+    if (!ts_json_equal(job, orig)) /* back exactly as submitted */
         fail_msg("restored job differs: %s", ts_json_dumps(job, 0));
     assert_int_equal(ts_jobkind_stop(k, job, &wl, &changed, &err), 0);
     assert_false(changed);
@@ -157,7 +157,7 @@ static void test_job_start_conflict_leaves_job(void **state)
     admitted_workload(job, "gpu", 0, &wl);
     assert_int_equal(ts_jobkind_start(k, job, &wl, lookup, NULL, &err), TS_ECONFLICT);
     assert_non_null(strstr(err.msg, "nodeSelector \"instance-type\" is already \"cpu\""));
-    assert_true(cJSON_Compare(job, orig, 1));
+    assert_true(ts_json_equal(job, orig));
     ts_workload_release(&wl);
     cJSON_Delete(job);
     cJSON_Delete(orig);
@@ -233,7 +233,7 @@ static void test_pytorchjob_replicas_in_kueue_order(void **state)
         at(job, "spec.pytorchReplicaSpecs.Master.template.spec.nodeSelector[instance-type]"),
         "gpu");
     assert_int_equal(ts_jobkind_stop(k, job, &wl, &changed, &err), 0);
-    if (!cJSON_Compare(job, orig, 1))
+    if (!ts_json_equal(job, orig))
         fail_msg("restored job differs: %s", ts_json_dumps(job, 0));
     ts_workload_release(&wl);
     cJSON_Delete(job);

@@ -316,7 +316,7 @@ static void test_equal(void **state)
 }
 
 /* Equality is linear in the tree: a deep schema (a CRD's is ~20 levels)
- * must not cost 2^depth, as cJSON_Compare's both-ways walk does. */
+ * must not cost 2^depth, as cJSON_Compare with its both-ways walk does. */
 static void test_equal_deep(void **state)
 {
     enum { DEPTH = 48 };

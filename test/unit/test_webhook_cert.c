@@ -17,6 +17,7 @@
 
 #include "api/config.h"
 #include "webhook/certsrc.h"
+#include "webhook/certsync.h"
 #include "yaml/yaml.h"
 #include "webhook/whconfig.h"
 #include "webhook_test.h"
@@ -334,6 +335,95 @@ static void certsrc(void **state)
     rmdir(dir);
 }
 
+/* Replicas sharing the Secret: keep ours, adopt a valid other one,
+ * replace an absent or unusable one. */
+static void certsync_decide(void **state)
+{
+    const char *host = "turnstile-webhook-service.turnstile-system.svc";
+    struct ts_cert_options o, other_svc;
+    struct ts_cert_bundle other, wrong_host, no_ca_key, swapped;
+    struct ts_err err = {0};
+    struct {
+        const char *name;
+        const struct ts_cert_bundle *theirs;
+        ts_time now;
+        enum ts_certsync_action want;
+    } cases[] = {
+        {"no secret", NULL, NOW, TS_CERTSYNC_WRITE},
+        {"ours", &bundle, NOW, TS_CERTSYNC_KEEP},
+        {"another replica's", &other, NOW, TS_CERTSYNC_ADOPT},
+        {"another's, due for rotation", &other, NOW + 300 * DAY, TS_CERTSYNC_WRITE},
+        {"another's, not yet valid", &other, NOW - 2 * DAY, TS_CERTSYNC_WRITE},
+        {"for another service", &wrong_host, NOW, TS_CERTSYNC_WRITE},
+        {"without the CA key", &no_ca_key, NOW, TS_CERTSYNC_WRITE},
+        {"key of another certificate", &swapped, NOW, TS_CERTSYNC_WRITE},
+    };
+
+    (void)state;
+    ts_cert_options_init(&o);
+    ts_cert_options_init(&other_svc);
+    other_svc.service = "somebody-else";
+    ts_cert_bundle_init(&other);
+    ts_cert_bundle_init(&wrong_host);
+    assert_int_equal(ts_cert_generate(&o, NOW, &other, &err), 0);
+    assert_int_equal(ts_cert_generate(&other_svc, NOW, &wrong_host, &err), 0);
+    no_ca_key = other;
+    no_ca_key.ca_key_pem = NULL;
+    swapped = other;
+    swapped.key_pem = bundle.key_pem;
+    for (size_t i = 0; i < N_ELEMS(cases); i++) {
+        struct ts_err why = {0};
+        enum ts_certsync_action got = ts_certsync_decide(&bundle, cases[i].theirs, host,
+                                                         cases[i].now, TS_CERT_LOOKAHEAD, &why);
+
+        if (got != cases[i].want)
+            fail_msg("%s: action %d, want %d (%s)", cases[i].name, got, cases[i].want, why.msg);
+        if (got == TS_CERTSYNC_WRITE && !why.msg[0])
+            fail_msg("%s: no reason given", cases[i].name);
+    }
+    ts_cert_bundle_release(&other);
+    ts_cert_bundle_release(&wrong_host);
+}
+
+static void certsrc_adopt(void **state)
+{
+    struct ts_certsrc_options o;
+    struct ts_certsrc *src = NULL, *mounted = NULL;
+    struct ts_cert_bundle bad;
+    struct ts_err err = {0};
+    char dir[] = "/tmp/ts-adopt-XXXXXX";
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    ts_certsrc_options_init(&o);
+    o.dir = dir;
+    assert_int_equal(ts_certsrc_open(&o, NOW, &src, &err), 0);
+    assert_string_not_equal(ts_certsrc_bundle(src)->cert_pem, bundle.cert_pem);
+    bad = bundle;
+    bad.key_pem = ts_certsrc_bundle(src)->key_pem;
+    assert_int_equal(ts_certsrc_adopt(src, &bad, &err), TS_ETLS);
+    assert_int_equal(ts_certsrc_adopt(src, &bundle, &err), 0);
+    assert_string_equal(ts_certsrc_bundle(src)->cert_pem, bundle.cert_pem);
+    assert_string_equal(ts_certsrc_bundle(src)->ca_key_pem, bundle.ca_key_pem);
+    /* written to the directory too, where a files source reads it */
+    o.internal = 0;
+    assert_int_equal(ts_certsrc_open(&o, NOW, &mounted, &err), 0);
+    assert_string_equal(ts_certsrc_bundle(mounted)->cert_pem, bundle.cert_pem);
+    assert_int_equal(ts_certsrc_adopt(mounted, &bundle, &err), TS_EINVAL);
+    assert_string_equal(ts_certsrc_service(src), TS_CERT_DEFAULT_SERVICE);
+    assert_true(ts_certsrc_lookahead(src) == TS_CERT_LOOKAHEAD);
+    ts_certsrc_free(src);
+    ts_certsrc_free(mounted);
+    for (const char *const *f = (const char *const[]){"tls.crt", "tls.key", "ca.crt", NULL}; *f;
+         f++) {
+        char path[256];
+
+        snprintf(path, sizeof(path), "%s/%s", dir, *f);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
 /* --- webhook configurations ------------------------------------------------ */
 
 static const cJSON *hook(const cJSON *cfg, const char *name)
@@ -516,10 +606,13 @@ static void inject(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(generated),   cmocka_unit_test(verify),         cmocka_unit_test(rotation),
-        cmocka_unit_test(secret),      cmocka_unit_test(base64),         cmocka_unit_test(files),
-        cmocka_unit_test(certsrc),     cmocka_unit_test(configurations), cmocka_unit_test(inject),
-        cmocka_unit_test(inject_crds), cmocka_unit_test(manifests),
+        cmocka_unit_test(generated),     cmocka_unit_test(verify),
+        cmocka_unit_test(rotation),      cmocka_unit_test(secret),
+        cmocka_unit_test(base64),        cmocka_unit_test(files),
+        cmocka_unit_test(certsrc),       cmocka_unit_test(certsync_decide),
+        cmocka_unit_test(certsrc_adopt), cmocka_unit_test(configurations),
+        cmocka_unit_test(inject),        cmocka_unit_test(inject_crds),
+        cmocka_unit_test(manifests),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);
