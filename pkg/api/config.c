@@ -17,6 +17,8 @@ void ts_config_init(struct ts_config *c)
     c->backoff_max_s = 3600;
     c->manage_batch_job = 1;
     c->manage_pytorchjob = 1;
+    c->manage_tfjob = 1;
+    c->manage_mpijob = 1;
 }
 
 /* integrations.frameworks: a listed framework is managed, others not;
@@ -31,7 +33,7 @@ static void decode_integrations(struct ts_dec *d, const cJSON *obj, struct ts_co
     mark = ts_path_push(&d->path, "integrations");
     list = ts_dec_array(d, in, "frameworks");
     if (list) {
-        c->manage_batch_job = c->manage_pytorchjob = 0;
+        c->manage_batch_job = c->manage_pytorchjob = c->manage_tfjob = c->manage_mpijob = 0;
         cJSON_ArrayForEach(e, list)
         {
             if (!cJSON_IsString(e))
@@ -40,6 +42,10 @@ static void decode_integrations(struct ts_dec *d, const cJSON *obj, struct ts_co
                 c->manage_batch_job = 1;
             else if (!strcmp(e->valuestring, "kubeflow.org/pytorchjob"))
                 c->manage_pytorchjob = 1;
+            else if (!strcmp(e->valuestring, "kubeflow.org/tfjob"))
+                c->manage_tfjob = 1;
+            else if (!strcmp(e->valuestring, "kubeflow.org/mpijob"))
+                c->manage_mpijob = 1;
         }
     }
     ts_path_pop(&d->path, mark);

@@ -35,8 +35,8 @@ struct ts_config {
     int block_admission;
     int32_t backoff_base_s, backoff_max_s; /* requeuingStrategy: 60, 3600 */
     /* integrations.frameworks: which job kinds are managed (Kueue's
-     * default list includes both) */
-    int manage_batch_job, manage_pytorchjob;
+     * shipped configuration lists them all) */
+    int manage_batch_job, manage_pytorchjob, manage_tfjob, manage_mpijob;
 };
 
 /* Kueue's defaults (no fair sharing, 300 QPS / 500 burst in v1beta2). */

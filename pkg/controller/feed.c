@@ -117,7 +117,7 @@ static void job_key(struct ts_ctl *c, enum ts__ctl_inf which, const cJSON *obj)
 {
     char key[600];
 
-    snprintf(key, sizeof(key), "%s/%s/%s", which == TS__CTL_JOB ? "Job" : "PyTorchJob",
+    snprintf(key, sizeof(key), "%s/%s/%s", ts_jobkinds[which - TS__CTL_JOB].res.kind,
              orempty(ts_json_get_string(obj, "metadata.namespace")),
              orempty(ts_json_get_string(obj, "metadata.name")));
     ts_workqueue_add(c->jobs, key);
@@ -128,7 +128,7 @@ static void on_add(struct ts_informer *inf, const cJSON *obj, void *data)
     struct ts__ctl_feed *f = data;
 
     (void)inf;
-    if (f->which == TS__CTL_JOB || f->which == TS__CTL_PTJ) {
+    if (TS__CTL_IS_JOB_INF(f->which)) {
         job_key(f->c, f->which, obj);
         return;
     }
@@ -150,7 +150,7 @@ static void on_delete(struct ts_informer *inf, const cJSON *obj, void *data)
     struct ts__ctl_feed *f = data;
 
     (void)inf;
-    if (f->which == TS__CTL_JOB || f->which == TS__CTL_PTJ) {
+    if (TS__CTL_IS_JOB_INF(f->which)) {
         job_key(f->c, f->which, obj);
         return;
     }

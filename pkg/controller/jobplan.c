@@ -364,13 +364,13 @@ int ts_jobplan_make(const cJSON *job, const struct ts_workload *wl,
     if (!k)
         return 0;
     if ((rc = ts_object_decode(job, &o, &errs, err)) || errs.n) {
-        rc = rc ? rc : ts_field_errors_to_err(&errs, k->kind, err);
+        rc = rc ? rc : ts_field_errors_to_err(&errs, k->res.kind, err);
         ts_field_errors_release(&errs);
         if (o.kind != TS_KIND_UNKNOWN)
             ts_object_release(&o);
         return rc;
     }
-    if (o.kind == TS_KIND_JOB || o.kind == TS_KIND_PYTORCH_JOB) {
+    if (o.kind == TS_KIND_JOB || TS_KIND_IS_KUBEFLOW(o.kind)) {
         const struct ts_object_meta *m = ts_object_meta(&o);
         int managed = ts_job_meta_queue_name(m) || env->manage_jobs_without_queue_name;
 

@@ -1,5 +1,5 @@
-/* jobs.c - the job reconciler: one key per job ("Job/ns/name",
- * "PyTorchJob/ns/name"), planned by jobplan.c and executed as API writes.
+/* jobs.c - the job reconciler: one key per job ("<Kind>/ns/name": Job,
+ * PyTorchJob, TFJob, MPIJob), planned by jobplan.c and executed as API writes.
  * A failed write requeues the key with backoff; the next reconcile starts
  * again from the cache, so nothing half-done is remembered. */
 #include "api/jobworkload.h"
@@ -23,8 +23,8 @@ void ts__ctl_enqueue_owner(struct ts_ctl *c, const cJSON *wl)
         const char *kind = ts_json_get_string(ref, "kind");
         char key[600];
 
-        if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "controller")) || !kind ||
-            (strcmp(kind, "Job") && strcmp(kind, "PyTorchJob")))
+        if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "controller")) ||
+            !ts_jobkind_by_kind(kind))
             continue;
         snprintf(key, sizeof(key), "%s/%s/%s", kind, ts_json_get_string(wl, "metadata.namespace"),
                  ts_json_get_string(ref, "name"));
@@ -215,9 +215,10 @@ static int owned(struct ts_ctl *c, const cJSON *job, const char *kind, const cha
 void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
 {
     struct ts_ctl *c = data;
-    int ptj = !strncmp(key, "PyTorchJob/", 11);
     const char *rest = strchr(key, '/') + 1, *slash = strchr(rest, '/');
-    char ns[256];
+    char kind[64], ns[256];
+    const struct ts_jobkind *k;
+    struct ts_informer *inf;
     const cJSON *job;
     struct ts_priority_lookup prio = {wpc, pc, default_pc, c->engine};
     struct flavors fl;
@@ -236,22 +237,23 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
 
     memset(&fl, 0, sizeof(fl));
     fl.c = c;
+    snprintf(kind, sizeof(kind), "%.*s", (int)(rest - 1 - key), key);
     snprintf(ns, sizeof(ns), "%.*s", (int)(slash - rest), rest);
-    job = c->inf[ptj ? TS__CTL_PTJ : TS__CTL_JOB]
-              ? ts_informer_get_ns(c->inf[ptj ? TS__CTL_PTJ : TS__CTL_JOB], ns, slash + 1)
-              : NULL;
+    k = ts_jobkind_by_kind(kind); /* keys are made from the kinds' names */
+    inf = k ? c->inf[TS__CTL_JOBKIND_INF(k - ts_jobkinds)] : NULL;
+    job = inf ? ts_informer_get_ns(inf, ns, slash + 1) : NULL;
     if (!job || !c->synced) { /* deleted (its Workload goes by GC), or too early */
         if (job)
             ts_workqueue_add_after(q, key, 100 * 1000 * 1000, ts_loop_now(c->loop));
         ts_workqueue_done(q, key);
         return;
     }
-    has = owned(c, job, ptj ? "PyTorchJob" : "Job", ptj ? "kubeflow.org" : "batch", &wl);
+    has = owned(c, job, k->res.kind, k->res.group, &wl);
     ts_jobplan_init(&p);
     if (ts_jobplan_make(job, has ? &wl : NULL, &env, ts__ctl_now(c), &p, &err))
         ts_log_warn("controller", "job=%s cannot be reconciled: %s", key, err.msg);
     else
-        execute(c, key, job, ptj ? &ts__ctl_res_pytorchjobs : &ts_kube_res_jobs, &p);
+        execute(c, key, job, &k->res, &p);
     if (p.requeue_after > 0) /* a PodsReady timeout or a backoff ends then */
         ts_workqueue_add_after(q, key, p.requeue_after, ts_loop_now(c->loop));
     ts_jobplan_release(&p);

@@ -121,12 +121,13 @@ static void test_integrations(void **state)
 {
     static const struct {
         const char *frameworks;
-        int job, ptj;
+        int job, ptj, tfj, mpij;
     } fw[] = {
-        {NULL, 1, 1},
-        {"[batch/job]", 1, 0},
-        {"[kubeflow.org/pytorchjob, kubeflow.org/tfjob]", 0, 1},
-        {"[]", 0, 0},
+        {NULL, 1, 1, 1, 1},
+        {"[batch/job]", 1, 0, 0, 0},
+        {"[kubeflow.org/pytorchjob, kubeflow.org/tfjob]", 0, 1, 1, 0},
+        {"[kubeflow.org/mpijob, ray.io/rayjob]", 0, 0, 0, 1},
+        {"[]", 0, 0, 0, 0},
     };
 
     (void)state;
@@ -145,9 +146,11 @@ static void test_integrations(void **state)
         assert_int_equal(ts_yaml_decode_one(yaml, strlen(yaml), &obj, &e), 0);
         ts_config_decode(obj, &c, &errs);
         assert_int_equal(errs.n, 0);
-        if (c.manage_batch_job != fw[i].job || c.manage_pytorchjob != fw[i].ptj)
-            fail_msg("%s: job %d ptj %d", fw[i].frameworks ? fw[i].frameworks : "(absent)",
-                     c.manage_batch_job, c.manage_pytorchjob);
+        if (c.manage_batch_job != fw[i].job || c.manage_pytorchjob != fw[i].ptj ||
+            c.manage_tfjob != fw[i].tfj || c.manage_mpijob != fw[i].mpij)
+            fail_msg("%s: job %d ptj %d tfj %d mpij %d",
+                     fw[i].frameworks ? fw[i].frameworks : "(absent)", c.manage_batch_job,
+                     c.manage_pytorchjob, c.manage_tfjob, c.manage_mpijob);
         ts_config_release(&c);
         cJSON_Delete(obj);
     }

@@ -1,12 +1,13 @@
 /* Tests for pkg/controller podset/jobkind: starting a job injects its
  * flavors' node labels and tolerations, stopping restores the template the
- * job was submitted with, for batch Jobs and PyTorchJobs. */
+ * job was submitted with, for batch Jobs and the Kubeflow kinds. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -208,36 +209,107 @@ static const char ptj_json[] =
     "{\"replicas\":1,\"template\":{\"spec\":{\"containers\":[{\"name\":\"m\",\"image\":\"pt\"}]}}"
     "}}}}";
 
-static void test_pytorchjob_replicas_in_kueue_order(void **state)
-{
-    cJSON *job = cJSON_Parse(ptj_json), *orig = cJSON_Duplicate(job, 1), *tmpl[18];
-    const struct ts_jobkind *k = ts_jobkind_of(job);
-    char names[18][64];
-    struct ts_workload wl;
-    struct ts_err err = {0};
-    int changed;
+/* One replica spec of `n` pods. */
+#define REPLICA(type, n)                                                                           \
+    "\"" type "\":{\"replicas\":" #n ",\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\","   \
+    "\"image\":\"i\"}]}}}"
 
+/* Replica types listed out of order on purpose. */
+static const char tfj_json[] =
+    "{\"apiVersion\":\"kubeflow.org/v1\",\"kind\":\"TFJob\",\"metadata\":{\"name\":\"dist\","
+    "\"namespace\":\"ai\",\"uid\":\"u3\",\"labels\":{\"kueue.x-k8s.io/queue-name\":\"lq\"}},"
+    "\"spec\":{\"runPolicy\":{\"suspend\":true},\"tfReplicaSpecs\":{" REPLICA(
+        "Worker", 2) "," REPLICA("Evaluator", 1) "," REPLICA("PS", 1) "," REPLICA("Chief", 1) "}}}";
+
+static const char mpij_json[] =
+    "{\"apiVersion\":\"kubeflow.org/v2beta1\",\"kind\":\"MPIJob\",\"metadata\":{\"name\":\"pi\","
+    "\"namespace\":\"ai\",\"uid\":\"u4\",\"labels\":{\"kueue.x-k8s.io/queue-name\":\"lq\"}},"
+    "\"spec\":{\"slotsPerWorker\":1,\"runPolicy\":{\"suspend\":true,\"cleanPodPolicy\":\"Running\"}"
+    ","
+    "\"mpiReplicaSpecs\":{" REPLICA("Worker", 4) "," REPLICA("Launcher", 1) "}}}";
+
+/* The Kubeflow kinds through the one adapter: pod sets in Kueue's order
+ * for the kind, named by the lower-cased replica type, Kueue's Workload
+ * name and owner, runPolicy.suspend, and a stop that restores the job. */
+static const struct {
+    const char *json, *replicas_key;
+    const char *wl_name; /* Kueue's: SHA-1 of kind, group, name, uid (python3 hashlib) */
+    const char *owner_api_version;
+    size_t n;
+    const char *podsets[4], *types[4];
+    int32_t counts[4];
+} kf_cases[] = {
+    {ptj_json,
+     "pytorchReplicaSpecs",
+     "pytorchjob-mnist-1ecad",
+     "kubeflow.org/v1",
+     2,
+     {"master", "worker"},
+     {"Master", "Worker"},
+     {1, 2}},
+    {tfj_json,
+     "tfReplicaSpecs",
+     "tfjob-dist-aa028",
+     "kubeflow.org/v1",
+     4,
+     {"chief", "ps", "worker", "evaluator"},
+     {"Chief", "PS", "Worker", "Evaluator"},
+     {1, 1, 2, 1}},
+    {mpij_json,
+     "mpiReplicaSpecs",
+     "mpijob-pi-59144",
+     "kubeflow.org/v2beta1",
+     2,
+     {"launcher", "worker"},
+     {"Launcher", "Worker"},
+     {1, 4}},
+};
+
+static void test_kubeflow_kinds(void **state)
+{
     (void)state;
-    assert_int_equal(ts_jobkind_templates(k, job, tmpl, names), 2);
-    assert_string_equal(names[0], "master");
-    assert_string_equal(names[1], "worker");
-    admitted_workload(job, "gpu", 0, &wl);
-    assert_string_equal(wl.spec.podsets[0].name, "master");
-    assert_int_equal(wl.spec.podsets[1].count, 2);
-    assert_int_equal(ts_jobkind_start(k, job, &wl, lookup, NULL, &err), 0);
-    assert_false(ts_jobkind_is_suspended(k, job));
-    assert_string_equal(at(job, "spec.pytorchReplicaSpecs.Worker.template.metadata.labels"
-                                "[kueue.x-k8s.io/podset]"),
-                        "worker");
-    assert_string_equal(
-        at(job, "spec.pytorchReplicaSpecs.Master.template.spec.nodeSelector[instance-type]"),
-        "gpu");
-    assert_int_equal(ts_jobkind_stop(k, job, &wl, &changed, &err), 0);
-    if (!cJSON_Compare(job, orig, 1))
-        fail_msg("restored job differs: %s", ts_json_dumps(job, 0));
-    ts_workload_release(&wl);
-    cJSON_Delete(job);
-    cJSON_Delete(orig);
+    for (size_t c = 0; c < sizeof(kf_cases) / sizeof(kf_cases[0]); c++) {
+        cJSON *job = cJSON_Parse(kf_cases[c].json), *orig = cJSON_Duplicate(job, 1), *tmpl[18];
+        const struct ts_jobkind *k = ts_jobkind_of(job);
+        char names[18][64], path[200];
+        struct ts_workload wl;
+        struct ts_err err = {0};
+        int changed;
+
+        assert_non_null(k);
+        assert_true(ts_jobkind_is_suspended(k, job));
+        assert_int_equal(ts_jobkind_templates(k, job, tmpl, names), kf_cases[c].n);
+        admitted_workload(job, "gpu", 0, &wl);
+        assert_int_equal(wl.spec.n_podsets, kf_cases[c].n);
+        assert_string_equal(wl.meta.name, kf_cases[c].wl_name);
+        assert_string_equal(wl.meta.owner_refs[0].api_version, kf_cases[c].owner_api_version);
+        assert_string_equal(wl.meta.owner_refs[0].kind, ts_json_get_string(job, "kind"));
+        assert_string_equal(wl.spec.queue_name, "lq");
+        for (size_t i = 0; i < kf_cases[c].n; i++) {
+            assert_string_equal(names[i], kf_cases[c].podsets[i]);
+            assert_string_equal(wl.spec.podsets[i].name, kf_cases[c].podsets[i]);
+            assert_int_equal(wl.spec.podsets[i].count, kf_cases[c].counts[i]);
+        }
+        assert_int_equal(ts_jobkind_start(k, job, &wl, lookup, NULL, &err), 0);
+        assert_false(ts_jobkind_is_suspended(k, job));
+        assert_true(cJSON_IsFalse(ts_json_get(job, "spec.runPolicy.suspend")));
+        for (size_t i = 0; i < kf_cases[c].n; i++) {
+            snprintf(path, sizeof(path),
+                     "spec.%s.%s.template.metadata.labels[kueue.x-k8s.io/podset]",
+                     kf_cases[c].replicas_key, kf_cases[c].types[i]);
+            assert_string_equal(at(job, path), kf_cases[c].podsets[i]);
+            snprintf(path, sizeof(path), "spec.%s.%s.template.spec.nodeSelector[instance-type]",
+                     kf_cases[c].replicas_key, kf_cases[c].types[i]);
+            assert_string_equal(at(job, path), "gpu");
+        }
+        assert_int_equal(ts_jobkind_stop(k, job, &wl, &changed, &err), 0);
+        assert_true(changed);
+        if (!cJSON_Compare(job, orig, 1))
+            fail_msg("%s: restored job differs: %s", wl.meta.name, ts_json_dumps(job, 0));
+        ts_workload_release(&wl);
+        cJSON_Delete(job);
+        cJSON_Delete(orig);
+    }
 }
 
 /* --- the reconciler's plans ------------------------------------------------ */
@@ -603,7 +675,7 @@ int main(void)
         cmocka_unit_test(test_job_start_conflict_leaves_job),
         cmocka_unit_test(test_job_missing_flavor),
         cmocka_unit_test(test_job_partial_admission_parallelism),
-        cmocka_unit_test(test_pytorchjob_replicas_in_kueue_order),
+        cmocka_unit_test(test_kubeflow_kinds),
         cmocka_unit_test(test_unmanaged_kinds),
         cmocka_unit_test(test_plan_new_job),
         cmocka_unit_test(test_plan_missing_priority_class),
