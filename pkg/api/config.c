@@ -13,6 +13,7 @@ void ts_config_init(struct ts_config *c)
     c->burst = 500;
     c->wait_for_pods_ready = 1;
     c->pods_ready_timeout_s = 30 * 60;
+    c->pods_ready_recovery_timeout_s = 30 * 60;
     c->backoff_base_s = 60;
     c->backoff_max_s = 3600;
     c->manage_batch_job = 1;
@@ -86,12 +87,12 @@ static void decode_wait_for_pods_ready(struct ts_dec *d, const cJSON *obj, int v
                                        struct ts_config *c)
 {
     const cJSON *w = ts_dec_object(d, obj, "waitForPodsReady"), *rs;
-    char *timeout = NULL;
+    char *timeout = NULL, *recovery = NULL;
     size_t mark;
 
     if (v1beta1) {
         c->wait_for_pods_ready = 0;
-        c->pods_ready_timeout_s = 5 * 60;
+        c->pods_ready_timeout_s = c->pods_ready_recovery_timeout_s = 5 * 60;
     }
     if (!w)
         return;
@@ -104,13 +105,24 @@ static void decode_wait_for_pods_ready(struct ts_dec *d, const cJSON *obj, int v
     if (ts_dec_string(d, w, "timeout", &timeout) == 1 &&
         (parse_duration_s(timeout, &c->pods_ready_timeout_s) || c->pods_ready_timeout_s <= 0))
         ts_dec_error(d, TS_FIELD_INVALID, "timeout", timeout, "must be a positive duration");
+    c->pods_ready_recovery_timeout_s = c->pods_ready_timeout_s; /* unless given */
+    if (ts_dec_string(d, w, "recoveryTimeout", &recovery) == 1 &&
+        (parse_duration_s(recovery, &c->pods_ready_recovery_timeout_s) ||
+         c->pods_ready_recovery_timeout_s <= 0))
+        ts_dec_error(d, TS_FIELD_INVALID, "recoveryTimeout", recovery,
+                     "must be a positive duration");
     free(timeout);
+    free(recovery);
     rs = ts_dec_object(d, w, "requeuingStrategy");
     if (rs) {
         size_t m2 = ts_path_push(&d->path, "requeuingStrategy");
 
         ts_dec_i32(d, rs, "backoffBaseSeconds", &c->backoff_base_s);
         ts_dec_i32(d, rs, "backoffMaxSeconds", &c->backoff_max_s);
+        ts_dec_opt_i32(d, rs, "backoffLimitCount", &c->backoff_limit_count);
+        if (c->backoff_limit_count.set && c->backoff_limit_count.v < 0)
+            ts_dec_error(d, TS_FIELD_INVALID, "backoffLimitCount", NULL,
+                         "must be greater than or equal to 0");
         ts_path_pop(&d->path, m2);
     }
     ts_path_pop(&d->path, mark);

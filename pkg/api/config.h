@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "api/field.h"
+#include "api/opt.h"
 
 /* fairSharing.preemptionStrategies values. */
 enum ts_config_fs_strategy {
@@ -32,8 +33,14 @@ struct ts_config {
      * (present or not; absent = defaults), v1beta1 only with enable: true */
     int wait_for_pods_ready;
     int64_t pods_ready_timeout_s; /* v1beta2 default 30m, v1beta1 5m */
+    /* recoveryTimeout: how long pods may stay not ready after having been
+     * ready (WaitForRecovery); defaults to the timeout */
+    int64_t pods_ready_recovery_timeout_s;
     int block_admission;
     int32_t backoff_base_s, backoff_max_s; /* requeuingStrategy: 60, 3600 */
+    /* requeuingStrategy.backoffLimitCount: evictions before the Workload is
+     * deactivated; unset = requeue forever */
+    struct ts_opt_i32 backoff_limit_count;
     /* integrations.frameworks: which job kinds are managed (Kueue's
      * shipped configuration lists them all) */
     int manage_batch_job, manage_pytorchjob, manage_tfjob, manage_mpijob;

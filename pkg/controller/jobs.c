@@ -81,7 +81,7 @@ struct jobwrite {
     /* a Workload status write's metric, recorded once it landed */
     enum ts_jobplan_metric metric;
     char *cq, *priority_class;
-    char *cause;    /* PodsReady's reason: WaitForStart or WaitForRecovery */
+    char *cause;    /* the eviction's underlying cause (WaitForStart, RequeuingLimitExceeded...) */
     double seconds; /* execution time (finished) */
     int first;      /* first eviction (PodsReadyTimeout) */
 };
@@ -93,7 +93,9 @@ static void measure(struct jobwrite *w)
     if (w->metric == TS_JOBPLAN_METRIC_FINISHED)
         ts_kmetrics_finished(w->c->metrics, &m, w->seconds);
     else if (w->metric == TS_JOBPLAN_METRIC_PODS_READY_TIMEOUT)
-        ts_kmetrics_evicted(w->c->metrics, &m, "PodsReadyTimeout", w->cause, w->first);
+        ts_kmetrics_evicted(w->c->metrics, &m, TS_WL_REASON_PODS_READY_TIMEOUT, w->cause, w->first);
+    else if (w->metric == TS_JOBPLAN_METRIC_DEACTIVATED)
+        ts_kmetrics_evicted(w->c->metrics, &m, TS_WL_REASON_DEACTIVATED, w->cause, w->first);
 }
 
 static void job_written(struct ts_kube_client *kc, struct ts_kube_result *res, void *data)
@@ -129,16 +131,14 @@ static void submit(struct ts_ctl *c, const char *key, struct ts_kube_req *r,
         const struct ts_workload *wl = &metric_of->workload;
         const struct ts_condition *adm =
             ts_conditions_find(&wl->status.conditions, TS_WL_COND_ADMITTED);
-        const struct ts_condition *pr;
 
         w->metric = metric_of->metric;
         w->cq = ts_xstrdup(wl->status.admission->cluster_queue);
         w->priority_class =
             wl->spec.priority_class_ref.name ? ts_xstrdup(wl->spec.priority_class_ref.name) : NULL;
         w->seconds = adm ? (double)(ts__ctl_now(c) - adm->last_transition_time) / 1e9 : 0;
-        w->first = wl->status.requeue_state.count.v <= 1;
-        pr = ts_conditions_find(&wl->status.conditions, TS_WL_COND_PODS_READY);
-        w->cause = ts_xstrdup(pr && pr->reason ? pr->reason : "");
+        w->first = metric_of->metric_first;
+        w->cause = ts_xstrdup(metric_of->metric_cause ? metric_of->metric_cause : "");
     }
     c->inflight++;
     if (ts_kube_submit(c->client, r, job_written, w, NULL, &err)) {
@@ -185,8 +185,14 @@ static void execute(struct ts_ctl *c, const char *key, const cJSON *job,
         r.body = p->job;
         submit(c, key, &r, NULL);
     }
-    if (p->event_reason)
+    if (p->event_reason && p->event_on_workload) {
+        cJSON *wl = ts_workload_encode(&p->workload);
+
+        ts_recorder_event(c->events, wl, p->event_type, p->event_reason, "%s", p->event_message);
+        cJSON_Delete(wl);
+    } else if (p->event_reason) {
         ts_recorder_event(c->events, job, p->event_type, p->event_reason, "%s", p->event_message);
+    }
 }
 
 /* The Workload the job owns (Kueue's name for it), or NULL. */
@@ -229,7 +235,9 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
                                  c->opts.config.wait_for_pods_ready,
                                  c->opts.config.pods_ready_timeout_s * TS_TIME_SECOND,
                                  c->opts.config.backoff_base_s,
-                                 c->opts.config.backoff_max_s};
+                                 c->opts.config.backoff_max_s,
+                                 c->opts.config.pods_ready_recovery_timeout_s * TS_TIME_SECOND,
+                                 c->opts.config.backoff_limit_count};
     struct ts_workload wl;
     struct ts_jobplan p;
     struct ts_err err = {0};

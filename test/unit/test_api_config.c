@@ -117,6 +117,60 @@ static void test_requeuing_strategy(void **state)
     cJSON_Delete(obj);
 }
 
+/* recoveryTimeout defaults to the timeout (whatever set it), and
+ * backoffLimitCount is unset unless given; bad values name the field. */
+static void test_recovery_and_limit(void **state)
+{
+    static const struct {
+        const char *wfpr; /* the waitForPodsReady block, NULL = absent */
+        const char *version;
+        int64_t recovery_s;
+        int limit_set;
+        int32_t limit;
+        const char *error_field;
+    } rl[] = {
+        {NULL, "v1beta2", 1800, 0, 0, NULL},
+        {NULL, "v1beta1", 300, 0, 0, NULL},
+        {"{timeout: 10m}", "v1beta2", 600, 0, 0, NULL},
+        {"{timeout: 10m, recoveryTimeout: 2m}", "v1beta2", 120, 0, 0, NULL},
+        {"{enable: true, recoveryTimeout: 90s}", "v1beta1", 90, 0, 0, NULL},
+        {"{requeuingStrategy: {backoffLimitCount: 0}}", "v1beta2", 1800, 1, 0, NULL},
+        {"{requeuingStrategy: {backoffLimitCount: 3}}", "v1beta2", 1800, 1, 3, NULL},
+        {"{recoveryTimeout: later}", "v1beta2", 1800, 0, 0, "waitForPodsReady.recoveryTimeout"},
+        {"{requeuingStrategy: {backoffLimitCount: -1}}", "v1beta2", 1800, 1, -1,
+         "waitForPodsReady.requeuingStrategy.backoffLimitCount"},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(rl) / sizeof(rl[0]); i++) {
+        struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+        struct ts_err e = {0};
+        struct ts_config c;
+        cJSON *obj = NULL;
+        char yaml[256];
+
+        snprintf(yaml, sizeof(yaml),
+                 "apiVersion: config.kueue.x-k8s.io/%s\nkind: Configuration\n%s%s\n", rl[i].version,
+                 rl[i].wfpr ? "waitForPodsReady: " : "", rl[i].wfpr ? rl[i].wfpr : "");
+        ts_config_init(&c);
+        assert_int_equal(ts_yaml_decode_one(yaml, strlen(yaml), &obj, &e), 0);
+        ts_config_decode(obj, &c, &errs);
+        if (rl[i].error_field ? errs.n != 1 || strcmp(errs.items[0].field, rl[i].error_field)
+                              : errs.n != 0)
+            fail_msg("case %zu: %zu errors (%s)", i, errs.n, errs.n ? errs.items[0].field : "-");
+        if ((!rl[i].error_field || rl[i].limit_set) &&
+            (c.pods_ready_recovery_timeout_s != rl[i].recovery_s ||
+             c.backoff_limit_count.set != rl[i].limit_set ||
+             c.backoff_limit_count.v != rl[i].limit))
+            fail_msg("case %zu: recovery %lld limit %d/%d", i,
+                     (long long)c.pods_ready_recovery_timeout_s, c.backoff_limit_count.set,
+                     c.backoff_limit_count.v);
+        ts_field_errors_release(&errs);
+        ts_config_release(&c);
+        cJSON_Delete(obj);
+    }
+}
+
 static void test_integrations(void **state)
 {
     static const struct {
@@ -161,6 +215,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_config_cases),
         cmocka_unit_test(test_requeuing_strategy),
+        cmocka_unit_test(test_recovery_and_limit),
         cmocka_unit_test(test_integrations),
     };
 

@@ -326,10 +326,10 @@ static int wpc_lookup(void *ctx, const char *name, int32_t *value)
 }
 
 static const struct ts_priority_lookup prio = {wpc_lookup, NULL, NULL, NULL};
-static const struct ts_jobplan_env env = {&prio, lookup, NULL, 0, 0, 0, 60, 3600};
-static const struct ts_jobplan_env env_wfpr = {&prio, lookup, NULL, 0, 1, 0, 60, 3600};
+static const struct ts_jobplan_env env = {&prio, lookup, NULL, 0, 0, 0, 60, 3600, 0, {0, 0}};
+static const struct ts_jobplan_env env_wfpr = {&prio, lookup, NULL, 0, 1, 0, 60, 3600, 0, {0, 0}};
 static const struct ts_jobplan_env env_timeout = {
-    &prio, lookup, NULL, 0, 1, 30 * 60 * TS_TIME_SECOND, 60, 3600};
+    &prio, lookup, NULL, 0, 1, 30 * 60 * TS_TIME_SECOND, 60, 3600, 0, {0, 0}};
 
 static void reserve(struct ts_workload *wl, int admitted)
 {
@@ -556,6 +556,193 @@ static void test_plan_pods_ready_timeout(void **state)
     cJSON_Delete(job);
 }
 
+/* recoveryTimeout, not timeout, bounds WaitForRecovery. */
+static void test_plan_recovery_timeout(void **state)
+{
+    static const struct {
+        int64_t after_loss_s;
+        int evicted;
+        int64_t requeue_after_s;
+    } steps[] = {{60, 0, 60}, {119, 0, 1}, {120, 1, 0}};
+    struct ts_jobplan_env e = env_timeout;
+    cJSON *job = cJSON_Parse(job_json);
+    ts_time lost = NOW + 3600 * TS_TIME_SECOND; /* long after admission */
+    struct ts_workload wl;
+    struct ts_jobplan p;
+    struct ts_err err = {0};
+
+    (void)state;
+    e.pods_ready_recovery_timeout = 120 * TS_TIME_SECOND;
+    ts_jobplan_init(&p);
+    admitted_workload(job, "gpu", 0, &wl);
+    reserve(&wl, 1);
+    ts_conditions_set(&wl.status.conditions, TS_WL_COND_PODS_READY, "False", "WaitForRecovery",
+                      "At least one pod has failed, waiting for recovery", 1, lost);
+    set(job, "spec.suspend", cJSON_CreateFalse());
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        ts_time now = lost + steps[i].after_loss_s * TS_TIME_SECOND;
+        const struct ts_condition *ev;
+
+        assert_int_equal(ts_jobplan_make(job, &wl, &e, now, &p, &err), 0);
+        ev = ts_conditions_find(&p.workload.status.conditions, "Evicted");
+        if (steps[i].evicted != (ev != NULL) ||
+            p.requeue_after != steps[i].requeue_after_s * TS_TIME_SECOND)
+            fail_msg("step %zu: evicted %d requeue_after %lld", i, ev != NULL,
+                     (long long)p.requeue_after);
+    }
+    assert_string_equal(p.metric_cause, "WaitForRecovery");
+    assert_int_equal(p.metric, TS_JOBPLAN_METRIC_PODS_READY_TIMEOUT);
+    /* the same loss under the plain timeout (30m) is not over yet */
+    assert_int_equal(ts_jobplan_make(job, &wl, &env_timeout, lost + 120 * TS_TIME_SECOND, &p, &err),
+                     0);
+    assert_int_equal(p.ops, 0);
+    ts_workload_release(&wl);
+    ts_jobplan_release(&p);
+    cJSON_Delete(job);
+}
+
+/* backoffLimitCount: the timeout that would be eviction limit+1
+ * deactivates instead. */
+static void test_plan_requeuing_limit(void **state)
+{
+    static const struct {
+        int set;
+        int32_t limit, count;
+        int deactivates;
+    } cases[] = {{0, 0, 5, 0}, {1, 0, 0, 1}, {1, 1, 0, 0},
+                 {1, 1, 1, 1}, {1, 3, 2, 0}, {1, 3, 3, 1}};
+    cJSON *job = cJSON_Parse(job_json);
+    ts_time later = NOW + 31 * 60 * TS_TIME_SECOND;
+    struct ts_jobplan p;
+    struct ts_err err = {0};
+
+    (void)state;
+    ts_jobplan_init(&p);
+    set(job, "spec.suspend", cJSON_CreateFalse());
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct ts_jobplan_env e = env_timeout;
+        const struct ts_condition *dt, *ev;
+        struct ts_workload wl;
+
+        e.backoff_limit_count.set = cases[i].set;
+        e.backoff_limit_count.v = cases[i].limit;
+        set(job, "spec.suspend", cJSON_CreateTrue());
+        admitted_workload(job, "gpu", 0, &wl);
+        set(job, "spec.suspend", cJSON_CreateFalse());
+        reserve(&wl, 1);
+        wl.status.requeue_state.set = cases[i].count > 0;
+        wl.status.requeue_state.count.set = cases[i].count > 0;
+        wl.status.requeue_state.count.v = cases[i].count;
+        assert_int_equal(ts_jobplan_make(job, &wl, &e, later, &p, &err), 0);
+        assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS);
+        dt = ts_conditions_find(&p.workload.status.conditions, "DeactivationTarget");
+        ev = ts_conditions_find(&p.workload.status.conditions, "Evicted");
+        if (cases[i].deactivates != (dt != NULL) || cases[i].deactivates == (ev != NULL))
+            fail_msg("case %zu: DeactivationTarget %d Evicted %d", i, dt != NULL, ev != NULL);
+        if (dt) {
+            assert_string_equal(dt->reason, "RequeuingLimitExceeded");
+            assert_int_equal(p.workload.status.requeue_state.count.v, cases[i].count);
+            assert_int_equal(p.metric, TS_JOBPLAN_METRIC_NONE);
+        }
+        ts_workload_release(&wl);
+    }
+    ts_jobplan_release(&p);
+    cJSON_Delete(job);
+}
+
+/* Deactivation in Kueue's steps, from the DeactivationTarget to the quota
+ * released, held while inactive, then reactivated; and a user's
+ * spec.active=false on a running job. */
+static void test_plan_deactivation(void **state)
+{
+    cJSON *job = cJSON_Parse(job_json);
+    struct ts_jobplan_env e = env_timeout;
+    ts_time later = NOW + 31 * 60 * TS_TIME_SECOND;
+    const struct ts_condition *ev, *rq;
+    struct ts_workload wl;
+    struct ts_jobplan p;
+    struct ts_err err = {0};
+
+    (void)state;
+    e.backoff_limit_count.set = 1;
+    e.backoff_limit_count.v = 0;
+    ts_jobplan_init(&p);
+    admitted_workload(job, "gpu", 0, &wl);
+    reserve(&wl, 1);
+    set(job, "spec.suspend", cJSON_CreateFalse());
+    set(job, "status.active", cJSON_CreateNumber(4)); /* running, not ready */
+    assert_int_equal(ts_jobplan_make(job, &wl, &e, later, &p, &err), 0);
+    ts_workload_copy(&wl, &p.workload);
+    /* 1. DeactivationTarget -> spec.active=false */
+    assert_int_equal(ts_jobplan_make(job, &wl, &e, later, &p, &err), 0);
+    assert_int_equal(p.ops, TS_JOBPLAN_UPDATE_WORKLOAD);
+    assert_false(ts_workload_is_active(&p.workload));
+    ts_workload_copy(&wl, &p.workload);
+    /* 2. inactive -> Evicted with Kueue's reason and message */
+    wl.status.requeue_state.set = wl.status.requeue_state.count.set = 1;
+    wl.status.requeue_state.count.v = 3;
+    assert_int_equal(ts_jobplan_make(job, &wl, &e, later, &p, &err), 0);
+    assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS);
+    ev = ts_conditions_find(&p.workload.status.conditions, "Evicted");
+    assert_string_equal(ev->status, "True");
+    assert_string_equal(ev->reason, "DeactivatedDueToRequeuingLimitExceeded");
+    assert_string_equal(ev->message, "The workload is deactivated due to exceeding the maximum "
+                                     "number of re-queuing retries");
+    assert_null(ts_conditions_find(&p.workload.status.conditions, "DeactivationTarget"));
+    assert_false(p.workload.status.requeue_state.set);
+    assert_int_equal(p.metric, TS_JOBPLAN_METRIC_DEACTIVATED);
+    assert_string_equal(p.metric_cause, "RequeuingLimitExceeded");
+    assert_false(p.metric_first);
+    assert_string_equal(p.event_reason, "EvictedDueToDeactivatedDueToRequeuingLimitExceeded");
+    assert_true(p.event_on_workload);
+    ts_workload_copy(&wl, &p.workload);
+    /* 3. the job is stopped, 4. then the quota released */
+    assert_int_equal(ts_jobplan_make(job, &wl, &e, later, &p, &err), 0);
+    assert_int_equal(p.ops, TS_JOBPLAN_UPDATE_JOB);
+    assert_true(cJSON_IsTrue(ts_json_get(p.job, "spec.suspend")));
+    cJSON_Delete(job);
+    job = cJSON_Duplicate(p.job, 1);
+    set(job, "status.active", cJSON_CreateNumber(0)); /* its pods are gone */
+    assert_int_equal(ts_jobplan_make(job, &wl, &e, later, &p, &err), 0);
+    assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS);
+    assert_null(p.workload.status.admission);
+    rq = ts_conditions_find(&p.workload.status.conditions, "Requeued");
+    assert_string_equal(rq->status, "False");
+    assert_string_equal(rq->reason, "DeactivatedDueToRequeuingLimitExceeded");
+    ts_workload_copy(&wl, &p.workload);
+    /* 5. held: nothing to do, however long it waits */
+    assert_int_equal(ts_jobplan_make(job, &wl, &e, later + 86400 * TS_TIME_SECOND, &p, &err), 0);
+    assert_int_equal(p.ops, 0);
+    /* 6. reactivated: Requeued=True Reactivated, once */
+    wl.spec.active.v = 1;
+    assert_int_equal(ts_jobplan_make(job, &wl, &e, later, &p, &err), 0);
+    assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS);
+    rq = ts_conditions_find(&p.workload.status.conditions, "Requeued");
+    assert_string_equal(rq->status, "True");
+    assert_string_equal(rq->reason, "Reactivated");
+    ts_workload_copy(&wl, &p.workload);
+    assert_int_equal(ts_jobplan_make(job, &wl, &e, later, &p, &err), 0);
+    assert_int_equal(p.ops, 0);
+    ts_workload_release(&wl);
+
+    /* a user deactivates an admitted, running job: reason Deactivated */
+    set(job, "spec.suspend", cJSON_CreateTrue());
+    admitted_workload(job, "gpu", 0, &wl);
+    reserve(&wl, 1);
+    set(job, "spec.suspend", cJSON_CreateFalse());
+    wl.spec.active.v = 0;
+    assert_int_equal(ts_jobplan_make(job, &wl, &env, NOW, &p, &err), 0);
+    assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS);
+    ev = ts_conditions_find(&p.workload.status.conditions, "Evicted");
+    assert_string_equal(ev->reason, "Deactivated");
+    assert_string_equal(ev->message, "The workload is deactivated");
+    assert_string_equal(p.metric_cause, "");
+    assert_true(p.metric_first);
+    ts_workload_release(&wl);
+    ts_jobplan_release(&p);
+    cJSON_Delete(job);
+}
+
 static void test_plan_running_without_admission_is_stopped(void **state)
 {
     cJSON *job = cJSON_Parse(job_json);
@@ -682,6 +869,9 @@ int main(void)
         cmocka_unit_test(test_plan_start_stop_finish),
         cmocka_unit_test(test_plan_pods_ready),
         cmocka_unit_test(test_plan_pods_ready_timeout),
+        cmocka_unit_test(test_plan_recovery_timeout),
+        cmocka_unit_test(test_plan_requeuing_limit),
+        cmocka_unit_test(test_plan_deactivation),
         cmocka_unit_test(test_plan_running_without_admission_is_stopped),
         cmocka_unit_test(test_plan_evicted_stops_then_releases),
         cmocka_unit_test(test_plan_pending_workload_follows_job),
