@@ -117,6 +117,26 @@ static void test_requeuing_strategy(void **state)
     cJSON_Delete(obj);
 }
 
+/* Decodes the Configuration printf(fmt, ...) into c (initialised here). */
+static void decode_config(struct ts_config *c, struct ts_field_errors *errs, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void decode_config(struct ts_config *c, struct ts_field_errors *errs, const char *fmt, ...)
+{
+    struct ts_err e = {0};
+    cJSON *obj = NULL;
+    char yaml[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(yaml, sizeof(yaml), fmt, ap);
+    va_end(ap);
+    ts_config_init(c);
+    assert_int_equal(ts_yaml_decode_one(yaml, strlen(yaml), &obj, &e), 0);
+    ts_config_decode(obj, c, errs);
+    cJSON_Delete(obj);
+}
+
 /* recoveryTimeout defaults to the timeout (whatever set it), and
  * backoffLimitCount is unset unless given; bad values name the field. */
 static void test_recovery_and_limit(void **state)
@@ -144,17 +164,11 @@ static void test_recovery_and_limit(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof(rl) / sizeof(rl[0]); i++) {
         struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
-        struct ts_err e = {0};
         struct ts_config c;
-        cJSON *obj = NULL;
-        char yaml[256];
 
-        snprintf(yaml, sizeof(yaml),
-                 "apiVersion: config.kueue.x-k8s.io/%s\nkind: Configuration\n%s%s\n", rl[i].version,
-                 rl[i].wfpr ? "waitForPodsReady: " : "", rl[i].wfpr ? rl[i].wfpr : "");
-        ts_config_init(&c);
-        assert_int_equal(ts_yaml_decode_one(yaml, strlen(yaml), &obj, &e), 0);
-        ts_config_decode(obj, &c, &errs);
+        decode_config(
+            &c, &errs, "apiVersion: config.kueue.x-k8s.io/%s\nkind: Configuration\n%s%s\n",
+            rl[i].version, rl[i].wfpr ? "waitForPodsReady: " : "", rl[i].wfpr ? rl[i].wfpr : "");
         if (rl[i].error_field ? errs.n != 1 || strcmp(errs.items[0].field, rl[i].error_field)
                               : errs.n != 0)
             fail_msg("case %zu: %zu errors (%s)", i, errs.n, errs.n ? errs.items[0].field : "-");
@@ -167,7 +181,6 @@ static void test_recovery_and_limit(void **state)
                      c.backoff_limit_count.v);
         ts_field_errors_release(&errs);
         ts_config_release(&c);
-        cJSON_Delete(obj);
     }
 }
 
@@ -187,18 +200,12 @@ static void test_integrations(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof(fw) / sizeof(fw[0]); i++) {
         struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
-        struct ts_err e = {0};
         struct ts_config c;
-        cJSON *obj = NULL;
-        char yaml[256];
 
-        snprintf(yaml, sizeof(yaml),
-                 "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n%s%s\n",
-                 fw[i].frameworks ? "integrations:\n  frameworks: " : "",
-                 fw[i].frameworks ? fw[i].frameworks : "");
-        ts_config_init(&c);
-        assert_int_equal(ts_yaml_decode_one(yaml, strlen(yaml), &obj, &e), 0);
-        ts_config_decode(obj, &c, &errs);
+        decode_config(&c, &errs,
+                      "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n%s%s\n",
+                      fw[i].frameworks ? "integrations:\n  frameworks: " : "",
+                      fw[i].frameworks ? fw[i].frameworks : "");
         assert_int_equal(errs.n, 0);
         if (c.manage_batch_job != fw[i].job || c.manage_pytorchjob != fw[i].ptj ||
             c.manage_tfjob != fw[i].tfj || c.manage_mpijob != fw[i].mpij)
@@ -206,7 +213,6 @@ static void test_integrations(void **state)
                      fw[i].frameworks ? fw[i].frameworks : "(absent)", c.manage_batch_job,
                      c.manage_pytorchjob, c.manage_tfjob, c.manage_mpijob);
         ts_config_release(&c);
-        cJSON_Delete(obj);
     }
 }
 

@@ -475,6 +475,52 @@ static void test_plan_pods_ready(void **state)
     cJSON_Delete(job);
 }
 
+/* The plan is one status write that sets condition `type` to
+ * status/reason; returns that condition (in p). */
+static const struct ts_condition *status_write(const cJSON *job, const struct ts_workload *wl,
+                                               const struct ts_jobplan_env *e, ts_time now,
+                                               struct ts_jobplan *p, const char *type,
+                                               const char *status, const char *reason)
+{
+    const struct ts_condition *c;
+    struct ts_err err = {0};
+
+    assert_int_equal(ts_jobplan_make(job, wl, e, now, p, &err), 0);
+    assert_int_equal(p->ops, TS_JOBPLAN_WORKLOAD_STATUS);
+    c = ts_conditions_find(&p->workload.status.conditions, type);
+    assert_non_null(c);
+    assert_string_equal(c->status, status);
+    assert_string_equal(c->reason, reason);
+    return c;
+}
+
+/* An evicted Workload's job (still with active pods) is stopped first;
+ * once its pods are gone the quota is released with Requeued=False and the
+ * eviction's reason.  Returns the stopped job (job is freed); wl becomes
+ * the released Workload. */
+static cJSON *stop_then_release(cJSON *job, struct ts_workload *wl, const struct ts_jobplan_env *e,
+                                ts_time now, struct ts_jobplan *p, const char *reason)
+{
+    const struct ts_condition *rq;
+    struct ts_err err = {0};
+
+    set(job, "status.active", cJSON_CreateNumber(4));
+    assert_int_equal(ts_jobplan_make(job, wl, e, now, p, &err), 0);
+    assert_int_equal(p->ops, TS_JOBPLAN_UPDATE_JOB);
+    assert_true(cJSON_IsTrue(ts_json_get(p->job, "spec.suspend")));
+    cJSON_Delete(job);
+    job = cJSON_Duplicate(p->job, 1);
+    set(job, "status.active", cJSON_CreateNumber(0)); /* its pods are gone */
+    assert_int_equal(ts_jobplan_make(job, wl, e, now, p, &err), 0);
+    assert_int_equal(p->ops, TS_JOBPLAN_WORKLOAD_STATUS);
+    assert_null(p->workload.status.admission);
+    rq = ts_conditions_find(&p->workload.status.conditions, "Requeued");
+    assert_string_equal(rq->status, "False");
+    assert_string_equal(rq->reason, reason);
+    ts_workload_copy(wl, &p->workload);
+    return job;
+}
+
 /* PodsReady timeout: a reconcile is asked for at the deadline; past it the
  * Workload is evicted (PodsReadyTimeout, backoff 60 s, 120 s, ... capped
  * at 3600 s); once the job stopped and the quota is released the backoff
@@ -511,18 +557,7 @@ static void test_plan_pods_ready_timeout(void **state)
     assert_int_equal(p.workload.status.requeue_state.requeue_at, later + 60 * TS_TIME_SECOND);
     ts_workload_copy(&wl, &p.workload);
     /* evicted: the job is stopped, then the quota released */
-    assert_int_equal(ts_jobplan_make(job, &wl, &env_timeout, later, &p, &err), 0);
-    assert_true(p.ops & TS_JOBPLAN_UPDATE_JOB);
-    assert_true(cJSON_IsTrue(ts_json_get(p.job, "spec.suspend")));
-    cJSON_Delete(job);
-    job = cJSON_Duplicate(p.job, 1);
-    assert_int_equal(ts_jobplan_make(job, &wl, &env_timeout, later, &p, &err), 0);
-    assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS);
-    assert_null(p.workload.status.admission);
-    rq = ts_conditions_find(&p.workload.status.conditions, "Requeued");
-    assert_string_equal(rq->status, "False");
-    assert_string_equal(rq->reason, "PodsReadyTimeout");
-    ts_workload_copy(&wl, &p.workload);
+    job = stop_then_release(job, &wl, &env_timeout, later, &p, "PodsReadyTimeout");
     /* in backoff: nothing yet, a reconcile at requeueAt; then it is over */
     assert_int_equal(ts_jobplan_make(job, &wl, &env_timeout, later + TS_TIME_SECOND, &p, &err), 0);
     assert_int_equal(p.ops, 0);
@@ -658,7 +693,7 @@ static void test_plan_deactivation(void **state)
     cJSON *job = cJSON_Parse(job_json);
     struct ts_jobplan_env e = env_timeout;
     ts_time later = NOW + 31 * 60 * TS_TIME_SECOND;
-    const struct ts_condition *ev, *rq;
+    const struct ts_condition *ev;
     struct ts_workload wl;
     struct ts_jobplan p;
     struct ts_err err = {0};
@@ -681,11 +716,8 @@ static void test_plan_deactivation(void **state)
     /* 2. inactive -> Evicted with Kueue's reason and message */
     wl.status.requeue_state.set = wl.status.requeue_state.count.set = 1;
     wl.status.requeue_state.count.v = 3;
-    assert_int_equal(ts_jobplan_make(job, &wl, &e, later, &p, &err), 0);
-    assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS);
-    ev = ts_conditions_find(&p.workload.status.conditions, "Evicted");
-    assert_string_equal(ev->status, "True");
-    assert_string_equal(ev->reason, "DeactivatedDueToRequeuingLimitExceeded");
+    ev = status_write(job, &wl, &e, later, &p, "Evicted", "True",
+                      "DeactivatedDueToRequeuingLimitExceeded");
     assert_string_equal(ev->message, "The workload is deactivated due to exceeding the maximum "
                                      "number of re-queuing retries");
     assert_null(ts_conditions_find(&p.workload.status.conditions, "DeactivationTarget"));
@@ -697,29 +729,13 @@ static void test_plan_deactivation(void **state)
     assert_true(p.event_on_workload);
     ts_workload_copy(&wl, &p.workload);
     /* 3. the job is stopped, 4. then the quota released */
-    assert_int_equal(ts_jobplan_make(job, &wl, &e, later, &p, &err), 0);
-    assert_int_equal(p.ops, TS_JOBPLAN_UPDATE_JOB);
-    assert_true(cJSON_IsTrue(ts_json_get(p.job, "spec.suspend")));
-    cJSON_Delete(job);
-    job = cJSON_Duplicate(p.job, 1);
-    set(job, "status.active", cJSON_CreateNumber(0)); /* its pods are gone */
-    assert_int_equal(ts_jobplan_make(job, &wl, &e, later, &p, &err), 0);
-    assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS);
-    assert_null(p.workload.status.admission);
-    rq = ts_conditions_find(&p.workload.status.conditions, "Requeued");
-    assert_string_equal(rq->status, "False");
-    assert_string_equal(rq->reason, "DeactivatedDueToRequeuingLimitExceeded");
-    ts_workload_copy(&wl, &p.workload);
+    job = stop_then_release(job, &wl, &e, later, &p, "DeactivatedDueToRequeuingLimitExceeded");
     /* 5. held: nothing to do, however long it waits */
     assert_int_equal(ts_jobplan_make(job, &wl, &e, later + 86400 * TS_TIME_SECOND, &p, &err), 0);
     assert_int_equal(p.ops, 0);
     /* 6. reactivated: Requeued=True Reactivated, once */
     wl.spec.active.v = 1;
-    assert_int_equal(ts_jobplan_make(job, &wl, &e, later, &p, &err), 0);
-    assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS);
-    rq = ts_conditions_find(&p.workload.status.conditions, "Requeued");
-    assert_string_equal(rq->status, "True");
-    assert_string_equal(rq->reason, "Reactivated");
+    status_write(job, &wl, &e, later, &p, "Requeued", "True", "Reactivated");
     ts_workload_copy(&wl, &p.workload);
     assert_int_equal(ts_jobplan_make(job, &wl, &e, later, &p, &err), 0);
     assert_int_equal(p.ops, 0);
@@ -731,10 +747,7 @@ static void test_plan_deactivation(void **state)
     reserve(&wl, 1);
     set(job, "spec.suspend", cJSON_CreateFalse());
     wl.spec.active.v = 0;
-    assert_int_equal(ts_jobplan_make(job, &wl, &env, NOW, &p, &err), 0);
-    assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS);
-    ev = ts_conditions_find(&p.workload.status.conditions, "Evicted");
-    assert_string_equal(ev->reason, "Deactivated");
+    ev = status_write(job, &wl, &env, NOW, &p, "Evicted", "True", "Deactivated");
     assert_string_equal(ev->message, "The workload is deactivated");
     assert_string_equal(p.metric_cause, "");
     assert_true(p.metric_first);
