@@ -130,7 +130,45 @@ static void decode_wait_for_pods_ready(struct ts_dec *d, const cJSON *obj, int v
 
 void ts_config_release(struct ts_config *c)
 {
+    ts_label_selector_release(&c->metrics_lq_selector);
+    free(c->metrics_bind_address);
+    free(c->health_probe_bind_address);
+    free(c->lease_namespace);
+    free(c->lease_name);
     ts_config_init(c);
+}
+
+/* metrics, health, webhook: the knobs of Kueue's ControllerManager part. */
+static void decode_manager(struct ts_dec *d, const cJSON *obj, struct ts_config *c)
+{
+    const cJSON *m = ts_dec_object(d, obj, "metrics");
+    const cJSON *h = ts_dec_object(d, obj, "health");
+    const cJSON *w = ts_dec_object(d, obj, "webhook");
+    const cJSON *le = ts_dec_object(d, obj, "leaderElection");
+    size_t mark = ts_path_push(&d->path, "metrics");
+
+    ts_dec_string(d, m, "bindAddress", &c->metrics_bind_address);
+    ts_dec_bool(d, m, "enableClusterQueueResources", &c->metrics_cq_resources);
+    if ((m = ts_dec_object(d, m, "localQueueMetrics"))) {
+        ts_path_push(&d->path, "localQueueMetrics");
+        ts_dec_bool(d, m, "enable", &c->metrics_lq);
+        ts_label_selector_release(&c->metrics_lq_selector);
+        ts_label_selector_decode(d, m, "localQueueSelector", &c->metrics_lq_selector);
+    }
+    ts_path_pop(&d->path, mark);
+    mark = ts_path_push(&d->path, "health");
+    ts_dec_string(d, h, "healthProbeBindAddress", &c->health_probe_bind_address);
+    ts_path_pop(&d->path, mark);
+    mark = ts_path_push(&d->path, "webhook");
+    if (ts_dec_i32(d, w, "port", &c->webhook_port) == 1 &&
+        (c->webhook_port < 1 || c->webhook_port > 65535))
+        ts_dec_error(d, TS_FIELD_INVALID, "port", NULL, "must be between 1 and 65535");
+    ts_path_pop(&d->path, mark);
+    mark = ts_path_push(&d->path, "leaderElection");
+    ts_dec_opt_bool(d, le, "leaderElect", &c->leader_elect);
+    ts_dec_string(d, le, "resourceNamespace", &c->lease_namespace);
+    ts_dec_string(d, le, "resourceName", &c->lease_name);
+    ts_path_pop(&d->path, mark);
 }
 
 static const char *const strategies[] = {"LessThanOrEqualToFinalShare", "LessThanInitialShare",
@@ -201,6 +239,7 @@ void ts_config_decode(const cJSON *obj, struct ts_config *c, struct ts_field_err
     decode_fair_sharing(&d, obj, v1beta1, c);
     decode_wait_for_pods_ready(&d, obj, v1beta1, c);
     decode_integrations(&d, obj, c);
+    decode_manager(&d, obj, c);
     ts_dec_bool(&d, obj, "manageJobsWithoutQueueName", &c->manage_jobs_without_queue_name);
     cc = ts_dec_object(&d, obj, "clientConnection");
     if (cc) {

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api/core.h"
 #include "api/field.h"
 #include "api/opt.h"
 
@@ -44,10 +45,26 @@ struct ts_config {
     /* integrations.frameworks: which job kinds are managed (Kueue's
      * shipped configuration lists them all) */
     int manage_batch_job, manage_pytorchjob, manage_tfjob, manage_mpijob;
+    /* metrics: the per-flavor ClusterQueue gauges (enableClusterQueueResources)
+     * and the local_queue_* series (localQueueMetrics.enable, for the
+     * LocalQueues its localQueueSelector matches; empty: all), both off by
+     * default as in Kueue */
+    int metrics_cq_resources;
+    int metrics_lq;
+    struct ts_label_selector metrics_lq_selector;
+    /* ports and addresses; NULL / 0: not in the file (the built-in
+     * default or the flag applies) */
+    char *metrics_bind_address;      /* metrics.bindAddress, "host:port" */
+    char *health_probe_bind_address; /* health.healthProbeBindAddress */
+    int32_t webhook_port;            /* webhook.port */
+    /* leaderElection.leaderElect, .resourceNamespace, .resourceName */
+    struct ts_opt_bool leader_elect;
+    char *lease_namespace, *lease_name;
 };
 
 /* Kueue's defaults (no fair sharing, 300 QPS / 500 burst in v1beta2). */
 void ts_config_init(struct ts_config *c);
+/* Frees what c owns and re-initialises it. */
 void ts_config_release(struct ts_config *c);
 
 /* Decodes a Configuration object (either version); problems are appended

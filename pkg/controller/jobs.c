@@ -81,6 +81,7 @@ struct jobwrite {
     /* a Workload status write's metric, recorded once it landed */
     enum ts_jobplan_metric metric;
     char *cq, *priority_class;
+    char *lq_ns, *lq_name; /* lq_name NULL: no local_queue_* series */
     char *cause;    /* the eviction's underlying cause (WaitForStart, RequeuingLimitExceeded...) */
     double seconds; /* execution time (finished) */
     int first;      /* first eviction (PodsReadyTimeout) */
@@ -88,7 +89,7 @@ struct jobwrite {
 
 static void measure(struct jobwrite *w)
 {
-    struct ts_kmetrics_wl m = {w->cq, w->priority_class, NULL, NULL};
+    struct ts_kmetrics_wl m = {w->cq, w->priority_class, w->lq_ns, w->lq_name};
 
     if (w->metric == TS_JOBPLAN_METRIC_FINISHED)
         ts_kmetrics_finished(w->c->metrics, &m, w->seconds);
@@ -113,6 +114,8 @@ static void job_written(struct ts_kube_client *kc, struct ts_kube_result *res, v
     free(w->key);
     free(w->cq);
     free(w->priority_class);
+    free(w->lq_ns);
+    free(w->lq_name);
     free(w->cause);
     free(w);
 }
@@ -134,6 +137,9 @@ static void submit(struct ts_ctl *c, const char *key, struct ts_kube_req *r,
 
         w->metric = metric_of->metric;
         w->cq = ts_xstrdup(wl->status.admission->cluster_queue);
+        w->lq_ns = ts_xstrdup(wl->meta.namespace_);
+        if (ts__ctl_lq_metrics(c, wl->meta.namespace_, wl->spec.queue_name))
+            w->lq_name = ts_xstrdup(wl->spec.queue_name);
         w->priority_class =
             wl->spec.priority_class_ref.name ? ts_xstrdup(wl->spec.priority_class_ref.name) : NULL;
         w->seconds = adm ? (double)(ts__ctl_now(c) - adm->last_transition_time) / 1e9 : 0;

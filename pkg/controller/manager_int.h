@@ -89,6 +89,9 @@ void ts__ctl_kick(struct ts_ctl *c);
 
 /* sched.c */
 void ts__ctl_cycle(struct ts_loop *loop, void *data);
+/* Whether Kueue's local_queue_* series are kept for LocalQueue ns/name:
+ * metrics.localQueueMetrics.enable and its selector on the LQ's labels. */
+int ts__ctl_lq_metrics(struct ts_ctl *c, const char *ns, const char *name);
 void ts__ctl_queue_status(struct ts_loop *loop, void *data);
 
 /* jobs.c */

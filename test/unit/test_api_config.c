@@ -184,6 +184,55 @@ static void test_recovery_and_limit(void **state)
     }
 }
 
+/* The manager's knobs: addresses and ports, leader election, Kueue's
+ * metrics switches (off by default); a bad port names the field. */
+static void test_manager_knobs(void **state)
+{
+    static const char yaml[] =
+        "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+        "metrics:\n  bindAddress: ':9090'\n  enableClusterQueueResources: true\n"
+        "  localQueueMetrics:\n    enable: true\n"
+        "    localQueueSelector: {matchLabels: {team: a}}\n"
+        "health: {healthProbeBindAddress: '127.0.0.1:9091'}\n"
+        "webhook: {port: 9444}\n"
+        "leaderElection: {leaderElect: true, resourceNamespace: kueue-system, resourceName: "
+        "lock}\n";
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    struct ts_strmap a = TS_STRMAP_INIT, b = TS_STRMAP_INIT;
+    struct ts_config c;
+
+    (void)state;
+    ts_config_init(&c);
+    assert_false(c.metrics_cq_resources);
+    assert_false(c.metrics_lq);
+    assert_null(c.metrics_bind_address);
+    assert_false(c.leader_elect.set);
+    decode_config(&c, &errs, "%s", yaml);
+    assert_int_equal(errs.n, 0);
+    assert_string_equal(c.metrics_bind_address, ":9090");
+    assert_true(c.metrics_cq_resources);
+    assert_true(c.metrics_lq);
+    ts_strmap_set(&a, "team", "a");
+    ts_strmap_set(&b, "team", "b");
+    assert_true(ts_label_selector_matches(&c.metrics_lq_selector, &a));
+    assert_false(ts_label_selector_matches(&c.metrics_lq_selector, &b));
+    assert_string_equal(c.health_probe_bind_address, "127.0.0.1:9091");
+    assert_int_equal(c.webhook_port, 9444);
+    assert_true(c.leader_elect.set && c.leader_elect.v);
+    assert_string_equal(c.lease_namespace, "kueue-system");
+    assert_string_equal(c.lease_name, "lock");
+    ts_config_release(&c);
+    decode_config(&c, &errs,
+                  "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+                  "webhook: {port: 70000}\n");
+    assert_int_equal(errs.n, 1);
+    assert_string_equal(errs.items[0].field, "webhook.port");
+    ts_config_release(&c);
+    ts_field_errors_release(&errs);
+    ts_strmap_release(&a);
+    ts_strmap_release(&b);
+}
+
 static void test_integrations(void **state)
 {
     static const struct {
@@ -219,9 +268,8 @@ static void test_integrations(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_config_cases),
-        cmocka_unit_test(test_requeuing_strategy),
-        cmocka_unit_test(test_recovery_and_limit),
+        cmocka_unit_test(test_config_cases),       cmocka_unit_test(test_requeuing_strategy),
+        cmocka_unit_test(test_recovery_and_limit), cmocka_unit_test(test_manager_knobs),
         cmocka_unit_test(test_integrations),
     };
 
