@@ -25,7 +25,7 @@
     "  --data-dir DIR                keep objects in DIR (write-ahead log fsynced before each\n"   \
     "                                reply, snapshots); without it everything is in memory\n"      \
     "  --snapshot-every N            compact the log after N records (default 100000)\n"           \
-    "  --simulate-job-runtime D      play the job controller: Jobs/PyTorchJobs run for D\n"        \
+    "  --simulate-job-runtime D      play the job controller: Jobs/Kubeflow jobs run for D\n"      \
     "                                (e.g. 30s; annotation turnstile.dev/simulated-runtime)\n"     \
     "  --webhook-service NS/NAME[:PORT]=HOST:PORT\n"                                               \
     "                                reach webhook clientConfig.service NAME.NS at HOST:PORT\n"    \

@@ -13,10 +13,13 @@ void ts_config_init(struct ts_config *c)
     c->burst = 500;
     c->wait_for_pods_ready = 1;
     c->pods_ready_timeout_s = 30 * 60;
+    c->pods_ready_recovery_timeout_s = 30 * 60;
     c->backoff_base_s = 60;
     c->backoff_max_s = 3600;
     c->manage_batch_job = 1;
     c->manage_pytorchjob = 1;
+    c->manage_tfjob = 1;
+    c->manage_mpijob = 1;
 }
 
 /* integrations.frameworks: a listed framework is managed, others not;
@@ -31,7 +34,7 @@ static void decode_integrations(struct ts_dec *d, const cJSON *obj, struct ts_co
     mark = ts_path_push(&d->path, "integrations");
     list = ts_dec_array(d, in, "frameworks");
     if (list) {
-        c->manage_batch_job = c->manage_pytorchjob = 0;
+        c->manage_batch_job = c->manage_pytorchjob = c->manage_tfjob = c->manage_mpijob = 0;
         cJSON_ArrayForEach(e, list)
         {
             if (!cJSON_IsString(e))
@@ -40,6 +43,10 @@ static void decode_integrations(struct ts_dec *d, const cJSON *obj, struct ts_co
                 c->manage_batch_job = 1;
             else if (!strcmp(e->valuestring, "kubeflow.org/pytorchjob"))
                 c->manage_pytorchjob = 1;
+            else if (!strcmp(e->valuestring, "kubeflow.org/tfjob"))
+                c->manage_tfjob = 1;
+            else if (!strcmp(e->valuestring, "kubeflow.org/mpijob"))
+                c->manage_mpijob = 1;
         }
     }
     ts_path_pop(&d->path, mark);
@@ -80,12 +87,12 @@ static void decode_wait_for_pods_ready(struct ts_dec *d, const cJSON *obj, int v
                                        struct ts_config *c)
 {
     const cJSON *w = ts_dec_object(d, obj, "waitForPodsReady"), *rs;
-    char *timeout = NULL;
+    char *timeout = NULL, *recovery = NULL;
     size_t mark;
 
     if (v1beta1) {
         c->wait_for_pods_ready = 0;
-        c->pods_ready_timeout_s = 5 * 60;
+        c->pods_ready_timeout_s = c->pods_ready_recovery_timeout_s = 5 * 60;
     }
     if (!w)
         return;
@@ -98,13 +105,24 @@ static void decode_wait_for_pods_ready(struct ts_dec *d, const cJSON *obj, int v
     if (ts_dec_string(d, w, "timeout", &timeout) == 1 &&
         (parse_duration_s(timeout, &c->pods_ready_timeout_s) || c->pods_ready_timeout_s <= 0))
         ts_dec_error(d, TS_FIELD_INVALID, "timeout", timeout, "must be a positive duration");
+    c->pods_ready_recovery_timeout_s = c->pods_ready_timeout_s; /* unless given */
+    if (ts_dec_string(d, w, "recoveryTimeout", &recovery) == 1 &&
+        (parse_duration_s(recovery, &c->pods_ready_recovery_timeout_s) ||
+         c->pods_ready_recovery_timeout_s <= 0))
+        ts_dec_error(d, TS_FIELD_INVALID, "recoveryTimeout", recovery,
+                     "must be a positive duration");
     free(timeout);
+    free(recovery);
     rs = ts_dec_object(d, w, "requeuingStrategy");
     if (rs) {
         size_t m2 = ts_path_push(&d->path, "requeuingStrategy");
 
         ts_dec_i32(d, rs, "backoffBaseSeconds", &c->backoff_base_s);
         ts_dec_i32(d, rs, "backoffMaxSeconds", &c->backoff_max_s);
+        ts_dec_opt_i32(d, rs, "backoffLimitCount", &c->backoff_limit_count);
+        if (c->backoff_limit_count.set && c->backoff_limit_count.v < 0)
+            ts_dec_error(d, TS_FIELD_INVALID, "backoffLimitCount", NULL,
+                         "must be greater than or equal to 0");
         ts_path_pop(&d->path, m2);
     }
     ts_path_pop(&d->path, mark);
@@ -112,7 +130,45 @@ static void decode_wait_for_pods_ready(struct ts_dec *d, const cJSON *obj, int v
 
 void ts_config_release(struct ts_config *c)
 {
+    ts_label_selector_release(&c->metrics_lq_selector);
+    free(c->metrics_bind_address);
+    free(c->health_probe_bind_address);
+    free(c->lease_namespace);
+    free(c->lease_name);
     ts_config_init(c);
+}
+
+/* metrics, health, webhook: the knobs of Kueue's ControllerManager part. */
+static void decode_manager(struct ts_dec *d, const cJSON *obj, struct ts_config *c)
+{
+    const cJSON *m = ts_dec_object(d, obj, "metrics");
+    const cJSON *h = ts_dec_object(d, obj, "health");
+    const cJSON *w = ts_dec_object(d, obj, "webhook");
+    const cJSON *le = ts_dec_object(d, obj, "leaderElection");
+    size_t mark = ts_path_push(&d->path, "metrics");
+
+    ts_dec_string(d, m, "bindAddress", &c->metrics_bind_address);
+    ts_dec_bool(d, m, "enableClusterQueueResources", &c->metrics_cq_resources);
+    if ((m = ts_dec_object(d, m, "localQueueMetrics"))) {
+        ts_path_push(&d->path, "localQueueMetrics");
+        ts_dec_bool(d, m, "enable", &c->metrics_lq);
+        ts_label_selector_release(&c->metrics_lq_selector);
+        ts_label_selector_decode(d, m, "localQueueSelector", &c->metrics_lq_selector);
+    }
+    ts_path_pop(&d->path, mark);
+    mark = ts_path_push(&d->path, "health");
+    ts_dec_string(d, h, "healthProbeBindAddress", &c->health_probe_bind_address);
+    ts_path_pop(&d->path, mark);
+    mark = ts_path_push(&d->path, "webhook");
+    if (ts_dec_i32(d, w, "port", &c->webhook_port) == 1 &&
+        (c->webhook_port < 1 || c->webhook_port > 65535))
+        ts_dec_error(d, TS_FIELD_INVALID, "port", NULL, "must be between 1 and 65535");
+    ts_path_pop(&d->path, mark);
+    mark = ts_path_push(&d->path, "leaderElection");
+    ts_dec_opt_bool(d, le, "leaderElect", &c->leader_elect);
+    ts_dec_string(d, le, "resourceNamespace", &c->lease_namespace);
+    ts_dec_string(d, le, "resourceName", &c->lease_name);
+    ts_path_pop(&d->path, mark);
 }
 
 static const char *const strategies[] = {"LessThanOrEqualToFinalShare", "LessThanInitialShare",
@@ -183,6 +239,7 @@ void ts_config_decode(const cJSON *obj, struct ts_config *c, struct ts_field_err
     decode_fair_sharing(&d, obj, v1beta1, c);
     decode_wait_for_pods_ready(&d, obj, v1beta1, c);
     decode_integrations(&d, obj, c);
+    decode_manager(&d, obj, c);
     ts_dec_bool(&d, obj, "manageJobsWithoutQueueName", &c->manage_jobs_without_queue_name);
     cc = ts_dec_object(&d, obj, "clientConnection");
     if (cc) {

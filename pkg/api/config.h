@@ -12,7 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api/core.h"
 #include "api/field.h"
+#include "api/opt.h"
 
 /* fairSharing.preemptionStrategies values. */
 enum ts_config_fs_strategy {
@@ -32,15 +34,37 @@ struct ts_config {
      * (present or not; absent = defaults), v1beta1 only with enable: true */
     int wait_for_pods_ready;
     int64_t pods_ready_timeout_s; /* v1beta2 default 30m, v1beta1 5m */
+    /* recoveryTimeout: how long pods may stay not ready after having been
+     * ready (WaitForRecovery); defaults to the timeout */
+    int64_t pods_ready_recovery_timeout_s;
     int block_admission;
     int32_t backoff_base_s, backoff_max_s; /* requeuingStrategy: 60, 3600 */
+    /* requeuingStrategy.backoffLimitCount: evictions before the Workload is
+     * deactivated; unset = requeue forever */
+    struct ts_opt_i32 backoff_limit_count;
     /* integrations.frameworks: which job kinds are managed (Kueue's
-     * default list includes both) */
-    int manage_batch_job, manage_pytorchjob;
+     * shipped configuration lists them all) */
+    int manage_batch_job, manage_pytorchjob, manage_tfjob, manage_mpijob;
+    /* metrics: the per-flavor ClusterQueue gauges (enableClusterQueueResources)
+     * and the local_queue_* series (localQueueMetrics.enable, for the
+     * LocalQueues its localQueueSelector matches; empty: all), both off by
+     * default as in Kueue */
+    int metrics_cq_resources;
+    int metrics_lq;
+    struct ts_label_selector metrics_lq_selector;
+    /* ports and addresses; NULL / 0: not in the file (the built-in
+     * default or the flag applies) */
+    char *metrics_bind_address;      /* metrics.bindAddress, "host:port" */
+    char *health_probe_bind_address; /* health.healthProbeBindAddress */
+    int32_t webhook_port;            /* webhook.port */
+    /* leaderElection.leaderElect, .resourceNamespace, .resourceName */
+    struct ts_opt_bool leader_elect;
+    char *lease_namespace, *lease_name;
 };
 
 /* Kueue's defaults (no fair sharing, 300 QPS / 500 burst in v1beta2). */
 void ts_config_init(struct ts_config *c);
+/* Frees what c owns and re-initialises it. */
 void ts_config_release(struct ts_config *c);
 
 /* Decodes a Configuration object (either version); problems are appended

@@ -157,7 +157,8 @@ int ts_jobworkload_from_pytorchjob(const struct ts_pytorch_job *job,
     int rc;
 
     ts_workload_release(out);
-    if ((rc = common_meta(&job->meta, "kubeflow.org/v1", "PyTorchJob", "kubeflow.org", out, err)))
+    if ((rc = common_meta(&job->meta, job->kf->api_version, job->kf->kind, "kubeflow.org", out,
+                          err)))
         return rc;
     for (size_t i = 0; i < job->n_replicas; i++) {
         const struct ts_replica_spec *r = &job->replicas[i];

@@ -49,8 +49,10 @@ char *ts_jobworkload_name(const char *kind, const char *group, const char *name,
 int ts_jobworkload_from_job(const struct ts_job *job, const struct ts_priority_lookup *prio,
                             struct ts_workload *out, struct ts_err *err);
 
-/* Same for a kubeflow.org/v1 PyTorchJob: one pod set per replica type in
- * Kueue's order (master, worker, ...), named by the lower-cased type. */
+/* Same for a Kubeflow job (PyTorchJob, TFJob, MPIJob: job->kf): named
+ * "pytorchjob-...", "tfjob-...", "mpijob-...", one pod set per replica type
+ * in Kueue's order for the kind (master, worker; chief, master, ps, worker,
+ * evaluator; launcher, worker), named by the lower-cased type. */
 int ts_jobworkload_from_pytorchjob(const struct ts_pytorch_job *job,
                                    const struct ts_priority_lookup *prio, struct ts_workload *out,
                                    struct ts_err *err);

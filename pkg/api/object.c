@@ -19,6 +19,8 @@ static const struct {
     {TS_KIND_NAMESPACE, "", "Namespace"},
     {TS_KIND_JOB, "batch", "Job"},
     {TS_KIND_PYTORCH_JOB, "kubeflow.org", "PyTorchJob"},
+    {TS_KIND_TF_JOB, "kubeflow.org", "TFJob"},
+    {TS_KIND_MPI_JOB, "kubeflow.org", "MPIJob"},
 };
 
 #define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
@@ -97,6 +99,8 @@ static void decode_kind(struct ts_dec *d, const cJSON *obj, struct ts_object *o)
         ts_job_decode(d, obj, &o->u.job);
         break;
     case TS_KIND_PYTORCH_JOB:
+    case TS_KIND_TF_JOB:
+    case TS_KIND_MPI_JOB:
         ts_pytorchjob_init(&o->u.ptj);
         ts_pytorchjob_decode(d, obj, &o->u.ptj);
         break;
@@ -170,6 +174,8 @@ void ts_object_validate(const struct ts_object *o, struct ts_field_errors *errs)
         break;
     case TS_KIND_JOB:
     case TS_KIND_PYTORCH_JOB:
+    case TS_KIND_TF_JOB:
+    case TS_KIND_MPI_JOB:
     case TS_KIND_UNKNOWN:
         break;
     }
@@ -197,6 +203,8 @@ const struct ts_object_meta *ts_object_meta(const struct ts_object *o)
     case TS_KIND_JOB:
         return &o->u.job.meta;
     case TS_KIND_PYTORCH_JOB:
+    case TS_KIND_TF_JOB:
+    case TS_KIND_MPI_JOB:
         return &o->u.ptj.meta;
     case TS_KIND_UNKNOWN:
         break;
@@ -235,6 +243,8 @@ void ts_object_release(struct ts_object *o)
         ts_job_release(&o->u.job);
         break;
     case TS_KIND_PYTORCH_JOB:
+    case TS_KIND_TF_JOB:
+    case TS_KIND_MPI_JOB:
         ts_pytorchjob_release(&o->u.ptj);
         break;
     case TS_KIND_UNKNOWN:

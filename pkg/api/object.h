@@ -40,7 +40,13 @@ enum ts_kind {
     TS_KIND_NAMESPACE,
     TS_KIND_JOB,
     TS_KIND_PYTORCH_JOB,
+    TS_KIND_TF_JOB,  /* u.ptj, like every Kubeflow job */
+    TS_KIND_MPI_JOB, /* u.ptj */
 };
+
+/* A Kubeflow job (PyTorchJob, TFJob, MPIJob): decoded into u.ptj. */
+#define TS_KIND_IS_KUBEFLOW(k)                                                                     \
+    ((k) == TS_KIND_PYTORCH_JOB || (k) == TS_KIND_TF_JOB || (k) == TS_KIND_MPI_JOB)
 
 struct ts_object {
     enum ts_kind kind;
@@ -54,7 +60,7 @@ struct ts_object {
         struct ts_priority_class pc;
         struct ts_namespace ns;
         struct ts_job job;
-        struct ts_pytorch_job ptj;
+        struct ts_pytorch_job ptj; /* every Kubeflow kind */
     } u;
 };
 

@@ -15,9 +15,48 @@ static void run_policy_release(struct ts_run_policy *r)
     free(r->priority_class);
 }
 
+static const char *const pytorch_order[] = {TS_PYTORCH_MASTER, TS_PYTORCH_WORKER, NULL};
+static const char *const tf_order[] = {"Chief", "Master", "PS", "Worker", "Evaluator", NULL};
+static const char *const mpi_order[] = {"Launcher", "Worker", NULL};
+
+const struct ts_kf_kind ts_kf_pytorchjob = {TS_PYTORCHJOB_API_VERSION, TS_PYTORCHJOB_KIND,
+                                            "pytorchReplicaSpecs", pytorch_order},
+                        ts_kf_tfjob = {"kubeflow.org/v1", "TFJob", "tfReplicaSpecs", tf_order},
+                        ts_kf_mpijob = {"kubeflow.org/v2beta1", "MPIJob", "mpiReplicaSpecs",
+                                        mpi_order};
+
+const struct ts_kf_kind *ts_kf_kind_of(const char *kind)
+{
+    static const struct ts_kf_kind *const all[] = {&ts_kf_pytorchjob, &ts_kf_tfjob, &ts_kf_mpijob};
+
+    for (size_t i = 0; kind && i < sizeof(all) / sizeof(all[0]); i++) {
+        if (!strcmp(all[i]->kind, kind))
+            return all[i];
+    }
+    return NULL;
+}
+
+/* Position in Kueue's order; types it does not list come after. */
+static size_t type_rank(const struct ts_kf_kind *k, const char *t)
+{
+    size_t i = 0;
+
+    while (k->order[i] && strcmp(k->order[i], t))
+        i++;
+    return i;
+}
+
+int ts_kf_replica_cmp(const struct ts_kf_kind *k, const char *a, const char *b)
+{
+    size_t ra = type_rank(k, a), rb = type_rank(k, b);
+
+    return ra != rb ? (ra < rb ? -1 : 1) : strcmp(a, b);
+}
+
 void ts_pytorchjob_init(struct ts_pytorch_job *j)
 {
     memset(j, 0, sizeof(*j));
+    j->kf = &ts_kf_pytorchjob;
 }
 
 void ts_pytorchjob_release(struct ts_pytorch_job *j)
@@ -44,31 +83,34 @@ void ts_pytorchjob_release(struct ts_pytorch_job *j)
     ts_pytorchjob_init(j);
 }
 
-/* Master, Worker, then the rest by name. */
-static int type_rank(const char *t)
+/* Element i of an array of `size`-byte structs whose first member is the
+ * replica type (struct ts_replica_spec and struct ts_replica_status). */
+static const char *type_at(const char *base, size_t size, size_t i)
 {
-    if (strcmp(t, TS_PYTORCH_MASTER) == 0)
-        return 0;
-    return strcmp(t, TS_PYTORCH_WORKER) == 0 ? 1 : 2;
+    return *(char *const *)(const void *)(base + i * size);
 }
 
-static int type_cmp(const char *a, const char *b)
+static void swap_bytes(char *a, char *b, size_t size)
 {
-    int ra = type_rank(a), rb = type_rank(b);
+    for (size_t i = 0; i < size; i++) {
+        char t = a[i];
 
-    return ra != rb ? ra - rb : strcmp(a, b);
+        a[i] = b[i];
+        b[i] = t;
+    }
 }
 
-static int replica_cmp(const void *a, const void *b)
+/* Sorts replicas or statuses by the kind's order (qsort has no context
+ * argument; there are a handful of replica types). */
+static void sort_by_type(void *base, size_t n, size_t size, const struct ts_kf_kind *k)
 {
-    return type_cmp(((const struct ts_replica_spec *)a)->type,
-                    ((const struct ts_replica_spec *)b)->type);
-}
+    char *p = base;
 
-static int status_cmp(const void *a, const void *b)
-{
-    return type_cmp(((const struct ts_replica_status *)a)->type,
-                    ((const struct ts_replica_status *)b)->type);
+    for (size_t i = 1; i < n; i++) {
+        for (size_t j = i;
+             j > 0 && ts_kf_replica_cmp(k, type_at(p, size, j - 1), type_at(p, size, j)) > 0; j--)
+            swap_bytes(p + (j - 1) * size, p + j * size, size);
+    }
 }
 
 /* --- decode ------------------------------------------------------------------- */
@@ -97,14 +139,14 @@ static void run_policy_decode(struct ts_dec *d, const cJSON *spec, struct ts_run
 
 static void replicas_decode(struct ts_dec *d, const cJSON *spec, struct ts_pytorch_job *j)
 {
-    const cJSON *m = ts_dec_object(d, spec, "pytorchReplicaSpecs");
+    const cJSON *m = ts_dec_object(d, spec, j->kf->replicas_key);
     const cJSON *e;
     size_t mark;
 
     if (!m || !cJSON_GetArraySize(m))
         return;
     j->replicas = ts_xcalloc((size_t)cJSON_GetArraySize(m), sizeof(*j->replicas));
-    mark = ts_path_push(&d->path, "pytorchReplicaSpecs");
+    mark = ts_path_push(&d->path, j->kf->replicas_key);
     cJSON_ArrayForEach(e, m)
     {
         struct ts_replica_spec *r = &j->replicas[j->n_replicas++];
@@ -122,7 +164,7 @@ static void replicas_decode(struct ts_dec *d, const cJSON *spec, struct ts_pytor
         ts_path_pop(&d->path, rm);
     }
     ts_path_pop(&d->path, mark);
-    qsort(j->replicas, j->n_replicas, sizeof(*j->replicas), replica_cmp);
+    sort_by_type(j->replicas, j->n_replicas, sizeof(*j->replicas), j->kf);
 }
 
 static void conditions_decode(struct ts_dec *d, const cJSON *status, struct ts_pytorch_job *j)
@@ -173,11 +215,12 @@ static void replica_statuses_decode(struct ts_dec *d, const cJSON *status, struc
         ts_path_pop(&d->path, rm);
     }
     ts_path_pop(&d->path, mark);
-    qsort(j->replica_statuses, j->n_replica_statuses, sizeof(*j->replica_statuses), status_cmp);
+    sort_by_type(j->replica_statuses, j->n_replica_statuses, sizeof(*j->replica_statuses), j->kf);
 }
 
 void ts_pytorchjob_decode(struct ts_dec *d, const cJSON *obj, struct ts_pytorch_job *j)
 {
+    const struct ts_kf_kind *kf;
     const cJSON *spec, *status;
     size_t mark;
 
@@ -186,6 +229,9 @@ void ts_pytorchjob_decode(struct ts_dec *d, const cJSON *obj, struct ts_pytorch_
         ts_dec_error(d, TS_FIELD_TYPE_INVALID, NULL, NULL, "must be of type object");
         return;
     }
+    kf = ts_kf_kind_of(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, "kind")));
+    if (kf)
+        j->kf = kf;
     j->raw = cJSON_Duplicate(obj, 1);
     ts_object_meta_decode(d, obj, &j->meta);
     spec = ts_dec_object(d, obj, "spec");
@@ -237,8 +283,9 @@ static void run_policy_encode(cJSON *spec, const struct ts_run_policy *r)
 
 static void replicas_encode(cJSON *spec, const struct ts_pytorch_job *j)
 {
-    int had = cJSON_GetObjectItemCaseSensitive(spec, "pytorchReplicaSpecs") != NULL;
-    cJSON *m = ts__podtemplate_child(spec, "pytorchReplicaSpecs", 1);
+    const char *key = j->kf->replicas_key;
+    int had = cJSON_GetObjectItemCaseSensitive(spec, key) != NULL;
+    cJSON *m = ts__podtemplate_child(spec, key, 1);
     cJSON *e = m->child;
 
     while (e) { /* replica types no longer modelled are dropped */
@@ -258,7 +305,7 @@ static void replicas_encode(cJSON *spec, const struct ts_pytorch_job *j)
         ts__podtemplate_put_template(o, "template", &r->template);
     }
     if (!had)
-        ts__podtemplate_prune(spec, "pytorchReplicaSpecs");
+        ts__podtemplate_prune(spec, key);
 }
 
 static cJSON *conditions_encode(const struct ts_pytorch_job *j)
@@ -315,9 +362,9 @@ cJSON *ts_pytorchjob_encode(const struct ts_pytorch_job *j)
     cJSON *spec;
 
     if (!cJSON_GetObjectItemCaseSensitive(o, "apiVersion"))
-        cJSON_AddStringToObject(o, "apiVersion", TS_PYTORCHJOB_API_VERSION);
+        cJSON_AddStringToObject(o, "apiVersion", j->kf->api_version);
     if (!cJSON_GetObjectItemCaseSensitive(o, "kind"))
-        cJSON_AddStringToObject(o, "kind", TS_PYTORCHJOB_KIND);
+        cJSON_AddStringToObject(o, "kind", j->kf->kind);
     ts__podtemplate_put_meta(o, &j->meta);
     spec = ts__podtemplate_child(o, "spec", 1);
     run_policy_encode(spec, &j->run_policy);

@@ -1,12 +1,16 @@
 /*
- * pytorchjob.h - kubeflow.org/v1 PyTorchJob as Kueue's Kubeflow
- * integration sees it (reference §4.2): the original JSON (`raw`) plus
- * typed metadata, spec.runPolicy, spec.pytorchReplicaSpecs and the status
- * Kueue watches.
+ * pytorchjob.h - kubeflow.org/v1 PyTorchJob, and the Kubeflow kinds of the
+ * same shape (kubeflow.org/v1 TFJob, kubeflow.org/v2beta1 MPIJob), as
+ * Kueue's Kubeflow integrations see them (reference §4.2): the original
+ * JSON (`raw`) plus typed metadata, spec.runPolicy, the map of replica
+ * specs (pytorchReplicaSpecs, tfReplicaSpecs, mpiReplicaSpecs) and the
+ * status Kueue watches.  `kf` says which kind a decoded job is.
  *
- * Replicas are kept in Kueue's order: Master, Worker, then any other
- * replica type by name (Kueue itself only builds pod sets for Master and
- * Worker; the extra types are kept so nothing is lost on encode).
+ * Replicas are kept in Kueue's order for the kind (PyTorchJob: Master,
+ * Worker; TFJob: Chief, Master, PS, Worker, Evaluator; MPIJob: Launcher,
+ * Worker), then any other replica type by name (Kueue itself only builds
+ * pod sets for the listed types; the extra ones are kept so nothing is
+ * lost on encode).
  * ts_pytorchjob_encode() writes the typed fields into a copy of raw, so
  * elasticPolicy, nprocPerNode, images, env ... come back unchanged.
  *
@@ -30,6 +34,22 @@
 #define TS_PYTORCHJOB_KIND        "PyTorchJob"
 #define TS_PYTORCH_MASTER         "Master"
 #define TS_PYTORCH_WORKER         "Worker"
+
+/* One Kubeflow job kind: where its replica specs live and Kueue's order of
+ * its replica types (NULL-terminated). */
+struct ts_kf_kind {
+    const char *api_version;  /* "kubeflow.org/v1" */
+    const char *kind;         /* "PyTorchJob" */
+    const char *replicas_key; /* "pytorchReplicaSpecs" */
+    const char *const *order;
+};
+
+extern const struct ts_kf_kind ts_kf_pytorchjob, ts_kf_tfjob, ts_kf_mpijob;
+
+/* The Kubeflow kind named `kind` ("TFJob"), or NULL.  Static. */
+const struct ts_kf_kind *ts_kf_kind_of(const char *kind);
+/* Kueue's order of replica types a and b for kind k (<0, 0, >0). */
+int ts_kf_replica_cmp(const struct ts_kf_kind *k, const char *a, const char *b);
 
 /* spec.runPolicy (kubeflow common v1 RunPolicy). */
 struct ts_run_policy {
@@ -70,7 +90,8 @@ struct ts_replica_status {
 };
 
 struct ts_pytorch_job {
-    cJSON *raw; /* owned original object; NULL = {} */
+    const struct ts_kf_kind *kf; /* static; PyTorchJob unless decoded otherwise */
+    cJSON *raw;                  /* owned original object; NULL = {} */
     struct ts_object_meta meta;
     struct ts_run_policy run_policy;
     struct ts_replica_spec *replicas; /* Kueue's order */
@@ -89,7 +110,8 @@ void ts_pytorchjob_init(struct ts_pytorch_job *j);
 /* Frees everything j owns and re-initialises it. */
 void ts_pytorchjob_release(struct ts_pytorch_job *j);
 
-/* Decodes a kubeflow.org/v1 PyTorchJob into j (initialised; previous
+/* Decodes a Kubeflow job (PyTorchJob, TFJob or MPIJob by its kind; any
+ * other kind is read as a PyTorchJob) into j (initialised; previous
  * content released), applying replicas default 1.  Problems go to d's
  * error list.  Ownership: j keeps a deep copy of obj. */
 void ts_pytorchjob_decode(struct ts_dec *d, const cJSON *obj, struct ts_pytorch_job *j);

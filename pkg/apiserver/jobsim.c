@@ -1,6 +1,7 @@
 /*
  * jobsim.c - --simulate-job-runtime: a stand-in for kube-controller-manager
- * and the kubelets for batch/v1 Jobs and kubeflow.org PyTorchJobs.  An
+ * and the kubelets for batch/v1 Jobs and the kubeflow.org jobs Turnstile
+ * manages (PyTorchJob, TFJob, MPIJob: one shape, api/pytorchjob.h).  An
  * unsuspended job gets startTime and ready/active counts; after the
  * runtime (or the job's turnstile.dev/simulated-runtime annotation) it
  * completes with the status a real controller writes; suspending it
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "api/pytorchjob.h"
 #include "json/json.h"
 #include "util/alloc.h"
 #include "util/log.h"
@@ -82,15 +84,17 @@ int ts_apiserver_parse_duration(const char *s, int64_t *out)
     return 0;
 }
 
-static int is_pytorch(const struct ts__as_res *res)
+/* The Kubeflow kind res stores, or NULL. */
+static const struct ts_kf_kind *kubeflow(const struct ts__as_res *res)
 {
-    return res->kindid == TS__AS_CR && !strcmp(res->group, "kubeflow.org") &&
-           !strcmp(res->resource, "pytorchjobs");
+    if (res->kindid != TS__AS_CR || strcmp(res->group, "kubeflow.org"))
+        return NULL;
+    return ts_kf_kind_of(res->kind);
 }
 
 static int simulated(const struct ts__as_res *res)
 {
-    return !res->dead && (res->kindid == TS__AS_JOB || is_pytorch(res));
+    return !res->dead && (res->kindid == TS__AS_JOB || kubeflow(res));
 }
 
 static int cond_true(const cJSON *obj, const char *type)
@@ -163,12 +167,12 @@ static ts_time runtime_of(const struct ts_apiserver *s, const cJSON *obj)
 static int suspended(const struct ts__as_res *res, const cJSON *obj)
 {
     return cJSON_IsTrue(
-        ts_json_get(obj, is_pytorch(res) ? "spec.runPolicy.suspend" : "spec.suspend"));
+        ts_json_get(obj, kubeflow(res) ? "spec.runPolicy.suspend" : "spec.suspend"));
 }
 
 static int finished(const struct ts__as_res *res, const cJSON *obj)
 {
-    if (is_pytorch(res))
+    if (kubeflow(res))
         return cond_true(obj, "Succeeded") || cond_true(obj, "Failed");
     return cond_true(obj, "Complete") || cond_true(obj, "Failed");
 }
@@ -226,12 +230,13 @@ static void job_suspend(cJSON *obj, const char *now)
     set_cond(obj, "Suspended", "True", "JobSuspended", "Job suspended", now);
 }
 
-static void pt_replicas(cJSON *obj, const char *field, int zero)
+static void pt_replicas(const struct ts_kf_kind *k, cJSON *obj, const char *field, int zero)
 {
     cJSON *rs = cJSON_CreateObject();
     const cJSON *spec;
 
-    cJSON_ArrayForEach(spec, ts_json_get(obj, "spec.pytorchReplicaSpecs"))
+    cJSON_ArrayForEach(spec,
+                       cJSON_GetObjectItemCaseSensitive(ts_json_get(obj, "spec"), k->replicas_key))
     {
         cJSON *one = cJSON_AddObjectToObject(rs, spec->string);
         int64_t n = get_num(spec, "replicas", 1);
@@ -242,56 +247,65 @@ static void pt_replicas(cJSON *obj, const char *field, int zero)
     ts_json_set(obj, "status.replicaStatuses", rs, NULL);
 }
 
-static void pt_msg(const cJSON *obj, const char *what, char *out, size_t len)
+/* The operator's message ("TFJob ns/name is running.") and reason
+ * ("TFJobRunning"). */
+static void pt_msg(const struct ts_kf_kind *k, const cJSON *obj, const char *what, char *out,
+                   size_t len)
 {
-    snprintf(out, len, "PyTorchJob %s/%s %s.", ts_json_get_string(obj, "metadata.namespace"),
+    snprintf(out, len, "%s %s/%s %s.", k->kind, ts_json_get_string(obj, "metadata.namespace"),
              ts_json_get_string(obj, "metadata.name"), what);
 }
 
-static void pt_start(cJSON *obj, const char *now)
+static const char *pt_reason(const struct ts_kf_kind *k, const char *what, char *out, size_t len)
 {
-    char m[600];
+    snprintf(out, len, "%s%s", k->kind, what);
+    return out;
+}
+
+static void pt_start(const struct ts_kf_kind *k, cJSON *obj, const char *now)
+{
+    char m[600], r[64];
 
     ts_json_set_string(obj, "status.startTime", now, NULL);
-    pt_msg(obj, "is created", m, sizeof(m));
-    set_cond(obj, "Created", "True", "PyTorchJobCreated", m, now);
+    pt_msg(k, obj, "is created", m, sizeof(m));
+    set_cond(obj, "Created", "True", pt_reason(k, "Created", r, sizeof(r)), m, now);
     if (cond_true(obj, "Suspended") || ts_json_get(obj, "status.conditions[0]")) {
         const cJSON *c;
         cJSON_ArrayForEach(c, ts_json_get(obj, "status.conditions"))
         {
             const char *t = ts_json_get_string(c, "type");
             if (t && !strcmp(t, "Suspended")) {
-                pt_msg(obj, "is resumed", m, sizeof(m));
-                set_cond(obj, "Suspended", "False", "PyTorchJobResumed", m, now);
+                pt_msg(k, obj, "is resumed", m, sizeof(m));
+                set_cond(obj, "Suspended", "False", pt_reason(k, "Resumed", r, sizeof(r)), m, now);
                 break;
             }
         }
     }
-    pt_msg(obj, "is running", m, sizeof(m));
-    set_cond(obj, "Running", "True", "PyTorchJobRunning", m, now);
-    pt_replicas(obj, "active", 0);
+    pt_msg(k, obj, "is running", m, sizeof(m));
+    set_cond(obj, "Running", "True", pt_reason(k, "Running", r, sizeof(r)), m, now);
+    pt_replicas(k, obj, "active", 0);
 }
 
-static void pt_complete(cJSON *obj, const char *now)
+static void pt_complete(const struct ts_kf_kind *k, cJSON *obj, const char *now)
 {
-    char m[600];
+    char m[600], r[64];
 
-    pt_msg(obj, "successfully completed", m, sizeof(m));
-    set_cond(obj, "Running", "False", "PyTorchJobSucceeded", m, now);
-    set_cond(obj, "Succeeded", "True", "PyTorchJobSucceeded", m, now);
+    pt_msg(k, obj, "successfully completed", m, sizeof(m));
+    set_cond(obj, "Running", "False", pt_reason(k, "Succeeded", r, sizeof(r)), m, now);
+    set_cond(obj, "Succeeded", "True", pt_reason(k, "Succeeded", r, sizeof(r)), m, now);
     ts_json_set_string(obj, "status.completionTime", now, NULL);
-    pt_replicas(obj, "succeeded", 0);
+    pt_replicas(k, obj, "succeeded", 0);
 }
 
-static void pt_suspend(cJSON *obj, const char *now)
+static void pt_suspend(const struct ts_kf_kind *k, cJSON *obj, const char *now)
 {
-    char m[600];
+    char m[600], r[64];
 
     cJSON_DeleteItemFromObjectCaseSensitive(ts_json_get(obj, "status"), "startTime");
-    pt_msg(obj, "is suspended", m, sizeof(m));
-    set_cond(obj, "Running", "False", "PyTorchJobSuspended", m, now);
-    set_cond(obj, "Suspended", "True", "PyTorchJobSuspended", m, now);
-    pt_replicas(obj, "active", 1);
+    pt_msg(k, obj, "is suspended", m, sizeof(m));
+    set_cond(obj, "Running", "False", pt_reason(k, "Suspended", r, sizeof(r)), m, now);
+    set_cond(obj, "Suspended", "True", pt_reason(k, "Suspended", r, sizeof(r)), m, now);
+    pt_replicas(k, obj, "active", 1);
 }
 
 /* --- the run list --------------------------------------------------------- */
@@ -335,7 +349,7 @@ static void evaluate(struct ts_apiserver *s, struct ts__as_res *res, struct ts__
 {
     struct ts__as_jobsim *js = s->jobsim;
     const cJSON *cur = o->json;
-    int pt = is_pytorch(res);
+    const struct ts_kf_kind *pt = kubeflow(res);
     char key[600], ts[TS_TIME_STR_MAX];
     const char *start = ts_json_get_string(cur, "status.startTime");
     struct sim_run *r;
@@ -351,9 +365,15 @@ static void evaluate(struct ts_apiserver *s, struct ts__as_res *res, struct ts__
     obj = cJSON_Duplicate(cur, 1);
     if (suspended(res, cur)) {
         run_drop(js, res, key);
-        (pt ? pt_suspend : job_suspend)(obj, ts);
+        if (pt)
+            pt_suspend(pt, obj, ts);
+        else
+            job_suspend(obj, ts);
     } else if (!start) {
-        (pt ? pt_start : job_start)(obj, ts);
+        if (pt)
+            pt_start(pt, obj, ts);
+        else
+            job_start(obj, ts);
         run_set(js, res, key, now + runtime_of(s, cur));
     } else {
         ts_time t0 = now;
@@ -363,7 +383,10 @@ static void evaluate(struct ts_apiserver *s, struct ts__as_res *res, struct ts__
             r = run_find(js, res, key);
         }
         if (r->deadline <= now) {
-            (pt ? pt_complete : job_complete)(obj, ts);
+            if (pt)
+                pt_complete(pt, obj, ts);
+            else
+                job_complete(obj, ts);
             run_drop(js, res, key);
         }
     }

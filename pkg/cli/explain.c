@@ -9,11 +9,13 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #define USAGE                                                                                      \
-    "usage: turnstilectl explain [-f FILE...] [-n NAMESPACE] WORKLOAD|job/NAME|pytorchjob/NAME\n"  \
+    "usage: turnstilectl explain [-f FILE...] [-n NAMESPACE] WORKLOAD|KIND/NAME\n"                 \
     "         [-o table|json] [--now RFC3339] [--kubeconfig FILE] [--context NAME]\n"              \
+    "  KIND/NAME: the job that owns the Workload (job, pytorchjob, tfjob, mpijob)\n"               \
     "  without -f the state is read from the cluster (kubeconfig); nothing is written\n"
 
 struct opts {
@@ -62,12 +64,13 @@ static int parse(int argc, char **argv, struct opts *o, FILE *err)
     return 0;
 }
 
-/* The Workload for WORKLOAD, job/NAME or pytorchjob/NAME. */
+/* The Workload for WORKLOAD or KIND/NAME (job/NAME, pytorchjob/NAME,
+ * tfjob/NAME, mpijob/NAME: the owner's kind, any case). */
 static const struct ts_workload *resolve(const struct ts_sim *sim, const char *ns,
                                          const char *target)
 {
     const char *slash = strchr(target, '/');
-    const char *kind = !slash ? NULL : !strncmp(target, "job/", 4) ? "Job" : "PyTorchJob";
+    size_t n = slash ? (size_t)(slash - target) : 0;
 
     if (!slash)
         return ts_sim_find(sim, ns, target);
@@ -75,8 +78,8 @@ static const struct ts_workload *resolve(const struct ts_sim *sim, const char *n
         const struct ts_workload *w = ts_sim_workload(sim, i);
         const struct ts_owner_ref *o = ts_object_meta_controller(&w->meta);
 
-        if (o && o->kind && !strcmp(o->kind, kind) && o->name && !strcmp(o->name, slash + 1) &&
-            !strcmp(w->meta.namespace_, ns))
+        if (o && o->kind && strlen(o->kind) == n && !strncasecmp(o->kind, target, n) && o->name &&
+            !strcmp(o->name, slash + 1) && !strcmp(w->meta.namespace_, ns))
             return w;
     }
     return NULL;

@@ -1,5 +1,6 @@
 #include "cli/load.h"
 
+#include "api/object.h"
 #include "util/alloc.h"
 #include "util/buf.h"
 #include "yaml/yaml.h"
@@ -25,10 +26,9 @@ static int read_stream(const char *file, struct ts_yaml_stream *st, struct ts_er
 
 static int is_job(const cJSON *doc)
 {
-    const cJSON *k = cJSON_GetObjectItemCaseSensitive(doc, "kind");
+    enum ts_kind k = ts_object_kind(doc);
 
-    return cJSON_IsString(k) &&
-           (!strcmp(k->valuestring, "Job") || !strcmp(k->valuestring, "PyTorchJob"));
+    return k == TS_KIND_JOB || TS_KIND_IS_KUBEFLOW(k);
 }
 
 /* Adds the documents of one file that are (jobs = 1) or are not jobs;

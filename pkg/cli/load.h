@@ -1,5 +1,5 @@
 /*
- * load.h - reading Kueue objects, Jobs and PyTorchJobs from YAML files (or
+ * load.h - reading Kueue objects, Jobs and Kubeflow jobs from YAML files (or
  * "-" for standard input) into a simulator, reporting each rejected
  * document as "file:line: document N: <message naming object and field>".
  * Jobs are added after everything else, as in a cluster where the job

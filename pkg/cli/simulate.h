@@ -1,6 +1,6 @@
 /*
  * simulate.h - `turnstilectl simulate`: read Kueue objects (and Jobs,
- * PyTorchJobs) from YAML files, run the engine's scheduling cycles, print
+ * Kubeflow jobs) from YAML files, run the engine's scheduling cycles, print
  * every Workload with its resulting status as `kubectl get workloads`
  * would show it (-o yaml, -o json) or as a table.
  *

@@ -94,6 +94,7 @@ static void del(struct ts_ctl *c, enum ts__ctl_inf which, const cJSON *obj)
         break;
     case TS__CTL_LQ:
         ts_engine_delete_local_queue(c->engine, orempty(ns), name);
+        ts_kmetrics_forget_lq(c->metrics, orempty(ns), name);
         break;
     case TS__CTL_WPC:
         ts_engine_delete_workload_priority_class(c->engine, name);
@@ -117,7 +118,7 @@ static void job_key(struct ts_ctl *c, enum ts__ctl_inf which, const cJSON *obj)
 {
     char key[600];
 
-    snprintf(key, sizeof(key), "%s/%s/%s", which == TS__CTL_JOB ? "Job" : "PyTorchJob",
+    snprintf(key, sizeof(key), "%s/%s/%s", ts_jobkinds[which - TS__CTL_JOB].res.kind,
              orempty(ts_json_get_string(obj, "metadata.namespace")),
              orempty(ts_json_get_string(obj, "metadata.name")));
     ts_workqueue_add(c->jobs, key);
@@ -128,7 +129,7 @@ static void on_add(struct ts_informer *inf, const cJSON *obj, void *data)
     struct ts__ctl_feed *f = data;
 
     (void)inf;
-    if (f->which == TS__CTL_JOB || f->which == TS__CTL_PTJ) {
+    if (TS__CTL_IS_JOB_INF(f->which)) {
         job_key(f->c, f->which, obj);
         return;
     }
@@ -139,9 +140,23 @@ static void on_add(struct ts_informer *inf, const cJSON *obj, void *data)
     }
 }
 
+static int changed(const cJSON *old, const cJSON *obj, const char *path)
+{
+    return !ts_json_equal(ts_json_get(old, path), ts_json_get(obj, path));
+}
+
 static void on_update(struct ts_informer *inf, const cJSON *old, const cJSON *obj, void *data)
 {
-    (void)old;
+    struct ts__ctl_feed *f = data;
+    const char *ns = ts_json_get_string(obj, "metadata.namespace");
+    const char *name = ts_json_get_string(obj, "metadata.name");
+
+    /* series of flavors or resources that went away, or of a LocalQueue
+     * no longer selected, must not linger: the status pass re-reports */
+    if (f->which == TS__CTL_CQ && name && changed(old, obj, "spec"))
+        ts_kmetrics_forget_cq_resources(f->c->metrics, name);
+    if (f->which == TS__CTL_LQ && name && changed(old, obj, "metadata.labels"))
+        ts_kmetrics_forget_lq(f->c->metrics, orempty(ns), name);
     on_add(inf, obj, data);
 }
 
@@ -150,7 +165,7 @@ static void on_delete(struct ts_informer *inf, const cJSON *obj, void *data)
     struct ts__ctl_feed *f = data;
 
     (void)inf;
-    if (f->which == TS__CTL_JOB || f->which == TS__CTL_PTJ) {
+    if (TS__CTL_IS_JOB_INF(f->which)) {
         job_key(f->c, f->which, obj);
         return;
     }

@@ -8,10 +8,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct ts_jobkind kinds[] = {
-    {"batch/v1", "Job", "batch", "jobs", "spec", NULL},
-    {"kubeflow.org/v1", "PyTorchJob", "kubeflow.org", "pytorchjobs", "spec.runPolicy",
-     "pytorchReplicaSpecs"},
+const struct ts_jobkind ts_jobkinds[TS_JOBKIND_N] = {
+    {"batch/v1", {"batch", "v1", "jobs", "Job", 1}, "batch/job", "spec", NULL},
+    {"kubeflow.org/v1",
+     {"kubeflow.org", "v1", "pytorchjobs", "PyTorchJob", 1},
+     "kubeflow.org/pytorchjob",
+     "spec.runPolicy",
+     &ts_kf_pytorchjob},
+    {"kubeflow.org/v1",
+     {"kubeflow.org", "v1", "tfjobs", "TFJob", 1},
+     "kubeflow.org/tfjob",
+     "spec.runPolicy",
+     &ts_kf_tfjob},
+    {"kubeflow.org/v2beta1",
+     {"kubeflow.org", "v2beta1", "mpijobs", "MPIJob", 1},
+     "kubeflow.org/mpijob",
+     "spec.runPolicy",
+     &ts_kf_mpijob},
 };
 
 static const char *str(const cJSON *o, const char *key)
@@ -25,25 +38,20 @@ const struct ts_jobkind *ts_jobkind_of(const cJSON *job)
 {
     const char *av = str(job, "apiVersion"), *kind = str(job, "kind");
 
-    for (size_t i = 0; av && kind && i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-        if (!strcmp(av, kinds[i].api_version) && !strcmp(kind, kinds[i].kind))
-            return &kinds[i];
+    for (size_t i = 0; av && kind && i < TS_JOBKIND_N; i++) {
+        if (!strcmp(av, ts_jobkinds[i].api_version) && !strcmp(kind, ts_jobkinds[i].res.kind))
+            return &ts_jobkinds[i];
     }
     return NULL;
 }
 
-/* Kueue's replica order: Master first, then Worker, then the rest by name. */
-static int replica_rank(const char *type)
+const struct ts_jobkind *ts_jobkind_by_kind(const char *kind)
 {
-    return !strcmp(type, "Master") ? 0 : !strcmp(type, "Worker") ? 1 : 2;
-}
-
-static int replica_cmp(const void *a, const void *b)
-{
-    const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
-    int rx = replica_rank(x->string), ry = replica_rank(y->string);
-
-    return rx != ry ? rx - ry : strcmp(x->string, y->string);
+    for (size_t i = 0; kind && i < TS_JOBKIND_N; i++) {
+        if (!strcmp(kind, ts_jobkinds[i].res.kind))
+            return &ts_jobkinds[i];
+    }
+    return NULL;
 }
 
 size_t ts_jobkind_templates(const struct ts_jobkind *k, cJSON *job, cJSON **tmpl, char names[][64])
@@ -52,18 +60,23 @@ size_t ts_jobkind_templates(const struct ts_jobkind *k, cJSON *job, cJSON **tmpl
     cJSON *reps, *r, *order[TS_JOBKIND_MAX_PODSETS];
     size_t n = 0;
 
-    if (!k->replicas_key) {
+    if (!k->kf) {
         tmpl[0] = cJSON_GetObjectItemCaseSensitive(spec, "template");
         snprintf(names[0], 64, "%s", TS_WL_DEFAULT_PODSET);
         return tmpl[0] ? 1 : 0;
     }
-    reps = cJSON_GetObjectItemCaseSensitive(spec, k->replicas_key);
+    reps = cJSON_GetObjectItemCaseSensitive(spec, k->kf->replicas_key);
     cJSON_ArrayForEach(r, reps)
     {
-        if (n < TS_JOBKIND_MAX_PODSETS && cJSON_IsObject(r))
-            order[n++] = r;
+        size_t j = n;
+
+        if (n == TS_JOBKIND_MAX_PODSETS || !cJSON_IsObject(r))
+            continue;
+        for (; j > 0 && ts_kf_replica_cmp(k->kf, order[j - 1]->string, r->string) > 0; j--)
+            order[j] = order[j - 1]; /* insertion in Kueue's order */
+        order[j] = r;
+        n++;
     }
-    qsort(order, n, sizeof(order[0]), replica_cmp);
     for (size_t i = 0; i < n; i++) {
         size_t j;
 
@@ -125,7 +138,7 @@ int ts_jobkind_start(const struct ts_jobkind *k, cJSON *job, const struct ts_wor
 
     for (size_t i = 0; i < n && !rc; i++)
         rc = ts_podset_inject(tmpl[i], wl, names[i], lookup, ctx, err);
-    if (!rc && !k->replicas_key) {
+    if (!rc && !k->kf) {
         const struct ts_podset *ps = ts_workload_find_podset(wl, TS_WL_DEFAULT_PODSET);
 
         if (ps && ps->min_count.set)
@@ -155,7 +168,7 @@ int ts_jobkind_stop(const struct ts_jobkind *k, cJSON *job, const struct ts_work
         rc = ts_podset_restore(tmpl[i], wl, names[i], &c, err);
         any |= c;
     }
-    if (!rc && !k->replicas_key) {
+    if (!rc && !k->kf) {
         const struct ts_podset *ps = ts_workload_find_podset(wl, TS_WL_DEFAULT_PODSET);
         const cJSON *par = ts_json_get(job, "spec.parallelism");
 

@@ -1,9 +1,10 @@
 /*
  * jobkind.h - the job kinds Turnstile manages, behind one small adapter
  * (Kueue's GenericJob): where a kind keeps its suspend flag and its pod
- * templates, and what starting and stopping it means.  batch/v1 Job and
- * kubeflow.org/v1 PyTorchJob today; TFJob-style Kubeflow jobs share the
- * PyTorchJob shape (a map of replica specs) and plug in the same way.
+ * templates, and what starting and stopping it means.  batch/v1 Job, and
+ * the Kubeflow jobs that share one shape (a map of replica specs and
+ * spec.runPolicy, api/pytorchjob.h): kubeflow.org/v1 PyTorchJob and TFJob,
+ * kubeflow.org/v2beta1 MPIJob.
  *
  * All functions work on the job's JSON (the object as the API server
  * returned it), so fields Turnstile does not model survive every write.
@@ -14,26 +15,33 @@
 #include <cJSON.h>
 #include <stddef.h>
 
+#include "api/pytorchjob.h"
 #include "api/workload.h"
 #include "controller/podset.h"
+#include "kube/client.h"
 #include "util/err.h"
 
 #define TS_JOBKIND_MAX_PODSETS 18
 
 struct ts_jobkind {
-    const char *api_version;    /* "batch/v1" */
-    const char *kind;           /* "Job" */
-    const char *group;          /* "batch" */
-    const char *resource;       /* "jobs" */
-    const char *suspend_parent; /* object holding "suspend": "spec" or "spec.runPolicy" */
-    const char *replicas_key;   /* map of replica specs ("pytorchReplicaSpecs"), NULL for Job */
+    const char *api_version;     /* "batch/v1" */
+    struct ts_kube_resource res; /* batch, v1, jobs, Job, namespaced */
+    const char *framework;       /* integrations.frameworks name: "batch/job" */
+    const char *suspend_parent;  /* object holding "suspend": "spec" or "spec.runPolicy" */
+    const struct ts_kf_kind *kf; /* replica specs of a Kubeflow job, NULL for Job */
 };
+
+/* Every kind, in a fixed order: Job, PyTorchJob, TFJob, MPIJob. */
+#define TS_JOBKIND_N 4
+extern const struct ts_jobkind ts_jobkinds[TS_JOBKIND_N];
 
 /* The adapter for the job's apiVersion/kind, or NULL when not managed. */
 const struct ts_jobkind *ts_jobkind_of(const cJSON *job);
+/* The adapter of kind name `kind` ("TFJob"), or NULL. */
+const struct ts_jobkind *ts_jobkind_by_kind(const char *kind);
 
-/* Pod templates of a job in pod set order (Kueue's: Master, Worker, then
- * the other replica types alphabetically), with their pod set names
+/* Pod templates of a job in pod set order (Kueue's for the kind, then the
+ * other replica types alphabetically), with their pod set names
  * ("main", or the lower-cased replica type).  Returns the count (at most
  * TS_JOBKIND_MAX_PODSETS).  Borrowed: pointers into job. */
 size_t ts_jobkind_templates(const struct ts_jobkind *k, cJSON *job, cJSON **tmpl, char names[][64]);

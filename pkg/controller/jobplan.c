@@ -213,6 +213,13 @@ static int64_t backoff_s(const struct ts_jobplan_env *env, int32_t count)
     return d < max ? d : max;
 }
 
+/* The eviction that would make it limit+1 evictions deactivates instead. */
+static int requeuing_limit_exceeded(const struct ts_workload *wl, const struct ts_jobplan_env *env)
+{
+    return env->backoff_limit_count.set &&
+           wl->status.requeue_state.count.v + 1 > env->backoff_limit_count.v;
+}
+
 static void evict_pods_ready_timeout(struct ts_workload *wl, const struct ts_jobplan_env *env,
                                      ts_time now)
 {
@@ -238,6 +245,9 @@ static int pods_ready_timed_out(const struct ts_workload *wl, const struct ts_co
 {
     const struct ts_condition *adm =
         ts_conditions_find(&wl->status.conditions, TS_WL_COND_ADMITTED);
+    int64_t timeout = recovering && env->pods_ready_recovery_timeout > 0
+                          ? env->pods_ready_recovery_timeout
+                          : env->pods_ready_timeout;
     ts_time since;
 
     if (!recovering)
@@ -246,9 +256,9 @@ static int pods_ready_timed_out(const struct ts_workload *wl, const struct ts_co
         since = pr->last_transition_time;
     else
         since = now; /* the loss is being recorded now */
-    if (now - since >= env->pods_ready_timeout)
+    if (now - since >= timeout)
         return 1;
-    p->requeue_after = since + env->pods_ready_timeout - now;
+    p->requeue_after = since + timeout - now;
     return 0;
 }
 
@@ -277,9 +287,18 @@ static void plan_pods_ready(const struct job_facts *f, const struct ts_workload 
         ts_workload_copy(&p->workload, wl);
         ts_conditions_set(&p->workload.status.conditions, TS_WL_COND_PODS_READY, status, reason,
                           message, wl->meta.generation, now);
-        evict_pods_ready_timeout(&p->workload, env, now);
         p->ops |= TS_JOBPLAN_WORKLOAD_STATUS;
+        if (requeuing_limit_exceeded(wl, env)) { /* the deactivation steps take over */
+            ts_conditions_set(&p->workload.status.conditions, TS_WL_COND_DEACTIVATION_TARGET,
+                              "True", TS_WL_REASON_REQUEUING_LIMIT_EXCEEDED,
+                              "exceeding the maximum number of re-queuing retries",
+                              wl->meta.generation, now);
+            return;
+        }
+        evict_pods_ready_timeout(&p->workload, env, now);
         p->metric = TS_JOBPLAN_METRIC_PODS_READY_TIMEOUT;
+        p->metric_cause = reason;
+        p->metric_first = p->workload.status.requeue_state.count.v <= 1;
         event(p, "Normal", "Stopped", "Exceeded the PodsReady timeout %s/%s", wl->meta.namespace_,
               wl->meta.name);
         return;
@@ -315,6 +334,85 @@ static int plan_backoff(const struct ts_workload *wl, ts_time now, struct ts_job
     return 1;
 }
 
+/* The cause of a DeactivationTarget as a static string ("" if unknown). */
+static const char *deactivation_cause(const struct ts_condition *dt)
+{
+    static const char *const causes[] = {TS_WL_REASON_REQUEUING_LIMIT_EXCEEDED,
+                                         TS_WL_REASON_MAXIMUM_EXECUTION_TIME_EXCEEDED,
+                                         TS_WL_REASON_ADMISSION_CHECK, NULL};
+
+    for (size_t i = 0; dt && dt->reason && causes[i]; i++) {
+        if (!strcmp(dt->reason, causes[i]))
+            return causes[i];
+    }
+    return "";
+}
+
+static int cond_true(const struct ts_condition *c)
+{
+    return c && c->status && !strcmp(c->status, "True");
+}
+
+/* Kueue's workload controller on spec.active (reference §3.8): a
+ * DeactivationTarget turns spec.active off; an inactive Workload holding
+ * quota is evicted with Deactivated[DueTo<cause>] (the eviction rules then
+ * stop the job and release the quota), DeactivationTarget and requeueState
+ * are dropped; a reactivated one gets Requeued=True Reactivated.  Returns 1
+ * when it planned a write (nothing else is planned then). */
+static int plan_deactivation(const struct ts_workload *wl, ts_time now, struct ts_jobplan *p)
+{
+    const struct ts_condition *dt =
+        ts_conditions_find(&wl->status.conditions, TS_WL_COND_DEACTIVATION_TARGET);
+    const struct ts_condition *ev = ts_conditions_find(&wl->status.conditions, TS_WL_COND_EVICTED);
+    const struct ts_condition *rq = ts_conditions_find(&wl->status.conditions, TS_WL_COND_REQUEUED);
+    int by_deactivation =
+        cond_true(ev) && ev->reason &&
+        !strncmp(ev->reason, TS_WL_REASON_DEACTIVATED, strlen(TS_WL_REASON_DEACTIVATED));
+    const char *cause = deactivation_cause(dt);
+    char reason[128], message[600];
+
+    if (ts_workload_is_active(wl)) {
+        if (cond_true(dt)) {
+            ts_workload_copy(&p->workload, wl);
+            p->workload.spec.active.set = 1;
+            p->workload.spec.active.v = 0;
+            p->ops |= TS_JOBPLAN_UPDATE_WORKLOAD;
+            return 1;
+        }
+        if (!by_deactivation || ts_workload_has_quota_reservation(wl) ||
+            (cond_true(rq) && rq->reason && !strcmp(rq->reason, TS_WL_REASON_REACTIVATED)))
+            return 0;
+        ts_workload_copy(&p->workload, wl);
+        ts_conditions_set(&p->workload.status.conditions, TS_WL_COND_REQUEUED, "True",
+                          TS_WL_REASON_REACTIVATED, "The workload was reactivated",
+                          wl->meta.generation, now);
+        p->ops |= TS_JOBPLAN_WORKLOAD_STATUS;
+        return 1;
+    }
+    if (!dt && (cond_true(ev) || !ts_workload_has_quota_reservation(wl)) &&
+        !wl->status.requeue_state.set)
+        return 0;
+    ts_workload_copy(&p->workload, wl);
+    ts_conditions_remove(&p->workload.status.conditions, TS_WL_COND_DEACTIVATION_TARGET);
+    memset(&p->workload.status.requeue_state, 0, sizeof(p->workload.status.requeue_state));
+    p->ops |= TS_JOBPLAN_WORKLOAD_STATUS;
+    if (cond_true(ev) || !ts_workload_has_quota_reservation(wl))
+        return 1;
+    snprintf(reason, sizeof(reason), "%s%s",
+             cause[0] ? TS_WL_REASON_DEACTIVATED_DUE_TO : TS_WL_REASON_DEACTIVATED, cause);
+    snprintf(message, sizeof(message), "The workload is deactivated%s%s",
+             dt && dt->message ? " due to " : "", dt && dt->message ? dt->message : "");
+    ts_conditions_set(&p->workload.status.conditions, TS_WL_COND_EVICTED, "True", reason, message,
+                      wl->meta.generation, now);
+    p->metric = TS_JOBPLAN_METRIC_DEACTIVATED;
+    p->metric_cause = cause;
+    p->metric_first = !wl->status.requeue_state.count.v;
+    event(p, "Normal", p->event_reason_buf, "%s", message);
+    snprintf(p->event_reason_buf, sizeof(p->event_reason_buf), "EvictedDueTo%s", reason);
+    p->event_on_workload = 1;
+    return 1;
+}
+
 static int plan_owned(const struct ts_object *o, const cJSON *job, const struct ts_jobkind *k,
                       const struct ts_workload *wl, const struct ts_jobplan_env *env, ts_time now,
                       struct ts_jobplan *p, struct ts_err *err)
@@ -328,7 +426,7 @@ static int plan_owned(const struct ts_object *o, const cJSON *job, const struct 
         plan_finished(&f, wl, now, p);
         return 0;
     }
-    if (plan_backoff(wl, now, p))
+    if (plan_deactivation(wl, now, p) || plan_backoff(wl, now, p))
         return 0;
     if (ts_workload_is_evicted(wl))
         return plan_evicted(&f, job, k, wl, now, p, err);
@@ -364,13 +462,13 @@ int ts_jobplan_make(const cJSON *job, const struct ts_workload *wl,
     if (!k)
         return 0;
     if ((rc = ts_object_decode(job, &o, &errs, err)) || errs.n) {
-        rc = rc ? rc : ts_field_errors_to_err(&errs, k->kind, err);
+        rc = rc ? rc : ts_field_errors_to_err(&errs, k->res.kind, err);
         ts_field_errors_release(&errs);
         if (o.kind != TS_KIND_UNKNOWN)
             ts_object_release(&o);
         return rc;
     }
-    if (o.kind == TS_KIND_JOB || o.kind == TS_KIND_PYTORCH_JOB) {
+    if (o.kind == TS_KIND_JOB || TS_KIND_IS_KUBEFLOW(o.kind)) {
         const struct ts_object_meta *m = ts_object_meta(&o);
         int managed = ts_job_meta_queue_name(m) || env->manage_jobs_without_queue_name;
 

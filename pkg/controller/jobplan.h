@@ -16,7 +16,16 @@
  * True Recovered); not ready for pods_ready_timeout since admission (or
  * since the pods were lost) evicts it with PodsReadyTimeout and a requeue
  * backoff of base * 2^(count-1) capped at max; once requeueAt passes the
- * Workload gets Requeued=True BackoffFinished and queues again.
+ * Workload gets Requeued=True BackoffFinished and queues again.  The
+ * timeout after a loss is recoveryTimeout; with backoffLimitCount set, the
+ * timeout that would be eviction number limit+1 deactivates the Workload
+ * instead, in Kueue's steps (reference §3.8 Deactivation): condition
+ * DeactivationTarget (RequeuingLimitExceeded), then spec.active=false, then
+ * Evicted DeactivatedDueTo<cause> with DeactivationTarget and requeueState
+ * dropped; the job is stopped and the quota released as for any eviction,
+ * and nothing admits it again until spec.active is true again (Requeued
+ * True Reactivated).  A Workload a user deactivates goes the same way with
+ * reason Deactivated.
  */
 #ifndef TS_CONTROLLER_JOBPLAN_H
 #define TS_CONTROLLER_JOBPLAN_H
@@ -43,6 +52,8 @@ struct ts_jobplan_env {
     int wait_for_pods_ready;               /* maintain the PodsReady condition */
     int64_t pods_ready_timeout;            /* ns; evict after it (0: never) */
     int32_t backoff_base_s, backoff_max_s; /* requeue backoff after such an eviction */
+    int64_t pods_ready_recovery_timeout;   /* ns; after a loss (0: pods_ready_timeout) */
+    struct ts_opt_i32 backoff_limit_count; /* evictions before deactivation; unset: none */
 };
 
 /* What a landed WORKLOAD_STATUS write means for Kueue's metrics. */
@@ -50,6 +61,7 @@ enum ts_jobplan_metric {
     TS_JOBPLAN_METRIC_NONE = 0,
     TS_JOBPLAN_METRIC_FINISHED,           /* finished_workloads_total, execution time */
     TS_JOBPLAN_METRIC_PODS_READY_TIMEOUT, /* evicted_workloads_total{PodsReadyTimeout} */
+    TS_JOBPLAN_METRIC_DEACTIVATED,        /* evicted_workloads_total{Deactivated} */
 };
 
 struct ts_jobplan {
@@ -59,8 +71,12 @@ struct ts_jobplan {
     const char *event_type;      /* "Normal" / "Warning", NULL when no event */
     const char *event_reason;    /* Kueue's job event reasons */
     char event_message[512];
-    int64_t requeue_after; /* ns: reconcile again then (a timeout or a backoff ends); 0: no */
+    char event_reason_buf[160]; /* event_reason when made up ("EvictedDueTo...") */
+    int event_on_workload;      /* the event is about plan->workload, not the job */
+    int64_t requeue_after;      /* ns: reconcile again then (a timeout or a backoff ends); 0: no */
     enum ts_jobplan_metric metric;
+    const char *metric_cause; /* static: the eviction's underlying cause ("" none) */
+    int metric_first;         /* the workload's first eviction */
 };
 
 void ts_jobplan_init(struct ts_jobplan *p);

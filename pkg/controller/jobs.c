@@ -1,5 +1,5 @@
-/* jobs.c - the job reconciler: one key per job ("Job/ns/name",
- * "PyTorchJob/ns/name"), planned by jobplan.c and executed as API writes.
+/* jobs.c - the job reconciler: one key per job ("<Kind>/ns/name": Job,
+ * PyTorchJob, TFJob, MPIJob), planned by jobplan.c and executed as API writes.
  * A failed write requeues the key with backoff; the next reconcile starts
  * again from the cache, so nothing half-done is remembered. */
 #include "api/jobworkload.h"
@@ -23,8 +23,8 @@ void ts__ctl_enqueue_owner(struct ts_ctl *c, const cJSON *wl)
         const char *kind = ts_json_get_string(ref, "kind");
         char key[600];
 
-        if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "controller")) || !kind ||
-            (strcmp(kind, "Job") && strcmp(kind, "PyTorchJob")))
+        if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "controller")) ||
+            !ts_jobkind_by_kind(kind))
             continue;
         snprintf(key, sizeof(key), "%s/%s/%s", kind, ts_json_get_string(wl, "metadata.namespace"),
                  ts_json_get_string(ref, "name"));
@@ -81,19 +81,22 @@ struct jobwrite {
     /* a Workload status write's metric, recorded once it landed */
     enum ts_jobplan_metric metric;
     char *cq, *priority_class;
-    char *cause;    /* PodsReady's reason: WaitForStart or WaitForRecovery */
+    char *lq_ns, *lq_name; /* lq_name NULL: no local_queue_* series */
+    char *cause;    /* the eviction's underlying cause (WaitForStart, RequeuingLimitExceeded...) */
     double seconds; /* execution time (finished) */
     int first;      /* first eviction (PodsReadyTimeout) */
 };
 
 static void measure(struct jobwrite *w)
 {
-    struct ts_kmetrics_wl m = {w->cq, w->priority_class, NULL, NULL};
+    struct ts_kmetrics_wl m = {w->cq, w->priority_class, w->lq_ns, w->lq_name};
 
     if (w->metric == TS_JOBPLAN_METRIC_FINISHED)
         ts_kmetrics_finished(w->c->metrics, &m, w->seconds);
     else if (w->metric == TS_JOBPLAN_METRIC_PODS_READY_TIMEOUT)
-        ts_kmetrics_evicted(w->c->metrics, &m, "PodsReadyTimeout", w->cause, w->first);
+        ts_kmetrics_evicted(w->c->metrics, &m, TS_WL_REASON_PODS_READY_TIMEOUT, w->cause, w->first);
+    else if (w->metric == TS_JOBPLAN_METRIC_DEACTIVATED)
+        ts_kmetrics_evicted(w->c->metrics, &m, TS_WL_REASON_DEACTIVATED, w->cause, w->first);
 }
 
 static void job_written(struct ts_kube_client *kc, struct ts_kube_result *res, void *data)
@@ -111,6 +114,8 @@ static void job_written(struct ts_kube_client *kc, struct ts_kube_result *res, v
     free(w->key);
     free(w->cq);
     free(w->priority_class);
+    free(w->lq_ns);
+    free(w->lq_name);
     free(w->cause);
     free(w);
 }
@@ -129,16 +134,17 @@ static void submit(struct ts_ctl *c, const char *key, struct ts_kube_req *r,
         const struct ts_workload *wl = &metric_of->workload;
         const struct ts_condition *adm =
             ts_conditions_find(&wl->status.conditions, TS_WL_COND_ADMITTED);
-        const struct ts_condition *pr;
 
         w->metric = metric_of->metric;
         w->cq = ts_xstrdup(wl->status.admission->cluster_queue);
+        w->lq_ns = ts_xstrdup(wl->meta.namespace_);
+        if (ts__ctl_lq_metrics(c, wl->meta.namespace_, wl->spec.queue_name))
+            w->lq_name = ts_xstrdup(wl->spec.queue_name);
         w->priority_class =
             wl->spec.priority_class_ref.name ? ts_xstrdup(wl->spec.priority_class_ref.name) : NULL;
         w->seconds = adm ? (double)(ts__ctl_now(c) - adm->last_transition_time) / 1e9 : 0;
-        w->first = wl->status.requeue_state.count.v <= 1;
-        pr = ts_conditions_find(&wl->status.conditions, TS_WL_COND_PODS_READY);
-        w->cause = ts_xstrdup(pr && pr->reason ? pr->reason : "");
+        w->first = metric_of->metric_first;
+        w->cause = ts_xstrdup(metric_of->metric_cause ? metric_of->metric_cause : "");
     }
     c->inflight++;
     if (ts_kube_submit(c->client, r, job_written, w, NULL, &err)) {
@@ -185,8 +191,14 @@ static void execute(struct ts_ctl *c, const char *key, const cJSON *job,
         r.body = p->job;
         submit(c, key, &r, NULL);
     }
-    if (p->event_reason)
+    if (p->event_reason && p->event_on_workload) {
+        cJSON *wl = ts_workload_encode(&p->workload);
+
+        ts_recorder_event(c->events, wl, p->event_type, p->event_reason, "%s", p->event_message);
+        cJSON_Delete(wl);
+    } else if (p->event_reason) {
         ts_recorder_event(c->events, job, p->event_type, p->event_reason, "%s", p->event_message);
+    }
 }
 
 /* The Workload the job owns (Kueue's name for it), or NULL. */
@@ -215,9 +227,10 @@ static int owned(struct ts_ctl *c, const cJSON *job, const char *kind, const cha
 void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
 {
     struct ts_ctl *c = data;
-    int ptj = !strncmp(key, "PyTorchJob/", 11);
     const char *rest = strchr(key, '/') + 1, *slash = strchr(rest, '/');
-    char ns[256];
+    char kind[64], ns[256];
+    const struct ts_jobkind *k;
+    struct ts_informer *inf;
     const cJSON *job;
     struct ts_priority_lookup prio = {wpc, pc, default_pc, c->engine};
     struct flavors fl;
@@ -228,7 +241,9 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
                                  c->opts.config.wait_for_pods_ready,
                                  c->opts.config.pods_ready_timeout_s * TS_TIME_SECOND,
                                  c->opts.config.backoff_base_s,
-                                 c->opts.config.backoff_max_s};
+                                 c->opts.config.backoff_max_s,
+                                 c->opts.config.pods_ready_recovery_timeout_s * TS_TIME_SECOND,
+                                 c->opts.config.backoff_limit_count};
     struct ts_workload wl;
     struct ts_jobplan p;
     struct ts_err err = {0};
@@ -236,22 +251,23 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
 
     memset(&fl, 0, sizeof(fl));
     fl.c = c;
+    snprintf(kind, sizeof(kind), "%.*s", (int)(rest - 1 - key), key);
     snprintf(ns, sizeof(ns), "%.*s", (int)(slash - rest), rest);
-    job = c->inf[ptj ? TS__CTL_PTJ : TS__CTL_JOB]
-              ? ts_informer_get_ns(c->inf[ptj ? TS__CTL_PTJ : TS__CTL_JOB], ns, slash + 1)
-              : NULL;
+    k = ts_jobkind_by_kind(kind); /* keys are made from the kinds' names */
+    inf = k ? c->inf[TS__CTL_JOBKIND_INF(k - ts_jobkinds)] : NULL;
+    job = inf ? ts_informer_get_ns(inf, ns, slash + 1) : NULL;
     if (!job || !c->synced) { /* deleted (its Workload goes by GC), or too early */
         if (job)
             ts_workqueue_add_after(q, key, 100 * 1000 * 1000, ts_loop_now(c->loop));
         ts_workqueue_done(q, key);
         return;
     }
-    has = owned(c, job, ptj ? "PyTorchJob" : "Job", ptj ? "kubeflow.org" : "batch", &wl);
+    has = owned(c, job, k->res.kind, k->res.group, &wl);
     ts_jobplan_init(&p);
     if (ts_jobplan_make(job, has ? &wl : NULL, &env, ts__ctl_now(c), &p, &err))
         ts_log_warn("controller", "job=%s cannot be reconciled: %s", key, err.msg);
     else
-        execute(c, key, job, ptj ? &ts__ctl_res_pytorchjobs : &ts_kube_res_jobs, &p);
+        execute(c, key, job, &k->res, &p);
     if (p.requeue_after > 0) /* a PodsReady timeout or a backoff ends then */
         ts_workqueue_add_after(q, key, p.requeue_after, ts_loop_now(c->loop));
     ts_jobplan_release(&p);

@@ -24,10 +24,9 @@ const struct ts_kube_resource
     ts__ctl_res_workloadpriorityclasses = {"kueue.x-k8s.io", "v1beta2", "workloadpriorityclasses",
                                            "WorkloadPriorityClass", 0},
     ts__ctl_res_priorityclasses = {"scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass",
-                                   0},
-    ts__ctl_res_pytorchjobs = {"kubeflow.org", "v1", "pytorchjobs", "PyTorchJob", 1};
+                                   0};
 
-static const struct ts_kube_resource *const resources[TS__CTL_N] = {
+const struct ts_kube_resource *const ts__ctl_resources[TS__CTL_N] = {
     [TS__CTL_RF] = &ts__ctl_res_resourceflavors,
     [TS__CTL_CQ] = &ts__ctl_res_clusterqueues,
     [TS__CTL_COHORT] = &ts__ctl_res_cohorts,
@@ -36,8 +35,10 @@ static const struct ts_kube_resource *const resources[TS__CTL_N] = {
     [TS__CTL_PC] = &ts__ctl_res_priorityclasses,
     [TS__CTL_NS] = &ts_kube_res_namespaces,
     [TS__CTL_WL] = &ts__ctl_res_workloads,
-    [TS__CTL_JOB] = &ts_kube_res_jobs,
-    [TS__CTL_PTJ] = &ts__ctl_res_pytorchjobs,
+    [TS__CTL_JOB] = &ts_jobkinds[0].res,
+    [TS__CTL_PTJ] = &ts_jobkinds[1].res,
+    [TS__CTL_TFJ] = &ts_jobkinds[2].res,
+    [TS__CTL_MPIJ] = &ts_jobkinds[3].res,
 };
 
 #define DRAIN_NS (5 * TS_TIME_SECOND)
@@ -270,31 +271,47 @@ static int start_leader(struct ts_ctl *c, struct ts_err *err)
     return 0;
 }
 
+static int framework_on(const struct ts_config *cfg, int inf)
+{
+    switch (inf) {
+    case TS__CTL_JOB:
+        return cfg->manage_batch_job;
+    case TS__CTL_PTJ:
+        return cfg->manage_pytorchjob;
+    case TS__CTL_TFJ:
+        return cfg->manage_tfjob;
+    case TS__CTL_MPIJ:
+        return cfg->manage_mpijob;
+    default:
+        return 1;
+    }
+}
+
 static int start_informers(struct ts_ctl *c, struct ts_err *err)
 {
     for (int i = 0; i < TS__CTL_N; i++) {
+        const struct ts_kube_resource *res = ts__ctl_resources[i];
         struct ts_informer_opts io = {0};
 
-        if ((i == TS__CTL_JOB && !c->opts.config.manage_batch_job) ||
-            (i == TS__CTL_PTJ && !c->opts.config.manage_pytorchjob)) {
+        if (TS__CTL_IS_JOB_INF(i) && !framework_on(&c->opts.config, i)) {
             ts_log_info("controller", "%s/%s %s not in integrations.frameworks; not managed",
-                        resources[i]->group, resources[i]->version, resources[i]->resource);
+                        res->group, res->version, res->resource);
             continue;
         }
-        if (i == TS__CTL_PTJ && !served(c, resources[i])) {
-            ts_log_info("controller", "kubeflow.org/v1 pytorchjobs not served; "
-                                      "the PyTorchJob integration is off");
+        /* Kubeflow CRDs are optional: without them the integration is off */
+        if (TS__CTL_IS_JOB_INF(i) && i != TS__CTL_JOB && !served(c, res)) {
+            ts_log_info("controller", "%s/%s %s not served; the %s integration is off", res->group,
+                        res->version, res->resource, res->kind);
             continue;
         }
         /* without the CRDs the informers would retry forever and nothing
          * would ever be scheduled: say so and stop */
-        if (resources[i]->group[0] && !strcmp(resources[i]->group, "kueue.x-k8s.io") &&
-            !served(c, resources[i]))
+        if (res->group[0] && !strcmp(res->group, "kueue.x-k8s.io") && !served(c, res))
             return ts_err_set(err, TS_ENOTFOUND,
                               "%s/%s %s are not served: install the CRDs first "
                               "(kubectl apply -f crds/)",
-                              resources[i]->group, resources[i]->version, resources[i]->resource);
-        io.res = resources[i];
+                              res->group, res->version, res->resource);
+        io.res = res;
         c->inf[i] = ts_informer_new(c->client, &io);
     }
     ts__ctl_feed_handlers(c);

@@ -6,6 +6,7 @@
 #ifndef TS_CONTROLLER_MANAGER_INT_H
 #define TS_CONTROLLER_MANAGER_INT_H
 
+#include "controller/jobkind.h"
 #include "controller/manager.h"
 #include "engine/engine.h"
 #include "kube/client.h"
@@ -27,10 +28,16 @@ enum ts__ctl_inf {
     TS__CTL_PC,
     TS__CTL_NS,
     TS__CTL_WL,
-    TS__CTL_JOB,
+    TS__CTL_JOB, /* the job kinds, in ts_jobkind_all() order */
     TS__CTL_PTJ,
+    TS__CTL_TFJ,
+    TS__CTL_MPIJ,
     TS__CTL_N,
 };
+
+/* The informer of the i-th job kind of ts_jobkind_all(). */
+#define TS__CTL_JOBKIND_INF(i) ((enum ts__ctl_inf)(TS__CTL_JOB + (i)))
+#define TS__CTL_IS_JOB_INF(i)  ((i) >= TS__CTL_JOB && (i) < TS__CTL_JOB + TS_JOBKIND_N)
 
 struct ts_ctl;
 
@@ -50,7 +57,7 @@ struct ts_ctl {
     struct ts_informer *inf[TS__CTL_N];
     struct ts__ctl_feed feeds[TS__CTL_N];
     struct ts_engine *engine;
-    struct ts_workqueue *jobs; /* "Job/ns/name", "PyTorchJob/ns/name" */
+    struct ts_workqueue *jobs; /* "<Kind>/ns/name": "Job/ns/name", "TFJob/ns/name" */
     int dirty;                 /* something changed: a cycle is due */
     uint64_t cycle_timer;
     uint64_t status_timer;
@@ -70,7 +77,9 @@ struct ts_ctl {
  * only serves through conversion. */
 extern const struct ts_kube_resource ts__ctl_res_workloads, ts__ctl_res_clusterqueues,
     ts__ctl_res_localqueues, ts__ctl_res_resourceflavors, ts__ctl_res_cohorts,
-    ts__ctl_res_workloadpriorityclasses, ts__ctl_res_priorityclasses, ts__ctl_res_pytorchjobs;
+    ts__ctl_res_workloadpriorityclasses, ts__ctl_res_priorityclasses;
+/* What each informer lists and watches. */
+extern const struct ts_kube_resource *const ts__ctl_resources[TS__CTL_N];
 
 /* feed.c */
 void ts__ctl_feed_handlers(struct ts_ctl *c);
@@ -81,6 +90,9 @@ void ts__ctl_kick(struct ts_ctl *c);
 
 /* sched.c */
 void ts__ctl_cycle(struct ts_loop *loop, void *data);
+/* Whether Kueue's local_queue_* series are kept for LocalQueue ns/name:
+ * metrics.localQueueMetrics.enable and its selector on the LQ's labels. */
+int ts__ctl_lq_metrics(struct ts_ctl *c, const char *ns, const char *name);
 void ts__ctl_queue_status(struct ts_loop *loop, void *data);
 
 /* jobs.c */

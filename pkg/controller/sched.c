@@ -6,6 +6,7 @@
 #include "api/object.h"
 #include "controller/jobkind.h"
 #include "controller/manager_int.h"
+#include "engine/amount.h"
 #include "engine/apply.h"
 #include "engine/status.h"
 #include "json/json.h"
@@ -13,6 +14,7 @@
 #include "util/log.h"
 #include "util/time.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +28,25 @@ struct write {
     char *reason, *message; /* PENDING, or a victim's preemption */
 };
 
+int ts__ctl_lq_metrics(struct ts_ctl *c, const char *ns, const char *name)
+{
+    struct ts_strmap labels = TS_STRMAP_INIT;
+    const cJSON *obj, *l;
+    int on;
+
+    if (!c->opts.config.metrics_lq || !ns || !name ||
+        !(obj = ts_informer_get_ns(c->inf[TS__CTL_LQ], ns, name)))
+        return 0;
+    cJSON_ArrayForEach(l, ts_json_get(obj, "metadata.labels"))
+    {
+        if (cJSON_IsString(l))
+            ts_strmap_set(&labels, l->string, l->valuestring);
+    }
+    on = ts_label_selector_matches(&c->opts.config.metrics_lq_selector, &labels);
+    ts_strmap_release(&labels);
+    return on;
+}
+
 /* Kueue's events and metrics for a status write that landed, on the
  * Workload as the server returned it. */
 static void landed(struct ts_ctl *c, const struct write *w, const cJSON *obj, ts_time now)
@@ -37,6 +58,9 @@ static void landed(struct ts_ctl *c, const struct write *w, const cJSON *obj, ts
     if (!obj)
         return;
     m.priority_class = ts_json_get_string(obj, "spec.priorityClassRef.name"); /* v1beta2 */
+    m.lq_namespace = ts_json_get_string(obj, "metadata.namespace");
+    if (ts__ctl_lq_metrics(c, m.lq_namespace, ts_json_get_string(obj, "spec.queueName")))
+        m.lq_name = ts_json_get_string(obj, "spec.queueName");
     if (w->victim) {
         m.cluster_queue = ts_json_get_string(obj, "status.admission.clusterQueue");
         ts_recorder_event(c->events, obj, "Normal", "Preempted", "%s", w->message);
@@ -274,6 +298,78 @@ static void write_if_changed(struct ts_ctl *c, const struct ts_kube_resource *re
     ts_kube_submit(c->client, &r, status_written, NULL, NULL, NULL);
 }
 
+/* What a flavor's resource holds in u, in natural units (0 if absent). */
+static double held(const struct ts_flavor_usages *u, const char *flavor, const char *res)
+{
+    for (size_t f = 0; f < u->n; f++) {
+        for (size_t r = 0; !strcmp(u->items[f].name, flavor) && r < u->items[f].n_resources; r++) {
+            if (!strcmp(u->items[f].resources[r].name, res))
+                return ts_amount_natural(res, ts_amount_of(res, &u->items[f].resources[r].total));
+        }
+    }
+    return 0;
+}
+
+static double natural(const char *res, const struct ts_opt_quantity *q)
+{
+    return q->set ? ts_amount_natural(res, ts_amount_of(res, &q->q)) : NAN;
+}
+
+/* Kueue's cluster_queue_{resource_usage,resource_reservation,nominal_quota,
+ * borrowing_limit,lending_limit} per flavor and resource of the spec
+ * (metrics.enableClusterQueueResources). */
+static void cq_resource_metrics(struct ts_ctl *c, const struct ts_cluster_queue *cq)
+{
+    const struct ts_resource_groups *g = &cq->spec.resource_groups;
+
+    for (size_t i = 0; i < g->n; i++) {
+        for (size_t f = 0; f < g->items[i].n_flavors; f++) {
+            const struct ts_flavor_quotas *fq = &g->items[i].flavors[f];
+
+            for (size_t r = 0; r < fq->n_resources; r++) {
+                const struct ts_resource_quota *q = &fq->resources[r];
+                struct ts_opt_quantity nominal = {1, q->nominal_quota};
+
+                ts_kmetrics_cq_resource(c->metrics, cq->meta.name, cq->spec.cohort_name, fq->name,
+                                        q->name, held(&cq->status.flavors_usage, fq->name, q->name),
+                                        held(&cq->status.flavors_reservation, fq->name, q->name),
+                                        natural(q->name, &nominal),
+                                        natural(q->name, &q->borrowing_limit),
+                                        natural(q->name, &q->lending_limit));
+            }
+        }
+    }
+}
+
+/* Kueue's local_queue_* gauges of one LocalQueue (localQueueMetrics). */
+static void lq_metrics(struct ts_ctl *c, const struct ts_local_queue *lq)
+{
+    const char *ns = lq->meta.namespace_, *name = lq->meta.name;
+    const struct ts_condition *active = ts_conditions_find(&lq->status.conditions, "Active");
+    const struct ts_flavor_usages *res = &lq->status.flavors_reservation;
+    size_t pending, inadmissible;
+
+    if (!ts__ctl_lq_metrics(c, ns, name))
+        return;
+    ts_engine_lq_pending(c->engine, ns, name, &pending, &inadmissible);
+    ts_kmetrics_lq_pending(c->metrics, ns, name, (double)pending, (double)inadmissible);
+    ts_kmetrics_lq_reserving_active(c->metrics, ns, name, lq->status.reserving_workloads);
+    ts_kmetrics_lq_admitted_active(c->metrics, ns, name, lq->status.admitted_workloads);
+    ts_kmetrics_lq_status(c->metrics, ns, name,
+                          !active || !active->status         ? TS_KMETRICS_LQ_UNKNOWN
+                          : !strcmp(active->status, "True")  ? TS_KMETRICS_LQ_TRUE
+                          : !strcmp(active->status, "False") ? TS_KMETRICS_LQ_FALSE
+                                                             : TS_KMETRICS_LQ_UNKNOWN);
+    for (size_t f = 0; f < res->n; f++) {
+        for (size_t r = 0; r < res->items[f].n_resources; r++) {
+            const char *fl = res->items[f].name, *rn = res->items[f].resources[r].name;
+
+            ts_kmetrics_lq_resource(c->metrics, ns, name, fl, rn,
+                                    held(&lq->status.flavors_usage, fl, rn), held(res, fl, rn));
+        }
+    }
+}
+
 static void cq_metrics(struct ts_ctl *c, const struct ts_cluster_queue *cq)
 {
     const struct ts_condition *active = ts_conditions_find(&cq->status.conditions, "Active");
@@ -288,6 +384,8 @@ static void cq_metrics(struct ts_ctl *c, const struct ts_cluster_queue *cq)
                           : active && active->status && !strcmp(active->status, "True")
                               ? TS_KMETRICS_CQ_ACTIVE
                               : TS_KMETRICS_CQ_PENDING);
+    if (c->opts.config.metrics_cq_resources)
+        cq_resource_metrics(c, cq);
 }
 
 static int queue_status(const char *key, const cJSON *obj, void *data)
@@ -313,6 +411,7 @@ static int queue_status(const char *key, const cJSON *obj, void *data)
     } else if (o.kind == TS_KIND_LOCAL_QUEUE &&
                ts_engine_lq_status(c->engine, o.u.lq.meta.namespace_, o.u.lq.meta.name, now,
                                    &o.u.lq.status) == 0) {
+        lq_metrics(c, &o.u.lq);
         body = ts_local_queue_encode(&o.u.lq);
         write_if_changed(c, &ts__ctl_res_localqueues, obj, body);
     }

@@ -25,6 +25,11 @@ int64_t ts_amount_of(const char *resource, const struct ts_quantity *q)
     return v;
 }
 
+double ts_amount_natural(const char *resource, int64_t amount)
+{
+    return is_cpu(resource) ? (double)amount / 1000.0 : (double)amount;
+}
+
 struct ts_quantity ts_amount_quantity(const char *resource, int64_t amount)
 {
     if (is_cpu(resource))

@@ -17,6 +17,10 @@
  * TS_AMOUNT_UNLIMITED (and at INT64_MIN for huge negatives). */
 int64_t ts_amount_of(const char *resource, const struct ts_quantity *q);
 
+/* `amount` in natural units, as Kueue's resource gauges report it: cpu in
+ * cores (1500 -> 1.5), everything else as is. */
+double ts_amount_natural(const char *resource, int64_t amount);
+
 /* The quantity Kueue reports for `amount` of `resource`. */
 struct ts_quantity ts_amount_quantity(const char *resource, int64_t amount);
 

@@ -130,6 +130,27 @@ int ts_engine_cohort_status(const struct ts_engine *e, const char *name,
     return 0;
 }
 
+void ts_engine_lq_pending(const struct ts_engine *e, const char *ns, const char *name,
+                          size_t *active, size_t *inadmissible)
+{
+    size_t it = 0;
+    const char *k;
+    void *v;
+
+    *active = *inadmissible = 0;
+    while (ts_hmap_next(&e->workloads, &it, &k, &v)) {
+        const struct ts__eng_wl *wl = v;
+
+        if (wl->state != TS__ENG_WL_PENDING || !wl->lq_name || strcmp(wl->lq_name, name) ||
+            strcmp(wl->ns, ns))
+            continue;
+        if (wl->inadmissible)
+            ++*inadmissible;
+        else
+            ++*active;
+    }
+}
+
 /* Sums what the workloads of one LocalQueue hold (reserved and admitted)
  * and counts them. */
 static void lq_scan(const struct ts_engine *e, const char *ns, const char *name, int64_t *reserved,

@@ -43,4 +43,9 @@ int ts_engine_cohort_status(const struct ts_engine *e, const char *cohort,
 int ts_engine_lq_status(const struct ts_engine *e, const char *ns, const char *name, ts_time now,
                         struct ts_local_queue_status *st);
 
+/* Pending workloads of a LocalQueue split as ts_engine_cq_pending() does
+ * (Kueue's local_queue_pending_workloads).  O(workloads). */
+void ts_engine_lq_pending(const struct ts_engine *e, const char *ns, const char *name,
+                          size_t *active, size_t *inadmissible);
+
 #endif

@@ -264,6 +264,8 @@ static int add_typed(struct ts_sim *s, struct ts_object *o, ts_time now, struct 
         return add_workload(s, &o->u.wl, now, err);
     case TS_KIND_JOB:
     case TS_KIND_PYTORCH_JOB:
+    case TS_KIND_TF_JOB:
+    case TS_KIND_MPI_JOB:
         return add_job(s, o, now, err);
     case TS_KIND_UNKNOWN:
         break;

@@ -5,7 +5,7 @@
  * therefore see exactly what the controller's engine decides.
  *
  * Objects are added as JSON trees (any supported kind, v1beta1 or
- * v1beta2).  Jobs and PyTorchJobs carrying a queue name become Workloads as
+ * v1beta2).  Jobs and Kubeflow jobs carrying a queue name become Workloads as
  * the controller would build them.  Every cycle's decisions are applied at
  * once (admissions confirmed) to the simulated Workloads.
  *

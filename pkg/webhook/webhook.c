@@ -43,6 +43,10 @@ static const struct route {
     {"/validate-batch-v1-job", NULL, ts__wh_validate_job, TS_KIND_JOB},
     {"/mutate-kubeflow-org-v1-pytorchjob", NULL, ts__wh_mutate_job, TS_KIND_PYTORCH_JOB},
     {"/validate-kubeflow-org-v1-pytorchjob", NULL, ts__wh_validate_job, TS_KIND_PYTORCH_JOB},
+    {"/mutate-kubeflow-org-v1-tfjob", NULL, ts__wh_mutate_job, TS_KIND_TF_JOB},
+    {"/validate-kubeflow-org-v1-tfjob", NULL, ts__wh_validate_job, TS_KIND_TF_JOB},
+    {"/mutate-kubeflow-org-v2beta1-mpijob", NULL, ts__wh_mutate_job, TS_KIND_MPI_JOB},
+    {"/validate-kubeflow-org-v2beta1-mpijob", NULL, ts__wh_validate_job, TS_KIND_MPI_JOB},
 };
 
 #define N_ROUTES (sizeof(routes) / sizeof(routes[0]))

@@ -12,6 +12,8 @@
  *   converted to v1beta2 before the rules of pkg/api run),
  *   /mutate-batch-v1-job, /validate-batch-v1-job,
  *   /mutate-kubeflow-org-v1-pytorchjob, /validate-kubeflow-org-v1-pytorchjob,
+ *   /mutate-kubeflow-org-v1-tfjob, /validate-kubeflow-org-v1-tfjob,
+ *   /mutate-kubeflow-org-v2beta1-mpijob, /validate-kubeflow-org-v2beta1-mpijob,
  *   /convert (ConversionReview, kueue.x-k8s.io v1beta1 <-> v1beta2),
  *   /healthz, /readyz (plain "ok").
  *

@@ -1,10 +1,11 @@
 /*
  * webhook_job.c - Kueue's job webhooks (reference §4.5; jobframework
  * base_webhook.go, defaults.go, validation.go; jobs/job/job_webhook.go)
- * for batch/v1 Job and kubeflow.org/v1 PyTorchJob.
+ * for batch/v1 Job and the Kubeflow jobs (kubeflow.org/v1 PyTorchJob and
+ * TFJob, kubeflow.org/v2beta1 MPIJob).
  *
  * Mutating (CREATE): queue-name "default" when the namespace has that
- * LocalQueue; suspend (Job spec.suspend, PyTorchJob spec.runPolicy.suspend)
+ * LocalQueue; suspend (Job spec.suspend, Kubeflow spec.runPolicy.suspend)
  * when the job has a queue name - the label, or the legacy annotation the
  * customer's seeds use - or manageJobsWithoutQueueName is on, its
  * namespace is managed and no Kueue-managed owner controls it; and the
@@ -31,7 +32,7 @@
 struct jobview {
     const struct ts_object_meta *meta;
     int suspended;
-    const struct ts_job *batch; /* NULL for a PyTorchJob */
+    const struct ts_job *batch; /* NULL for a Kubeflow job */
 };
 
 static void view_of(const struct ts_object *o, struct jobview *v)
@@ -363,7 +364,7 @@ static int owner_managed(const cJSON *obj)
         if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "controller")) || !av || !k)
             continue;
         if ((strncmp(av, "batch/", 6) == 0 && strcmp(k, "Job") == 0) ||
-            (strncmp(av, "kubeflow.org/", 13) == 0 && strcmp(k, "PyTorchJob") == 0))
+            (strncmp(av, "kubeflow.org/", 13) == 0 && ts_kf_kind_of(k)))
             return 1;
     }
     return 0;

@@ -38,6 +38,9 @@ static const struct hook mutating[] = {
     {"mjob.kb.io", "/mutate-batch-v1-job", "batch", "v1", "jobs", HOOK_JOB},
     {"mpytorchjob.kb.io", "/mutate-kubeflow-org-v1-pytorchjob", "kubeflow.org", "v1", "pytorchjobs",
      HOOK_JOB},
+    {"mtfjob.kb.io", "/mutate-kubeflow-org-v1-tfjob", "kubeflow.org", "v1", "tfjobs", HOOK_JOB},
+    {"mmpijob.kb.io", "/mutate-kubeflow-org-v2beta1-mpijob", "kubeflow.org", "v2beta1", "mpijobs",
+     HOOK_JOB},
 };
 
 static const struct hook validating[] = {
@@ -56,6 +59,10 @@ static const struct hook validating[] = {
     {"vjob.kb.io", "/validate-batch-v1-job", "batch", "v1", "jobs", HOOK_UPDATE | HOOK_JOB},
     {"vpytorchjob.kb.io", "/validate-kubeflow-org-v1-pytorchjob", "kubeflow.org", "v1",
      "pytorchjobs", HOOK_UPDATE | HOOK_JOB},
+    {"vtfjob.kb.io", "/validate-kubeflow-org-v1-tfjob", "kubeflow.org", "v1", "tfjobs",
+     HOOK_UPDATE | HOOK_JOB},
+    {"vmpijob.kb.io", "/validate-kubeflow-org-v2beta1-mpijob", "kubeflow.org", "v2beta1", "mpijobs",
+     HOOK_UPDATE | HOOK_JOB},
 };
 
 void ts_whconfig_options_init(struct ts_whconfig_options *o)

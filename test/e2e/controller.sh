@@ -4,7 +4,9 @@
 # Workloads, are admitted within quota (unsuspended, flavor nodeLabels and
 # tolerations injected), wait with Kueue's message otherwise, release quota
 # when they finish or are deleted, and a controller killed with SIGKILL
-# restarts without admitting beyond quota.  Queue status columns follow.
+# restarts without admitting beyond quota.  Queue status columns, events and
+# Kueue's metrics (with metrics-config.yaml: the per-flavor ClusterQueue
+# gauges and the local_queue_* series) follow.
 . "$(dirname "$0")/lib/apiserver.sh"
 need_kubectl
 . "$(dirname "$0")/lib/controller.sh"
@@ -18,7 +20,7 @@ check "without the CRDs the controller stops and says why" contains "$out" \
 K apply -f crds/ >/dev/null
 K apply -f config/external/kubeflow.org_pytorchjobs.yaml >/dev/null
 K apply -f "$D/queues.yaml" >/dev/null
-ctl_start
+ctl_start --config "$D/metrics-config.yaml"
 
 # one at a time: timestamps have second precision, so jobs created in the
 # same second could be admitted in either order
@@ -71,6 +73,24 @@ check "metric admission_wait_time_seconds" contains "$out" 'kueue_admission_wait
 check "metric pending_workloads inadmissible" contains "$out" 'kueue_pending_workloads{cluster_queue="cq",replica_role="standalone",status="inadmissible"} 1'
 check "metric cluster_queue_status" contains "$out" 'kueue_cluster_queue_status{cluster_queue="cq",replica_role="standalone",status="active"} 1'
 check "metric admission_attempts_total" contains "$out" 'kueue_admission_attempts_total{replica_role="standalone",result="success"}'
+# metrics.enableClusterQueueResources and localQueueMetrics (metrics-config.yaml)
+has_metric() { metrics | grep -qF "$1"; }
+fr='cluster_queue="cq",cohort="",flavor="on-demand",replica_role="standalone"'
+wait_for "metric cluster_queue_resource_usage" has_metric "kueue_cluster_queue_resource_usage{$fr,resource=\"cpu\"} 2"
+out=$(metrics)
+check "metric cluster_queue_resource_reservation" contains "$out" "kueue_cluster_queue_resource_reservation{$fr,resource=\"memory\"} 2.147483648e+09"
+check "metric cluster_queue_nominal_quota" contains "$out" "kueue_cluster_queue_nominal_quota{$fr,resource=\"memory\"} 8.589934592e+09"
+check "no borrowing/lending limit gauges without limits" eq "$(echo "$out" | grep -c '^kueue_cluster_queue_\(borrowing\|lending\)_limit{')" "0"
+lq='name="lq",namespace="team-a"'
+wait_for "metric local_queue_reserving_active_workloads" has_metric "kueue_local_queue_reserving_active_workloads{$lq,replica_role=\"standalone\"} 2"
+out=$(metrics)
+check "metric local_queue_admitted_active_workloads" contains "$out" "kueue_local_queue_admitted_active_workloads{$lq,replica_role=\"standalone\"} 2"
+check "metric local_queue_pending_workloads" contains "$out" "kueue_local_queue_pending_workloads{$lq,replica_role=\"standalone\",status=\"inadmissible\"} 1"
+check "metric local_queue_quota_reserved_workloads_total" contains "$out" "kueue_local_queue_quota_reserved_workloads_total{$lq,priority_class=\"\",replica_role=\"standalone\"} 2"
+check "metric local_queue_admitted_workloads_total" contains "$out" "kueue_local_queue_admitted_workloads_total{$lq,priority_class=\"\",replica_role=\"standalone\"} 2"
+check "metric local_queue_admission_wait_time_seconds" contains "$out" "kueue_local_queue_admission_wait_time_seconds_count{$lq,priority_class=\"\",replica_role=\"standalone\"} 2"
+check "metric local_queue_status" contains "$out" "kueue_local_queue_status{active=\"True\",$lq,replica_role=\"standalone\"} 1"
+check "metric local_queue_resource_usage" contains "$out" "kueue_local_queue_resource_usage{flavor=\"on-demand\",$lq,replica_role=\"standalone\",resource=\"cpu\"} 2"
 
 # waitForPodsReady (on by default in v1beta2): PodsReady follows the job's pods
 pods_ready_is() { [ "$(wl_cond j1 PodsReady reason)" = "$1" ]; }
@@ -87,6 +107,7 @@ wait_for "j3 admitted after j1 finished" admitted j3
 out=$(metrics)
 check "metric finished_workloads_total" contains "$out" 'kueue_finished_workloads_total{cluster_queue="cq",priority_class="",replica_role="standalone"} 1'
 check "metric execution_time_seconds" contains "$out" 'kueue_execution_time_seconds_count{cluster_queue="cq",priority_class="",replica_role="standalone"} 1'
+check "metric local_queue_finished_workloads_total" contains "$out" "kueue_local_queue_finished_workloads_total{$lq,priority_class=\"\",replica_role=\"standalone\"} 1"
 wait_for "j3 unsuspended" unsuspended j3
 
 # deleting j2 deletes its Workload (owner GC + finalizer removed)

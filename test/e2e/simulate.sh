@@ -25,10 +25,10 @@ check() { # name expected actual
 "$bin" simulate -o table --now $now $(ls config/samples/*.yaml | sed 's/^/-f /') >"$tmp/samples.table"
 check "samples table" "$data/simulate-samples.table" "$tmp/samples.table"
 
-# 2. Kueue's own examples: single ClusterQueue setup + its sample jobs
+# 2. Kueue's own examples: single ClusterQueue setup + its sample jobs (Job, PyTorchJob, TFJob)
 "$bin" simulate -o table --now $now -f "$ex/admin-single-clusterqueue-setup.yaml" \
     -f "$ex/jobs-sample-job-partial-admission.yaml" -f "$ex/jobs-sample-job.yaml" \
-    -f "$ex/jobs-sample-pytorchjob.yaml" >"$tmp/examples.table"
+    -f "$ex/jobs-sample-pytorchjob.yaml" -f "$ex/jobs-sample-tfjob.yaml" >"$tmp/examples.table"
 check "kueue examples table" "$data/simulate-kueue-examples.table" "$tmp/examples.table"
 
 # 3. -o yaml is what `kubectl get workloads -o yaml` shows (reference §10 example)

@@ -117,47 +117,159 @@ static void test_requeuing_strategy(void **state)
     cJSON_Delete(obj);
 }
 
+/* Decodes the Configuration printf(fmt, ...) into c (initialised here). */
+static void decode_config(struct ts_config *c, struct ts_field_errors *errs, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void decode_config(struct ts_config *c, struct ts_field_errors *errs, const char *fmt, ...)
+{
+    struct ts_err e = {0};
+    cJSON *obj = NULL;
+    char yaml[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(yaml, sizeof(yaml), fmt, ap);
+    va_end(ap);
+    ts_config_init(c);
+    assert_int_equal(ts_yaml_decode_one(yaml, strlen(yaml), &obj, &e), 0);
+    ts_config_decode(obj, c, errs);
+    cJSON_Delete(obj);
+}
+
+/* recoveryTimeout defaults to the timeout (whatever set it), and
+ * backoffLimitCount is unset unless given; bad values name the field. */
+static void test_recovery_and_limit(void **state)
+{
+    static const struct {
+        const char *wfpr; /* the waitForPodsReady block, NULL = absent */
+        const char *version;
+        int64_t recovery_s;
+        int limit_set;
+        int32_t limit;
+        const char *error_field;
+    } rl[] = {
+        {NULL, "v1beta2", 1800, 0, 0, NULL},
+        {NULL, "v1beta1", 300, 0, 0, NULL},
+        {"{timeout: 10m}", "v1beta2", 600, 0, 0, NULL},
+        {"{timeout: 10m, recoveryTimeout: 2m}", "v1beta2", 120, 0, 0, NULL},
+        {"{enable: true, recoveryTimeout: 90s}", "v1beta1", 90, 0, 0, NULL},
+        {"{requeuingStrategy: {backoffLimitCount: 0}}", "v1beta2", 1800, 1, 0, NULL},
+        {"{requeuingStrategy: {backoffLimitCount: 3}}", "v1beta2", 1800, 1, 3, NULL},
+        {"{recoveryTimeout: later}", "v1beta2", 1800, 0, 0, "waitForPodsReady.recoveryTimeout"},
+        {"{requeuingStrategy: {backoffLimitCount: -1}}", "v1beta2", 1800, 1, -1,
+         "waitForPodsReady.requeuingStrategy.backoffLimitCount"},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(rl) / sizeof(rl[0]); i++) {
+        struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+        struct ts_config c;
+
+        decode_config(
+            &c, &errs, "apiVersion: config.kueue.x-k8s.io/%s\nkind: Configuration\n%s%s\n",
+            rl[i].version, rl[i].wfpr ? "waitForPodsReady: " : "", rl[i].wfpr ? rl[i].wfpr : "");
+        if (rl[i].error_field ? errs.n != 1 || strcmp(errs.items[0].field, rl[i].error_field)
+                              : errs.n != 0)
+            fail_msg("case %zu: %zu errors (%s)", i, errs.n, errs.n ? errs.items[0].field : "-");
+        if ((!rl[i].error_field || rl[i].limit_set) &&
+            (c.pods_ready_recovery_timeout_s != rl[i].recovery_s ||
+             c.backoff_limit_count.set != rl[i].limit_set ||
+             c.backoff_limit_count.v != rl[i].limit))
+            fail_msg("case %zu: recovery %lld limit %d/%d", i,
+                     (long long)c.pods_ready_recovery_timeout_s, c.backoff_limit_count.set,
+                     c.backoff_limit_count.v);
+        ts_field_errors_release(&errs);
+        ts_config_release(&c);
+    }
+}
+
+/* The manager's knobs: addresses and ports, leader election, Kueue's
+ * metrics switches (off by default); a bad port names the field. */
+static void test_manager_knobs(void **state)
+{
+    static const char yaml[] =
+        "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+        "metrics:\n  bindAddress: ':9090'\n  enableClusterQueueResources: true\n"
+        "  localQueueMetrics:\n    enable: true\n"
+        "    localQueueSelector: {matchLabels: {team: a}}\n"
+        "health: {healthProbeBindAddress: '127.0.0.1:9091'}\n"
+        "webhook: {port: 9444}\n"
+        "leaderElection: {leaderElect: true, resourceNamespace: kueue-system, resourceName: "
+        "lock}\n";
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    struct ts_strmap a = TS_STRMAP_INIT, b = TS_STRMAP_INIT;
+    struct ts_config c;
+
+    (void)state;
+    ts_config_init(&c);
+    assert_false(c.metrics_cq_resources);
+    assert_false(c.metrics_lq);
+    assert_null(c.metrics_bind_address);
+    assert_false(c.leader_elect.set);
+    decode_config(&c, &errs, "%s", yaml);
+    assert_int_equal(errs.n, 0);
+    assert_string_equal(c.metrics_bind_address, ":9090");
+    assert_true(c.metrics_cq_resources);
+    assert_true(c.metrics_lq);
+    ts_strmap_set(&a, "team", "a");
+    ts_strmap_set(&b, "team", "b");
+    assert_true(ts_label_selector_matches(&c.metrics_lq_selector, &a));
+    assert_false(ts_label_selector_matches(&c.metrics_lq_selector, &b));
+    assert_string_equal(c.health_probe_bind_address, "127.0.0.1:9091");
+    assert_int_equal(c.webhook_port, 9444);
+    assert_true(c.leader_elect.set && c.leader_elect.v);
+    assert_string_equal(c.lease_namespace, "kueue-system");
+    assert_string_equal(c.lease_name, "lock");
+    ts_config_release(&c);
+    decode_config(&c, &errs,
+                  "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+                  "webhook: {port: 70000}\n");
+    assert_int_equal(errs.n, 1);
+    assert_string_equal(errs.items[0].field, "webhook.port");
+    ts_config_release(&c);
+    ts_field_errors_release(&errs);
+    ts_strmap_release(&a);
+    ts_strmap_release(&b);
+}
+
 static void test_integrations(void **state)
 {
     static const struct {
         const char *frameworks;
-        int job, ptj;
+        int job, ptj, tfj, mpij;
     } fw[] = {
-        {NULL, 1, 1},
-        {"[batch/job]", 1, 0},
-        {"[kubeflow.org/pytorchjob, kubeflow.org/tfjob]", 0, 1},
-        {"[]", 0, 0},
+        {NULL, 1, 1, 1, 1},
+        {"[batch/job]", 1, 0, 0, 0},
+        {"[kubeflow.org/pytorchjob, kubeflow.org/tfjob]", 0, 1, 1, 0},
+        {"[kubeflow.org/mpijob, ray.io/rayjob]", 0, 0, 0, 1},
+        {"[]", 0, 0, 0, 0},
     };
 
     (void)state;
     for (size_t i = 0; i < sizeof(fw) / sizeof(fw[0]); i++) {
         struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
-        struct ts_err e = {0};
         struct ts_config c;
-        cJSON *obj = NULL;
-        char yaml[256];
 
-        snprintf(yaml, sizeof(yaml),
-                 "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n%s%s\n",
-                 fw[i].frameworks ? "integrations:\n  frameworks: " : "",
-                 fw[i].frameworks ? fw[i].frameworks : "");
-        ts_config_init(&c);
-        assert_int_equal(ts_yaml_decode_one(yaml, strlen(yaml), &obj, &e), 0);
-        ts_config_decode(obj, &c, &errs);
+        decode_config(&c, &errs,
+                      "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n%s%s\n",
+                      fw[i].frameworks ? "integrations:\n  frameworks: " : "",
+                      fw[i].frameworks ? fw[i].frameworks : "");
         assert_int_equal(errs.n, 0);
-        if (c.manage_batch_job != fw[i].job || c.manage_pytorchjob != fw[i].ptj)
-            fail_msg("%s: job %d ptj %d", fw[i].frameworks ? fw[i].frameworks : "(absent)",
-                     c.manage_batch_job, c.manage_pytorchjob);
+        if (c.manage_batch_job != fw[i].job || c.manage_pytorchjob != fw[i].ptj ||
+            c.manage_tfjob != fw[i].tfj || c.manage_mpijob != fw[i].mpij)
+            fail_msg("%s: job %d ptj %d tfj %d mpij %d",
+                     fw[i].frameworks ? fw[i].frameworks : "(absent)", c.manage_batch_job,
+                     c.manage_pytorchjob, c.manage_tfjob, c.manage_mpijob);
         ts_config_release(&c);
-        cJSON_Delete(obj);
     }
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_config_cases),
-        cmocka_unit_test(test_requeuing_strategy),
+        cmocka_unit_test(test_config_cases),       cmocka_unit_test(test_requeuing_strategy),
+        cmocka_unit_test(test_recovery_and_limit), cmocka_unit_test(test_manager_knobs),
         cmocka_unit_test(test_integrations),
     };
 

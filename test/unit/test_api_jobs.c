@@ -647,6 +647,51 @@ static void test_pytorchjob_samples(void **state)
         check_ptj_sample(i);
 }
 
+/* TFJob and MPIJob share the PyTorchJob shape under their own replica key:
+ * Kueue's TFJob example and an MPIJob decode in Kueue's replica order and
+ * encode back unchanged (fields not modelled, like slotsPerWorker, too). */
+static void test_kubeflow_siblings(void **state)
+{
+    cJSON *tf = load_doc(EXAMPLES "jobs-sample-tfjob.yaml", 0);
+    cJSON *mpi = cJSON_Parse(
+        "{\"apiVersion\":\"kubeflow.org/v2beta1\",\"kind\":\"MPIJob\",\"metadata\":{\"name\":"
+        "\"pi\"},\"spec\":{\"slotsPerWorker\":2,\"runPolicy\":{\"suspend\":true},"
+        "\"mpiReplicaSpecs\":{\"Worker\":{\"replicas\":3,\"template\":{\"spec\":{\"containers\":"
+        "[{\"name\":\"w\",\"image\":\"mpi\"}]}}},\"Launcher\":{\"template\":{\"spec\":"
+        "{\"priorityClassName\":\"launcher-pc\",\"containers\":[{\"name\":\"l\",\"image\":"
+        "\"mpi\"}]}}}}}}");
+    struct ts_pytorch_job j;
+    cJSON *enc;
+
+    (void)state;
+    ts_pytorchjob_init(&j);
+    decode_ptj(tf, &j, "jobs-sample-tfjob.yaml");
+    assert_ptr_equal(j.kf, &ts_kf_tfjob);
+    assert_string_equal(ts_pytorchjob_queue_name(&j), "user-queue");
+    assert_int_equal(j.n_replicas, 2);
+    assert_string_equal(j.replicas[0].type, "PS");
+    assert_string_equal(j.replicas[1].type, "Worker");
+    assert_int_equal(j.replicas[1].replicas, 2);
+    check_worker_requests(&j.replicas[1], "cpu=1,memory=200Mi");
+    enc = ts_pytorchjob_encode(&j);
+    expect_same_json(enc, tf, "jobs-sample-tfjob.yaml");
+    cJSON_Delete(enc);
+
+    decode_ptj(mpi, &j, "mpijob");
+    assert_ptr_equal(j.kf, &ts_kf_mpijob);
+    assert_true(ts_pytorchjob_is_suspended(&j));
+    assert_string_equal(j.replicas[0].type, "Launcher");
+    assert_int_equal(j.replicas[0].replicas, 1);
+    assert_int_equal(j.replicas[1].replicas, 3);
+    assert_string_equal(ts_pytorchjob_priority_class(&j), "launcher-pc");
+    enc = ts_pytorchjob_encode(&j);
+    expect_same_json(enc, mpi, "mpijob");
+    cJSON_Delete(enc);
+    ts_pytorchjob_release(&j);
+    cJSON_Delete(tf);
+    cJSON_Delete(mpi);
+}
+
 static void test_pytorchjob_fields(void **state)
 {
     cJSON *obj = load_doc(DATA "pytorchjob-full.json", 0);
@@ -787,6 +832,7 @@ int main(void)
         cmocka_unit_test(test_template_unchanged_and_copy),
         cmocka_unit_test(test_template_encode_edits),
         cmocka_unit_test(test_pytorchjob_samples),
+        cmocka_unit_test(test_kubeflow_siblings),
         cmocka_unit_test(test_pytorchjob_fields),
         cmocka_unit_test(test_pytorchjob_edits),
         cmocka_unit_test(test_pytorchjob_order_and_defaults),

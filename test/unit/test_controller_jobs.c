@@ -1,12 +1,13 @@
 /* Tests for pkg/controller podset/jobkind: starting a job injects its
  * flavors' node labels and tolerations, stopping restores the template the
- * job was submitted with, for batch Jobs and PyTorchJobs. */
+ * job was submitted with, for batch Jobs and the Kubeflow kinds. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -208,36 +209,107 @@ static const char ptj_json[] =
     "{\"replicas\":1,\"template\":{\"spec\":{\"containers\":[{\"name\":\"m\",\"image\":\"pt\"}]}}"
     "}}}}";
 
-static void test_pytorchjob_replicas_in_kueue_order(void **state)
-{
-    cJSON *job = cJSON_Parse(ptj_json), *orig = cJSON_Duplicate(job, 1), *tmpl[18];
-    const struct ts_jobkind *k = ts_jobkind_of(job);
-    char names[18][64];
-    struct ts_workload wl;
-    struct ts_err err = {0};
-    int changed;
+/* One replica spec of `n` pods. */
+#define REPLICA(type, n)                                                                           \
+    "\"" type "\":{\"replicas\":" #n ",\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\","   \
+    "\"image\":\"i\"}]}}}"
 
+/* Replica types listed out of order on purpose. */
+static const char tfj_json[] =
+    "{\"apiVersion\":\"kubeflow.org/v1\",\"kind\":\"TFJob\",\"metadata\":{\"name\":\"dist\","
+    "\"namespace\":\"ai\",\"uid\":\"u3\",\"labels\":{\"kueue.x-k8s.io/queue-name\":\"lq\"}},"
+    "\"spec\":{\"runPolicy\":{\"suspend\":true},\"tfReplicaSpecs\":{" REPLICA(
+        "Worker", 2) "," REPLICA("Evaluator", 1) "," REPLICA("PS", 1) "," REPLICA("Chief", 1) "}}}";
+
+static const char mpij_json[] =
+    "{\"apiVersion\":\"kubeflow.org/v2beta1\",\"kind\":\"MPIJob\",\"metadata\":{\"name\":\"pi\","
+    "\"namespace\":\"ai\",\"uid\":\"u4\",\"labels\":{\"kueue.x-k8s.io/queue-name\":\"lq\"}},"
+    "\"spec\":{\"slotsPerWorker\":1,\"runPolicy\":{\"suspend\":true,\"cleanPodPolicy\":\"Running\"}"
+    ","
+    "\"mpiReplicaSpecs\":{" REPLICA("Worker", 4) "," REPLICA("Launcher", 1) "}}}";
+
+/* The Kubeflow kinds through the one adapter: pod sets in Kueue's order
+ * for the kind, named by the lower-cased replica type, Kueue's Workload
+ * name and owner, runPolicy.suspend, and a stop that restores the job. */
+static const struct {
+    const char *json, *replicas_key;
+    const char *wl_name; /* Kueue's: SHA-1 of kind, group, name, uid (python3 hashlib) */
+    const char *owner_api_version;
+    size_t n;
+    const char *podsets[4], *types[4];
+    int32_t counts[4];
+} kf_cases[] = {
+    {ptj_json,
+     "pytorchReplicaSpecs",
+     "pytorchjob-mnist-1ecad",
+     "kubeflow.org/v1",
+     2,
+     {"master", "worker"},
+     {"Master", "Worker"},
+     {1, 2}},
+    {tfj_json,
+     "tfReplicaSpecs",
+     "tfjob-dist-aa028",
+     "kubeflow.org/v1",
+     4,
+     {"chief", "ps", "worker", "evaluator"},
+     {"Chief", "PS", "Worker", "Evaluator"},
+     {1, 1, 2, 1}},
+    {mpij_json,
+     "mpiReplicaSpecs",
+     "mpijob-pi-59144",
+     "kubeflow.org/v2beta1",
+     2,
+     {"launcher", "worker"},
+     {"Launcher", "Worker"},
+     {1, 4}},
+};
+
+static void test_kubeflow_kinds(void **state)
+{
     (void)state;
-    assert_int_equal(ts_jobkind_templates(k, job, tmpl, names), 2);
-    assert_string_equal(names[0], "master");
-    assert_string_equal(names[1], "worker");
-    admitted_workload(job, "gpu", 0, &wl);
-    assert_string_equal(wl.spec.podsets[0].name, "master");
-    assert_int_equal(wl.spec.podsets[1].count, 2);
-    assert_int_equal(ts_jobkind_start(k, job, &wl, lookup, NULL, &err), 0);
-    assert_false(ts_jobkind_is_suspended(k, job));
-    assert_string_equal(at(job, "spec.pytorchReplicaSpecs.Worker.template.metadata.labels"
-                                "[kueue.x-k8s.io/podset]"),
-                        "worker");
-    assert_string_equal(
-        at(job, "spec.pytorchReplicaSpecs.Master.template.spec.nodeSelector[instance-type]"),
-        "gpu");
-    assert_int_equal(ts_jobkind_stop(k, job, &wl, &changed, &err), 0);
-    if (!ts_json_equal(job, orig))
-        fail_msg("restored job differs: %s", ts_json_dumps(job, 0));
-    ts_workload_release(&wl);
-    cJSON_Delete(job);
-    cJSON_Delete(orig);
+    for (size_t c = 0; c < sizeof(kf_cases) / sizeof(kf_cases[0]); c++) {
+        cJSON *job = cJSON_Parse(kf_cases[c].json), *orig = cJSON_Duplicate(job, 1), *tmpl[18];
+        const struct ts_jobkind *k = ts_jobkind_of(job);
+        char names[18][64], path[200];
+        struct ts_workload wl;
+        struct ts_err err = {0};
+        int changed;
+
+        assert_non_null(k);
+        assert_true(ts_jobkind_is_suspended(k, job));
+        assert_int_equal(ts_jobkind_templates(k, job, tmpl, names), kf_cases[c].n);
+        admitted_workload(job, "gpu", 0, &wl);
+        assert_int_equal(wl.spec.n_podsets, kf_cases[c].n);
+        assert_string_equal(wl.meta.name, kf_cases[c].wl_name);
+        assert_string_equal(wl.meta.owner_refs[0].api_version, kf_cases[c].owner_api_version);
+        assert_string_equal(wl.meta.owner_refs[0].kind, ts_json_get_string(job, "kind"));
+        assert_string_equal(wl.spec.queue_name, "lq");
+        for (size_t i = 0; i < kf_cases[c].n; i++) {
+            assert_string_equal(names[i], kf_cases[c].podsets[i]);
+            assert_string_equal(wl.spec.podsets[i].name, kf_cases[c].podsets[i]);
+            assert_int_equal(wl.spec.podsets[i].count, kf_cases[c].counts[i]);
+        }
+        assert_int_equal(ts_jobkind_start(k, job, &wl, lookup, NULL, &err), 0);
+        assert_false(ts_jobkind_is_suspended(k, job));
+        assert_true(cJSON_IsFalse(ts_json_get(job, "spec.runPolicy.suspend")));
+        for (size_t i = 0; i < kf_cases[c].n; i++) {
+            snprintf(path, sizeof(path),
+                     "spec.%s.%s.template.metadata.labels[kueue.x-k8s.io/podset]",
+                     kf_cases[c].replicas_key, kf_cases[c].types[i]);
+            assert_string_equal(at(job, path), kf_cases[c].podsets[i]);
+            snprintf(path, sizeof(path), "spec.%s.%s.template.spec.nodeSelector[instance-type]",
+                     kf_cases[c].replicas_key, kf_cases[c].types[i]);
+            assert_string_equal(at(job, path), "gpu");
+        }
+        assert_int_equal(ts_jobkind_stop(k, job, &wl, &changed, &err), 0);
+        assert_true(changed);
+        if (!ts_json_equal(job, orig))
+            fail_msg("%s: restored job differs: %s", wl.meta.name, ts_json_dumps(job, 0));
+        ts_workload_release(&wl);
+        cJSON_Delete(job);
+        cJSON_Delete(orig);
+    }
 }
 
 /* --- the reconciler's plans ------------------------------------------------ */
@@ -254,10 +326,10 @@ static int wpc_lookup(void *ctx, const char *name, int32_t *value)
 }
 
 static const struct ts_priority_lookup prio = {wpc_lookup, NULL, NULL, NULL};
-static const struct ts_jobplan_env env = {&prio, lookup, NULL, 0, 0, 0, 60, 3600};
-static const struct ts_jobplan_env env_wfpr = {&prio, lookup, NULL, 0, 1, 0, 60, 3600};
+static const struct ts_jobplan_env env = {&prio, lookup, NULL, 0, 0, 0, 60, 3600, 0, {0, 0}};
+static const struct ts_jobplan_env env_wfpr = {&prio, lookup, NULL, 0, 1, 0, 60, 3600, 0, {0, 0}};
 static const struct ts_jobplan_env env_timeout = {
-    &prio, lookup, NULL, 0, 1, 30 * 60 * TS_TIME_SECOND, 60, 3600};
+    &prio, lookup, NULL, 0, 1, 30 * 60 * TS_TIME_SECOND, 60, 3600, 0, {0, 0}};
 
 static void reserve(struct ts_workload *wl, int admitted)
 {
@@ -403,6 +475,52 @@ static void test_plan_pods_ready(void **state)
     cJSON_Delete(job);
 }
 
+/* The plan is one status write that sets condition `type` to
+ * status/reason; returns that condition (in p). */
+static const struct ts_condition *status_write(const cJSON *job, const struct ts_workload *wl,
+                                               const struct ts_jobplan_env *e, ts_time now,
+                                               struct ts_jobplan *p, const char *type,
+                                               const char *status, const char *reason)
+{
+    const struct ts_condition *c;
+    struct ts_err err = {0};
+
+    assert_int_equal(ts_jobplan_make(job, wl, e, now, p, &err), 0);
+    assert_int_equal(p->ops, TS_JOBPLAN_WORKLOAD_STATUS);
+    c = ts_conditions_find(&p->workload.status.conditions, type);
+    assert_non_null(c);
+    assert_string_equal(c->status, status);
+    assert_string_equal(c->reason, reason);
+    return c;
+}
+
+/* An evicted Workload's job (still with active pods) is stopped first;
+ * once its pods are gone the quota is released with Requeued=False and the
+ * eviction's reason.  Returns the stopped job (job is freed); wl becomes
+ * the released Workload. */
+static cJSON *stop_then_release(cJSON *job, struct ts_workload *wl, const struct ts_jobplan_env *e,
+                                ts_time now, struct ts_jobplan *p, const char *reason)
+{
+    const struct ts_condition *rq;
+    struct ts_err err = {0};
+
+    set(job, "status.active", cJSON_CreateNumber(4));
+    assert_int_equal(ts_jobplan_make(job, wl, e, now, p, &err), 0);
+    assert_int_equal(p->ops, TS_JOBPLAN_UPDATE_JOB);
+    assert_true(cJSON_IsTrue(ts_json_get(p->job, "spec.suspend")));
+    cJSON_Delete(job);
+    job = cJSON_Duplicate(p->job, 1);
+    set(job, "status.active", cJSON_CreateNumber(0)); /* its pods are gone */
+    assert_int_equal(ts_jobplan_make(job, wl, e, now, p, &err), 0);
+    assert_int_equal(p->ops, TS_JOBPLAN_WORKLOAD_STATUS);
+    assert_null(p->workload.status.admission);
+    rq = ts_conditions_find(&p->workload.status.conditions, "Requeued");
+    assert_string_equal(rq->status, "False");
+    assert_string_equal(rq->reason, reason);
+    ts_workload_copy(wl, &p->workload);
+    return job;
+}
+
 /* PodsReady timeout: a reconcile is asked for at the deadline; past it the
  * Workload is evicted (PodsReadyTimeout, backoff 60 s, 120 s, ... capped
  * at 3600 s); once the job stopped and the quota is released the backoff
@@ -439,18 +557,7 @@ static void test_plan_pods_ready_timeout(void **state)
     assert_int_equal(p.workload.status.requeue_state.requeue_at, later + 60 * TS_TIME_SECOND);
     ts_workload_copy(&wl, &p.workload);
     /* evicted: the job is stopped, then the quota released */
-    assert_int_equal(ts_jobplan_make(job, &wl, &env_timeout, later, &p, &err), 0);
-    assert_true(p.ops & TS_JOBPLAN_UPDATE_JOB);
-    assert_true(cJSON_IsTrue(ts_json_get(p.job, "spec.suspend")));
-    cJSON_Delete(job);
-    job = cJSON_Duplicate(p.job, 1);
-    assert_int_equal(ts_jobplan_make(job, &wl, &env_timeout, later, &p, &err), 0);
-    assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS);
-    assert_null(p.workload.status.admission);
-    rq = ts_conditions_find(&p.workload.status.conditions, "Requeued");
-    assert_string_equal(rq->status, "False");
-    assert_string_equal(rq->reason, "PodsReadyTimeout");
-    ts_workload_copy(&wl, &p.workload);
+    job = stop_then_release(job, &wl, &env_timeout, later, &p, "PodsReadyTimeout");
     /* in backoff: nothing yet, a reconcile at requeueAt; then it is over */
     assert_int_equal(ts_jobplan_make(job, &wl, &env_timeout, later + TS_TIME_SECOND, &p, &err), 0);
     assert_int_equal(p.ops, 0);
@@ -479,6 +586,171 @@ static void test_plan_pods_ready_timeout(void **state)
                          later + backoffs[i].backoff_s * TS_TIME_SECOND);
         ts_workload_release(&w2);
     }
+    ts_workload_release(&wl);
+    ts_jobplan_release(&p);
+    cJSON_Delete(job);
+}
+
+/* recoveryTimeout, not timeout, bounds WaitForRecovery. */
+static void test_plan_recovery_timeout(void **state)
+{
+    static const struct {
+        int64_t after_loss_s;
+        int evicted;
+        int64_t requeue_after_s;
+    } steps[] = {{60, 0, 60}, {119, 0, 1}, {120, 1, 0}};
+    struct ts_jobplan_env e = env_timeout;
+    cJSON *job = cJSON_Parse(job_json);
+    ts_time lost = NOW + 3600 * TS_TIME_SECOND; /* long after admission */
+    struct ts_workload wl;
+    struct ts_jobplan p;
+    struct ts_err err = {0};
+
+    (void)state;
+    e.pods_ready_recovery_timeout = 120 * TS_TIME_SECOND;
+    ts_jobplan_init(&p);
+    admitted_workload(job, "gpu", 0, &wl);
+    reserve(&wl, 1);
+    ts_conditions_set(&wl.status.conditions, TS_WL_COND_PODS_READY, "False", "WaitForRecovery",
+                      "At least one pod has failed, waiting for recovery", 1, lost);
+    set(job, "spec.suspend", cJSON_CreateFalse());
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        ts_time now = lost + steps[i].after_loss_s * TS_TIME_SECOND;
+        const struct ts_condition *ev;
+
+        assert_int_equal(ts_jobplan_make(job, &wl, &e, now, &p, &err), 0);
+        ev = ts_conditions_find(&p.workload.status.conditions, "Evicted");
+        if (steps[i].evicted != (ev != NULL) ||
+            p.requeue_after != steps[i].requeue_after_s * TS_TIME_SECOND)
+            fail_msg("step %zu: evicted %d requeue_after %lld", i, ev != NULL,
+                     (long long)p.requeue_after);
+    }
+    assert_string_equal(p.metric_cause, "WaitForRecovery");
+    assert_int_equal(p.metric, TS_JOBPLAN_METRIC_PODS_READY_TIMEOUT);
+    /* the same loss under the plain timeout (30m) is not over yet */
+    assert_int_equal(ts_jobplan_make(job, &wl, &env_timeout, lost + 120 * TS_TIME_SECOND, &p, &err),
+                     0);
+    assert_int_equal(p.ops, 0);
+    ts_workload_release(&wl);
+    ts_jobplan_release(&p);
+    cJSON_Delete(job);
+}
+
+/* backoffLimitCount: the timeout that would be eviction limit+1
+ * deactivates instead. */
+static void test_plan_requeuing_limit(void **state)
+{
+    static const struct {
+        int set;
+        int32_t limit, count;
+        int deactivates;
+    } cases[] = {{0, 0, 5, 0}, {1, 0, 0, 1}, {1, 1, 0, 0},
+                 {1, 1, 1, 1}, {1, 3, 2, 0}, {1, 3, 3, 1}};
+    cJSON *job = cJSON_Parse(job_json);
+    ts_time later = NOW + 31 * 60 * TS_TIME_SECOND;
+    struct ts_jobplan p;
+    struct ts_err err = {0};
+
+    (void)state;
+    ts_jobplan_init(&p);
+    set(job, "spec.suspend", cJSON_CreateFalse());
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct ts_jobplan_env e = env_timeout;
+        const struct ts_condition *dt, *ev;
+        struct ts_workload wl;
+
+        e.backoff_limit_count.set = cases[i].set;
+        e.backoff_limit_count.v = cases[i].limit;
+        set(job, "spec.suspend", cJSON_CreateTrue());
+        admitted_workload(job, "gpu", 0, &wl);
+        set(job, "spec.suspend", cJSON_CreateFalse());
+        reserve(&wl, 1);
+        wl.status.requeue_state.set = cases[i].count > 0;
+        wl.status.requeue_state.count.set = cases[i].count > 0;
+        wl.status.requeue_state.count.v = cases[i].count;
+        assert_int_equal(ts_jobplan_make(job, &wl, &e, later, &p, &err), 0);
+        assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS);
+        dt = ts_conditions_find(&p.workload.status.conditions, "DeactivationTarget");
+        ev = ts_conditions_find(&p.workload.status.conditions, "Evicted");
+        if (cases[i].deactivates != (dt != NULL) || cases[i].deactivates == (ev != NULL))
+            fail_msg("case %zu: DeactivationTarget %d Evicted %d", i, dt != NULL, ev != NULL);
+        if (dt) {
+            assert_string_equal(dt->reason, "RequeuingLimitExceeded");
+            assert_int_equal(p.workload.status.requeue_state.count.v, cases[i].count);
+            assert_int_equal(p.metric, TS_JOBPLAN_METRIC_NONE);
+        }
+        ts_workload_release(&wl);
+    }
+    ts_jobplan_release(&p);
+    cJSON_Delete(job);
+}
+
+/* Deactivation in Kueue's steps, from the DeactivationTarget to the quota
+ * released, held while inactive, then reactivated; and a user's
+ * spec.active=false on a running job. */
+static void test_plan_deactivation(void **state)
+{
+    cJSON *job = cJSON_Parse(job_json);
+    struct ts_jobplan_env e = env_timeout;
+    ts_time later = NOW + 31 * 60 * TS_TIME_SECOND;
+    const struct ts_condition *ev;
+    struct ts_workload wl;
+    struct ts_jobplan p;
+    struct ts_err err = {0};
+
+    (void)state;
+    e.backoff_limit_count.set = 1;
+    e.backoff_limit_count.v = 0;
+    ts_jobplan_init(&p);
+    admitted_workload(job, "gpu", 0, &wl);
+    reserve(&wl, 1);
+    set(job, "spec.suspend", cJSON_CreateFalse());
+    set(job, "status.active", cJSON_CreateNumber(4)); /* running, not ready */
+    assert_int_equal(ts_jobplan_make(job, &wl, &e, later, &p, &err), 0);
+    ts_workload_copy(&wl, &p.workload);
+    /* 1. DeactivationTarget -> spec.active=false */
+    assert_int_equal(ts_jobplan_make(job, &wl, &e, later, &p, &err), 0);
+    assert_int_equal(p.ops, TS_JOBPLAN_UPDATE_WORKLOAD);
+    assert_false(ts_workload_is_active(&p.workload));
+    ts_workload_copy(&wl, &p.workload);
+    /* 2. inactive -> Evicted with Kueue's reason and message */
+    wl.status.requeue_state.set = wl.status.requeue_state.count.set = 1;
+    wl.status.requeue_state.count.v = 3;
+    ev = status_write(job, &wl, &e, later, &p, "Evicted", "True",
+                      "DeactivatedDueToRequeuingLimitExceeded");
+    assert_string_equal(ev->message, "The workload is deactivated due to exceeding the maximum "
+                                     "number of re-queuing retries");
+    assert_null(ts_conditions_find(&p.workload.status.conditions, "DeactivationTarget"));
+    assert_false(p.workload.status.requeue_state.set);
+    assert_int_equal(p.metric, TS_JOBPLAN_METRIC_DEACTIVATED);
+    assert_string_equal(p.metric_cause, "RequeuingLimitExceeded");
+    assert_false(p.metric_first);
+    assert_string_equal(p.event_reason, "EvictedDueToDeactivatedDueToRequeuingLimitExceeded");
+    assert_true(p.event_on_workload);
+    ts_workload_copy(&wl, &p.workload);
+    /* 3. the job is stopped, 4. then the quota released */
+    job = stop_then_release(job, &wl, &e, later, &p, "DeactivatedDueToRequeuingLimitExceeded");
+    /* 5. held: nothing to do, however long it waits */
+    assert_int_equal(ts_jobplan_make(job, &wl, &e, later + 86400 * TS_TIME_SECOND, &p, &err), 0);
+    assert_int_equal(p.ops, 0);
+    /* 6. reactivated: Requeued=True Reactivated, once */
+    wl.spec.active.v = 1;
+    status_write(job, &wl, &e, later, &p, "Requeued", "True", "Reactivated");
+    ts_workload_copy(&wl, &p.workload);
+    assert_int_equal(ts_jobplan_make(job, &wl, &e, later, &p, &err), 0);
+    assert_int_equal(p.ops, 0);
+    ts_workload_release(&wl);
+
+    /* a user deactivates an admitted, running job: reason Deactivated */
+    set(job, "spec.suspend", cJSON_CreateTrue());
+    admitted_workload(job, "gpu", 0, &wl);
+    reserve(&wl, 1);
+    set(job, "spec.suspend", cJSON_CreateFalse());
+    wl.spec.active.v = 0;
+    ev = status_write(job, &wl, &env, NOW, &p, "Evicted", "True", "Deactivated");
+    assert_string_equal(ev->message, "The workload is deactivated");
+    assert_string_equal(p.metric_cause, "");
+    assert_true(p.metric_first);
     ts_workload_release(&wl);
     ts_jobplan_release(&p);
     cJSON_Delete(job);
@@ -603,13 +875,16 @@ int main(void)
         cmocka_unit_test(test_job_start_conflict_leaves_job),
         cmocka_unit_test(test_job_missing_flavor),
         cmocka_unit_test(test_job_partial_admission_parallelism),
-        cmocka_unit_test(test_pytorchjob_replicas_in_kueue_order),
+        cmocka_unit_test(test_kubeflow_kinds),
         cmocka_unit_test(test_unmanaged_kinds),
         cmocka_unit_test(test_plan_new_job),
         cmocka_unit_test(test_plan_missing_priority_class),
         cmocka_unit_test(test_plan_start_stop_finish),
         cmocka_unit_test(test_plan_pods_ready),
         cmocka_unit_test(test_plan_pods_ready_timeout),
+        cmocka_unit_test(test_plan_recovery_timeout),
+        cmocka_unit_test(test_plan_requeuing_limit),
+        cmocka_unit_test(test_plan_deactivation),
         cmocka_unit_test(test_plan_running_without_admission_is_stopped),
         cmocka_unit_test(test_plan_evicted_stops_then_releases),
         cmocka_unit_test(test_plan_pending_workload_follows_job),
