@@ -4,6 +4,7 @@
 #   make test       check dependencies, build, run every test, print a summary
 #   make asan       the same tests built with ASan+UBSan (into build/asan/)
 #   make valgrind   unit tests under valgrind
+#   make fuzz       libFuzzer on every test/fuzz target (clang; FUZZ_SECONDS each)
 #   make lint / fmt clang-format check / rewrite, cppcheck, banned functions
 #   make bench-engine  engine throughput on Kueue's performance shapes
 #   make run        the local API server + webhook + controller + samples
@@ -43,6 +44,11 @@ OPT_release := -O2 -g -DNDEBUG
 OPT_asan := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 LDOPT_asan := -fsanitize=address,undefined
+# MODE=fuzz (CC=clang, see test/fuzz/run.sh): coverage for libFuzzer on
+# everything, the fuzzer's main linked into build/fuzz/fuzz/<target> only.
+# clang warns of things gcc does not (the gcc build holds -Werror).
+OPT_fuzz := $(OPT_asan) -fsanitize=fuzzer-no-link -Wno-error
+LDOPT_fuzz := $(LDOPT_asan)
 OPT := $(OPT_$(MODE))
 CFLAGS_ALL = $(STD) $(WARN) $(OPT) -Ipkg $(PKG_CFLAGS) -MMD -MP $(EXTRA_CFLAGS)
 LDFLAGS_ALL = $(LDOPT_$(MODE)) $(EXTRA_LDFLAGS)
@@ -64,13 +70,20 @@ TEST_HELPER_SRCS := $(sort $(filter-out $(TEST_SRCS),$(wildcard test/unit/*.c)))
 TEST_HELPER_OBJS := $(TEST_HELPER_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_BINS := $(TEST_SRCS:test/unit/%.c=$(BUILD)/test/%)
 
+# Fuzz targets (test/fuzz/fuzz_<name>.c): each links with replay.c into a
+# test (corpus + seeded mutations, gcc) and, in MODE=fuzz, with libFuzzer.
+FUZZ_SRCS := $(sort $(wildcard test/fuzz/fuzz_*.c))
+FUZZ_NAMES := $(FUZZ_SRCS:test/fuzz/fuzz_%.c=%)
+REPLAY_BINS := $(FUZZ_NAMES:%=$(BUILD)/test/test_fuzz_replay_%)
+FUZZER_BINS := $(FUZZ_NAMES:%=$(BUILD)/fuzz/%)
+
 ifeq ($(V),1)
 Q :=
 else
 Q := @
 endif
 
-.PHONY: bench-engine run soak all lib bins tests test unit asan valgrind lint fmt clean deps check-deps \
+.PHONY: bench-engine fuzz fuzzers run soak all lib bins tests test unit asan valgrind lint fmt clean deps check-deps \
 	print-deb-packages help
 .DEFAULT_GOAL := all
 
@@ -78,7 +91,8 @@ all: lib bins tests
 
 lib: $(LIB)
 bins: $(BINS)
-tests: $(TEST_BINS)
+tests: $(TEST_BINS) $(REPLAY_BINS)
+fuzzers: $(FUZZER_BINS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -106,6 +120,16 @@ $(BUILD)/test/%: $(BUILD)/obj/test/unit/%.o $(TEST_HELPER_OBJS) $(LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(filter %.o,$^) $(LIB) $(PKG_LIBS) $(TEST_LIBS) -lm
 
+$(BUILD)/test/test_fuzz_replay_%: $(BUILD)/obj/test/fuzz/replay.o $(BUILD)/obj/test/fuzz/fuzz_%.o $(LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(filter %.o,$^) $(LIB) $(PKG_LIBS) $(TEST_LIBS) -lm
+
+$(BUILD)/fuzz/%: $(BUILD)/obj/test/fuzz/fuzz_%.o $(LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -fsanitize=fuzzer -o $@ $< $(LIB) $(PKG_LIBS) -lm
+
 # --- benchmarks (not tests: they measure, they do not pass or fail) -------
 BENCH_SRCS := $(sort $(wildcard test/bench/*.c))
 BENCH_BINS := $(BENCH_SRCS:test/bench/%.c=$(BUILD)/bench/%)
@@ -124,6 +148,11 @@ soak: check-deps
 	@$(MAKE) --no-print-directory all
 	TS_BUILD=$(BUILD) TS_DURABILITY_ROUNDS=20 TS_DURABILITY_COUNT=10000 \
 		test/e2e/apiserver_durability.sh
+
+# libFuzzer, FUZZ_SECONDS (default 60) per target; says so and fails when
+# clang or libFuzzer is missing.
+fuzz: check-deps
+	@FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) MAKE="$(MAKE)" test/fuzz/run.sh
 
 # --- dependency check: install when root, else one clear line -----------
 check-deps:
@@ -176,7 +205,7 @@ valgrind: check-deps
 	@$(MAKE) --no-print-directory all
 	@command -v valgrind >/dev/null 2>&1 || { \
 		echo "turnstile: valgrind missing; install with: sudo apt-get install -y valgrind"; exit 1; }
-	@TS_TEST_WRAPPER="valgrind -q --error-exitcode=99 --leak-check=full \
+	@TS_FUZZ_MUTATIONS=200 TS_TEST_WRAPPER="valgrind -q --error-exitcode=99 --leak-check=full \
 		--errors-for-leak-kinds=definite,indirect --suppressions=test/valgrind.supp" \
 		test/run-tests.sh $(BUILD)
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hmap.h"
 #include "util/parse.h"
 
 static void offset_to_pos(const char *s, size_t off, int *line, int *col)
@@ -30,6 +31,47 @@ static size_t skip_space(const char *s, size_t off, size_t len)
     return off;
 }
 
+/* Whether a later member of the same object has c's key. */
+static int key_repeated_later(const cJSON *c)
+{
+    for (const cJSON *n = c->next; n; n = n->next)
+        if (strcmp(n->string, c->string) == 0)
+            return 1;
+    return 0;
+}
+
+/* Brings a parsed tree to what Kubernetes' decoder (Go's encoding/json)
+ * makes of the same text.  An object member whose key a later member
+ * repeats is removed, so the last one wins: cJSON keeps them all and its
+ * lookups find the first, so a webhook would judge another spec than the
+ * one the API server stores.  Big objects use a map, so hostile input
+ * stays linear.  Returns 1 when a number does not fit a double (1e400:
+ * cJSON makes it infinite, Go refuses it, and it could not be printed). */
+static int normalize(cJSON *v)
+{
+    struct ts_hmap seen = TS_HMAP_INIT;
+    cJSON *c, *prev;
+    int n = 0;
+
+    if (cJSON_IsNumber(v) && !isfinite(v->valuedouble))
+        return 1;
+    cJSON_ArrayForEach(c, v)
+    {
+        if (normalize(c))
+            return 1;
+        n++;
+    }
+    if (!cJSON_IsObject(v) || n < 2)
+        return 0;
+    for (c = v->child->prev; c; c = prev) { /* last to first */
+        prev = c == v->child ? NULL : c->prev;
+        if (n <= 16 ? key_repeated_later(c) : ts_hmap_put(&seen, c->string, c) != NULL)
+            cJSON_Delete(cJSON_DetachItemViaPointer(v, c));
+    }
+    ts_hmap_release(&seen);
+    return 0;
+}
+
 int ts_json_parse(const char *s, size_t len, cJSON **out, struct ts_err *err)
 {
     const char *end = NULL;
@@ -43,12 +85,14 @@ int ts_json_parse(const char *s, size_t len, cJSON **out, struct ts_err *err)
     off = end && end >= s && end <= s + len ? (size_t)(end - s) : 0;
     if (v) {
         off = skip_space(s, off, len);
-        if (off == len) {
+        if (off == len && !normalize(v)) {
             *out = v;
             return 0;
         }
         cJSON_Delete(v);
-        what = "invalid JSON: unexpected data after the value";
+        what = off == len ? "invalid JSON: number out of range"
+                          : "invalid JSON: unexpected data after the value";
+        off = off == len ? 0 : off;
     } else if (skip_space(s, off, len) == len) {
         off = len;
         what = "invalid JSON: unexpected end of input";

@@ -40,7 +40,10 @@ enum ts_json_print_flags {
 };
 
 /* Parses exactly one JSON value from s[0..len) (trailing whitespace
- * allowed).  Returns 0, or TS_EPARSE with a message naming the line,
+ * allowed).  An object member whose key appears again later in the same
+ * object is dropped: the last one wins, as in Go's encoding/json that
+ * Kubernetes decodes with; a number beyond the range of a double (1e400)
+ * is refused, as Go refuses it.  Returns 0, or TS_EPARSE with a message naming the line,
  * column and byte offset ("invalid JSON at line 3 column 7 (byte 41)").
  * Ownership: on success the caller frees *out with cJSON_Delete(); on
  * failure *out is NULL. */

@@ -63,6 +63,20 @@ static void test_parse_table(void **state)
         {"trailing garbage", "[1] x", 0, TS_EPARSE, "at line 1 column 5 (byte 4)"},
         {"truncated", "{\"a\": [1, 2", 0, TS_EPARSE, "at line 1 column 11 (byte 10)"},
         {"two values", "1 2", 0, TS_EPARSE, "column 3"},
+        {"number beyond a double", "[1, {\"a\": -1e400}]", 0, TS_EPARSE,
+         "number out of range at line 1"},
+        /* duplicate keys: the last wins (Go's encoding/json), at any depth
+         * and in big objects too (found by fuzz_object) */
+        {"duplicate key, last wins", "{\"spec\":{\"a\":1},\"x\":0,\"spec\":{\"b\":2}}", 0, 0,
+         "{\"x\":0,\"spec\":{\"b\":2}}"},
+        {"duplicate keys nested", "[{\"a\":{\"k\":1,\"k\":2,\"k\":3}}]", 0, 0,
+         "[{\"a\":{\"k\":3}}]"},
+        {"duplicate keys in a big object",
+         "{\"a\":1,\"b\":1,\"c\":1,\"d\":1,\"e\":1,\"f\":1,\"g\":1,\"h\":1,\"i\":1,"
+         "\"j\":1,\"k\":1,\"l\":1,\"m\":1,\"n\":1,\"o\":1,\"p\":1,\"a\":2,\"q\":1,\"p\":2}",
+         0, 0,
+         "{\"b\":1,\"c\":1,\"d\":1,\"e\":1,\"f\":1,\"g\":1,\"h\":1,\"i\":1,\"j\":1,"
+         "\"k\":1,\"l\":1,\"m\":1,\"n\":1,\"o\":1,\"a\":2,\"q\":1,\"p\":2}"},
     };
 
     (void)state;
