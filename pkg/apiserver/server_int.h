@@ -324,6 +324,11 @@ struct ts__as_obj *ts__as_delete_policy(struct ts_apiserver *s, struct ts__as_re
 /* Sets deletionTimestamp (first time only); returns the stored state. */
 struct ts__as_obj *ts__as_mark_deleting(struct ts_apiserver *s, struct ts__as_res *res,
                                         struct ts__as_obj *o, ts_time now);
+/* h_delete.c: o was just created with ownerReferences none of whose owners
+ * exists (its owner was deleted before it came): the collector deletes it
+ * (background), as kube's does with dangling references. */
+void ts__as_gc_dangling(struct ts_apiserver *s, struct ts__as_res *res, struct ts__as_obj *o,
+                        ts_time now);
 /* gc.c: foreground deletion of o; returns its state after (NULL when
  * removed). */
 struct ts__as_obj *ts__as_gc_foreground(struct ts_apiserver *s, struct ts__as_res *res,
