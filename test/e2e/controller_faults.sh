@@ -1,0 +1,75 @@
+#!/bin/sh
+# The controller against turnstile-apiserver --faults: a third of the replies are cut
+# halfway (the request was carried out, the client sees a broken
+# connection).  The controller is started eleven times; each time it must
+# still tell that kubeflow.org PyTorchJobs are not served (a cut reply
+# used to count as "served": an informer that never syncs, so nothing was
+# ever scheduled); the last one admits jobs.  /debug/faults counts what was
+# injected.  The test's own requests carry X-Turnstile-Faults: off.
+. "$(dirname "$0")/lib/apiserver.sh"
+need_kubectl
+. "$(dirname "$0")/lib/controller.sh"
+start_server() { # [PORT] [--faults SPEC]
+    port=${1:-0}
+    [ $# -gt 0 ] && shift
+    rm -f "$T/kc"
+    "$BIN" --listen "127.0.0.1:$port" --insecure-http --data-dir "$T/data" --no-access-log \
+        --kubeconfig-out "$T/kc" "$@" >"$T/server.out" 2>>"$T/server.log" &
+    PID=$!
+    PIDS="$PIDS $PID"
+    i=0
+    until [ -s "$T/kc" ] && URL=$(sed -n 's/^turnstile-apiserver: serving on //p' "$T/server.out") &&
+        [ -n "$URL" ] && curl -s "$URL/readyz" >/dev/null 2>&1; do
+        i=$((i + 1))
+        [ $i -lt 200 ] || { echo "server did not start"; cat "$T/server.log"; exit 1; }
+        sleep 0.05
+    done
+}
+[ -x "$BIN" ] || { echo "skip: $BIN not built"; exit 77; }
+KC=$T/kc
+start_server
+PORT=${URL##*:}
+K apply -f crds/ >/dev/null
+K apply -f "$CD/queues.yaml" >/dev/null 2>&1
+kill "$PID"
+wait "$PID" 2>/dev/null
+start_server "$PORT" --faults seed=11,cut=0.3
+
+x() { # METHOD PATH [curl args]: a request exempt from the faults
+    m=$1 p=$2
+    shift 2
+    curl -s -X "$m" -H 'X-Turnstile-Faults: off' "$@" "$URL$p"
+}
+mkjob() {
+    x POST /apis/batch/v1/namespaces/team-a/jobs -H 'Content-Type: application/json' -d "{\"metadata\":{\"name\":\"$1\",\"labels\":{\"kueue.x-k8s.io/queue-name\":\"lq\"}},\"spec\":{\"suspend\":true,\"template\":{\"spec\":{\"restartPolicy\":\"Never\",\"containers\":[{\"name\":\"c\",\"image\":\"busybox\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}}}" >/dev/null
+}
+reserved() { # JOB: its Workload holds quota
+    x GET /apis/kueue.x-k8s.io/v1beta2/namespaces/team-a/workloads | jq_py "any(w['metadata']['ownerReferences'][0]['name'] == '$1' and any(c['type'] == 'QuotaReserved' and c['status'] == 'True' for c in w.get('status', {}).get('conditions', [])) for w in d['items'])" | grep -q True
+}
+complete() {
+    x PATCH "/apis/batch/v1/namespaces/team-a/jobs/$1/status" -H 'Content-Type: application/merge-patch+json' \
+        -d '{"status":{"succeeded":1,"conditions":[{"type":"Complete","status":"True","reason":"Completed","lastTransitionTime":"2026-11-22T00:00:00Z"}]}}' >/dev/null
+}
+
+started() { [ "$(grep -c 'started against' "$T/ctl.log")" -ge "$1" ]; }
+round=1
+while [ $round -le 10 ]; do # fast starts: each asks whether PyTorchJobs are served
+    ctl_start
+    WAIT_TENTHS=300 wait_for "start $round" started $round
+    kill -9 "$CTL_PID"
+    wait "$CTL_PID" 2>/dev/null
+    round=$((round + 1))
+done
+ctl_start
+mkjob r1
+WAIT_TENTHS=400 wait_for "r1 admitted under faults" reserved r1
+complete r1
+mkjob r2
+WAIT_TENTHS=400 wait_for "r2 admitted after r1 finished, under faults" reserved r2
+kill -9 "$CTL_PID"
+wait "$CTL_PID" 2>/dev/null
+check "every start found PyTorchJobs not served" eq "$(grep -c 'pytorchjobs not served' "$T/ctl.log")" 11
+cuts=$(x GET /debug/faults | jq_py "d['injected']['cut']")
+check "cut replies were injected ($cuts)" test "$cuts" -gt 10
+ctl_check_log
+finish
