@@ -4,7 +4,8 @@
 # connection).  The controller is started eleven times; each time it must
 # still tell that kubeflow.org PyTorchJobs are not served (a cut reply
 # used to count as "served": an informer that never syncs, so nothing was
-# ever scheduled); the last one admits jobs.  /debug/faults counts what was
+# ever scheduled); the last one admits jobs.  Then half the writes fail
+# with 500 and the Workloads of deleted jobs must still go.  /debug/faults counts what was
 # injected.  The test's own requests carry X-Turnstile-Faults: off.
 . "$(dirname "$0")/lib/apiserver.sh"
 need_kubectl
@@ -40,8 +41,8 @@ x() { # METHOD PATH [curl args]: a request exempt from the faults
     shift 2
     curl -s -X "$m" -H 'X-Turnstile-Faults: off' "$@" "$URL$p"
 }
-mkjob() {
-    x POST /apis/batch/v1/namespaces/team-a/jobs -H 'Content-Type: application/json' -d "{\"metadata\":{\"name\":\"$1\",\"labels\":{\"kueue.x-k8s.io/queue-name\":\"lq\"}},\"spec\":{\"suspend\":true,\"template\":{\"spec\":{\"restartPolicy\":\"Never\",\"containers\":[{\"name\":\"c\",\"image\":\"busybox\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}}}" >/dev/null
+mkjob() { # NAME [CPU]
+    x POST /apis/batch/v1/namespaces/team-a/jobs -H 'Content-Type: application/json' -d "{\"metadata\":{\"name\":\"$1\",\"labels\":{\"kueue.x-k8s.io/queue-name\":\"lq\"}},\"spec\":{\"suspend\":true,\"template\":{\"spec\":{\"restartPolicy\":\"Never\",\"containers\":[{\"name\":\"c\",\"image\":\"busybox\",\"resources\":{\"requests\":{\"cpu\":\"${2:-1}\"}}}]}}}}" >/dev/null
 }
 reserved() { # JOB: its Workload holds quota
     x GET /apis/kueue.x-k8s.io/v1beta2/namespaces/team-a/workloads | jq_py "any(w['metadata']['ownerReferences'][0]['name'] == '$1' and any(c['type'] == 'QuotaReserved' and c['status'] == 'True' for c in w.get('status', {}).get('conditions', [])) for w in d['items'])" | grep -q True
@@ -71,5 +72,24 @@ wait "$CTL_PID" 2>/dev/null
 check "every start found PyTorchJobs not served" eq "$(grep -c 'pytorchjobs not served' "$T/ctl.log")" 11
 cuts=$(x GET /debug/faults | jq_py "d['injected']['cut']")
 check "cut replies were injected ($cuts)" test "$cuts" -gt 10
+
+# Half the writes fail with 500 (not performed, and a PATCH is not retried
+# by the client): deleted jobs' Workloads must still lose Kueue's finalizer
+# and go (the removal used to wait for an update event that never comes).
+kill "$PID"
+wait "$PID" 2>/dev/null
+start_server "$PORT" --faults seed=12,write-500=0.5
+ctl_start
+for j in d1 d2 d3 d4 d5 d6; do mkjob $j 100m; done
+for j in d1 d2 d3 d4 d5 d6; do WAIT_TENTHS=300 wait_for "$j admitted under 500s" reserved $j; done
+for j in d1 d2 d3 d4 d5 d6; do
+    x DELETE /apis/batch/v1/namespaces/team-a/jobs/$j -H 'Content-Type: application/json' -d '{"propagationPolicy":"Background"}' >/dev/null
+done
+wls_gone() {
+    x GET /apis/kueue.x-k8s.io/v1beta2/namespaces/team-a/workloads | jq_py "[w['metadata']['name'] for w in d['items'] if w['metadata']['name'].startswith('job-d')]" | grep -qx '\[\]'
+}
+WAIT_TENTHS=300 wait_for "the deleted jobs' Workloads are gone despite failed finalizer patches" wls_gone
+fails=$(grep -c 'finalizer removal failed' "$T/ctl.log")
+check "some finalizer removals failed and were retried ($fails)" test "$fails" -gt 0
 ctl_check_log
 finish
