@@ -52,7 +52,7 @@ static int parse_range(const char *v, int64_t *lo, int64_t *hi)
     memcpy(a, v, alen);
     a[alen] = '\0';
     if (ts_apiserver_parse_duration(a, lo)) {
-        strcat(a, unit);
+        memcpy(a + alen, unit, strlen(unit) + 1);
         if (ts_apiserver_parse_duration(a, lo))
             return -1;
     }

@@ -10,31 +10,13 @@
 . "$(dirname "$0")/lib/apiserver.sh"
 need_kubectl
 . "$(dirname "$0")/lib/controller.sh"
-start_server() { # [PORT] [--faults SPEC]
-    port=${1:-0}
-    [ $# -gt 0 ] && shift
-    rm -f "$T/kc"
-    "$BIN" --listen "127.0.0.1:$port" --insecure-http --data-dir "$T/data" --no-access-log \
-        --kubeconfig-out "$T/kc" "$@" >"$T/server.out" 2>>"$T/server.log" &
-    PID=$!
-    PIDS="$PIDS $PID"
-    i=0
-    until [ -s "$T/kc" ] && URL=$(sed -n 's/^turnstile-apiserver: serving on //p' "$T/server.out") &&
-        [ -n "$URL" ] && curl -s "$URL/readyz" >/dev/null 2>&1; do
-        i=$((i + 1))
-        [ $i -lt 200 ] || { echo "server did not start"; cat "$T/server.log"; exit 1; }
-        sleep 0.05
-    done
-}
-[ -x "$BIN" ] || { echo "skip: $BIN not built"; exit 77; }
-KC=$T/kc
-start_server
+as_start_http
 PORT=${URL##*:}
 K apply -f crds/ >/dev/null
 K apply -f "$CD/queues.yaml" >/dev/null 2>&1
 kill "$PID"
 wait "$PID" 2>/dev/null
-start_server "$PORT" --faults seed=11,cut=0.3
+as_start_http "$PORT" --no-access-log --faults seed=11,cut=0.3
 
 x() { # METHOD PATH [curl args]: a request exempt from the faults
     m=$1 p=$2
@@ -78,7 +60,7 @@ check "cut replies were injected ($cuts)" test "$cuts" -gt 10
 # and go (the removal used to wait for an update event that never comes).
 kill "$PID"
 wait "$PID" 2>/dev/null
-start_server "$PORT" --faults seed=12,write-500=0.5
+as_start_http "$PORT" --no-access-log --faults seed=12,write-500=0.5
 ctl_start
 for j in d1 d2 d3 d4 d5 d6; do mkjob $j 100m; done
 for j in d1 d2 d3 d4 d5 d6; do WAIT_TENTHS=300 wait_for "$j admitted under 500s" reserved $j; done
