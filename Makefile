@@ -8,7 +8,8 @@
 #   make lint / fmt clang-format check / rewrite, cppcheck, banned functions
 #   make bench-engine  engine throughput on Kueue's performance shapes
 #   make run        the local API server + webhook + controller + samples
-#   make soak       apiserver durability: 20 kill -9 rounds x 10,000 writes
+#   make soak       apiserver durability (20 kill -9 rounds x 10,000 writes), then the
+#                   crash-restart soak: 3,000 steps, >= 1,000 controller kills, --faults
 #   make deps       install the Debian packages (needs root)
 #   make help       this list
 #
@@ -143,11 +144,20 @@ bench-engine: check-deps
 	@$(MAKE) --no-print-directory MODE=release build/release/bench/bench_engine
 	build/release/bench/bench_engine
 
-# The full --data-dir durability soak (make test runs 5 rounds x 2,000).
+# The full --data-dir durability soak (make test runs 5 rounds x 2,000),
+# then the long crash-restart soak of the controller against
+# turnstile-apiserver --faults (make test runs 200 steps, see
+# docs/reliability.md): SOAK_SEED, SOAK_STEPS; stops by itself.
+SOAK_SEED ?= 1
+SOAK_STEPS ?= 3000
 soak: check-deps
 	@$(MAKE) --no-print-directory all
 	TS_BUILD=$(BUILD) TS_DURABILITY_ROUNDS=20 TS_DURABILITY_COUNT=10000 \
 		test/e2e/apiserver_durability.sh
+	rm -rf $(BUILD)/soak
+	python3 test/soak/soak.py --bin $(BUILD)/bin --dir $(BUILD)/soak --seed $(SOAK_SEED) \
+		--steps $(SOAK_STEPS) --restart-every 3 --quiesce-every 250 --min-restarts 1000 \
+		--max-seconds 3600
 
 # libFuzzer, FUZZ_SECONDS (default 60) per target; says so and fails when
 # clang or libFuzzer is missing.
@@ -230,6 +240,6 @@ clean:
 	rm -rf build
 
 help:
-	@sed -n '3,12p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -30,6 +30,13 @@
     "  --webhook-service NS/NAME[:PORT]=HOST:PORT\n"                                               \
     "                                reach webhook clientConfig.service NAME.NS at HOST:PORT\n"    \
     "                                (TLS still verified as NAME.NS.svc; repeatable)\n"            \
+    "  --faults SPEC                 inject faults, seeded (README \"Fault injection\"); SPEC "    \
+    "is\n"                                                                                         \
+    "                                KEY=VALUE,...: seed=N write-409=P write-429=P write-500=P\n"  \
+    "                                write-503=P retry-after=SECS latency=0-20ms gone=P cut=P\n"   \
+    "                                watch-drop=P watch-drop-after=N pause=D@T[+EVERY]; counts\n"  \
+    "                                at GET /debug/faults; header X-Turnstile-Faults: off "        \
+    "exempts\n"                                                                                    \
     "  --no-access-log               do not log one line per request\n"                            \
     "  --log-level debug|info|warn|error\n"
 
@@ -58,6 +65,8 @@ static int parse_more(struct ts_apiserver_opts *o, const char *flag, const char 
     else if (!strcmp(flag, "--simulate-job-runtime") &&
              !ts_apiserver_parse_duration(v, &o->simulate_job_runtime))
         ;
+    else if (!strcmp(flag, "--faults"))
+        o->faults = v;
     else if (!strcmp(flag, "--webhook-service") && strchr(v, '=') && strchr(v, '/') &&
              o->n_webhook_services < MAX_SERVICES)
         services[o->n_webhook_services++] = v;

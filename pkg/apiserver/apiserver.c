@@ -75,6 +75,9 @@ int ts_apiserver_start(struct ts_apiserver *s, struct ts_err *err)
 
     if ((rc = split_listen(s->listen, host, sizeof(host), &port, err)))
         return rc;
+    if ((rc = ts__as_faults_enable(s, s->opts.faults, err)))
+        return rc;
+    s->opts.faults = NULL; /* borrowed; parsed */
     if (s->data_dir && (rc = ts__as_wal_open(s, s->data_dir, err)))
         return rc;
     if (s->opts.simulate_job_runtime > 0 && (rc = ts__as_jobsim_start(s, err)))
@@ -126,6 +129,7 @@ void ts_apiserver_free(struct ts_apiserver *s)
         ts__as_jobsim_stop(s);
     }
     ts__as_wal_close(s);
+    ts__as_faults_release(s);
     ts_strlist_release(&s->svc_map);
     free(s->data_dir);
     ts__as_ring_release(s);

@@ -45,6 +45,9 @@ struct ts_apiserver_opts {
      * against NAME.NAMESPACE.svc */
     const char *const *webhook_services;
     size_t n_webhook_services;
+    /* --faults SPEC (apiserver/faults.h), or NULL: off; borrowed until
+     * ts_apiserver_start() has parsed it */
+    const char *faults;
 };
 
 /* Creates a server with the built-in resources and seeded namespaces.
@@ -53,7 +56,7 @@ struct ts_apiserver_opts {
 struct ts_apiserver *ts_apiserver_new(const struct ts_apiserver_opts *opts);
 
 /* Generates TLS material if needed, binds and starts serving, then writes
- * the kubeconfig.  Returns 0, TS_EINVAL (bad --listen), TS_ETLS or TS_EIO
+ * the kubeconfig.  Returns 0, TS_EINVAL (bad --listen or --faults), TS_ETLS or TS_EIO
  * (bind failure, unwritable kubeconfig). */
 int ts_apiserver_start(struct ts_apiserver *s, struct ts_err *err);
 

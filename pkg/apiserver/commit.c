@@ -244,6 +244,8 @@ static void store(struct ts__as_req *q, struct ts__as_resp *r, cJSON *obj, int c
     if (q->res->kindid == TS__AS_CRD)
         ts__as_crd_apply(q->s, o->json);
     reply_obj(q, r, code, o->json);
+    if (code == 201 && ts_json_get(o->json, "metadata.ownerReferences"))
+        ts__as_gc_dangling(q->s, q->res, o, q->now);
 }
 
 /* Drops the time of every managedFields entry. */

@@ -73,6 +73,22 @@ static int refs_uid(const cJSON *obj, const char *uid)
 }
 
 /* Whether any owner of obj other than `gone` is still alive. */
+static int uid_exists(struct ts_apiserver *s, const char *uid)
+{
+    for (size_t i = 0; i < s->n_res; i++) {
+        size_t it = 0;
+        const char *k;
+        void *v;
+
+        while (ts_hmap_next(&s->res[i]->objs, &it, &k, &v)) {
+            const char *ou = ts_json_get_string(((struct ts__as_obj *)v)->json, "metadata.uid");
+            if (ou && !strcmp(ou, uid))
+                return 1;
+        }
+    }
+    return 0;
+}
+
 static int live_owner(struct ts_apiserver *s, const cJSON *obj, const char *gone)
 {
     const cJSON *r;
@@ -81,19 +97,8 @@ static int live_owner(struct ts_apiserver *s, const cJSON *obj, const char *gone
     {
         const char *u = ts_json_get_string(r, "uid");
 
-        if (!u || !strcmp(u, gone))
-            continue;
-        for (size_t i = 0; i < s->n_res; i++) {
-            size_t it = 0;
-            const char *k;
-            void *v;
-
-            while (ts_hmap_next(&s->res[i]->objs, &it, &k, &v)) {
-                const char *ou = ts_json_get_string(((struct ts__as_obj *)v)->json, "metadata.uid");
-                if (ou && !strcmp(ou, u))
-                    return 1;
-            }
-        }
+        if (u && strcmp(u, gone) && uid_exists(s, u))
+            return 1;
     }
     return 0;
 }
@@ -144,6 +149,24 @@ static void collect(struct ts_apiserver *s, const char *uid, int orphan, ts_time
         ref_all(objs, n, 0);
         free(objs);
     }
+}
+
+void ts__as_gc_dangling(struct ts_apiserver *s, struct ts__as_res *res, struct ts__as_obj *o,
+                        ts_time now)
+{
+    const cJSON *r;
+    int refs = 0;
+
+    cJSON_ArrayForEach(r, ts_json_get(o->json, "metadata.ownerReferences"))
+    {
+        const char *u = ts_json_get_string(r, "uid");
+
+        if (u && uid_exists(s, u))
+            return; /* a live owner keeps it */
+        refs++;
+    }
+    if (refs)
+        ts__as_delete_obj(s, res, o, now);
 }
 
 static void delete_namespace_contents(struct ts_apiserver *s, const char *ns, ts_time now)

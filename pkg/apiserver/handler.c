@@ -131,6 +131,8 @@ void ts__as_handle(struct ts__as_req *q, struct ts__as_resp *r)
         ts_buf_adds(&r->body, "ok");
         return;
     }
+    if (ts__as_faults_endpoint(q, r))
+        return;
     if (!strncmp(p, "/openapi/", 9)) {
         if (!ts__as_openapi(q, r))
             ts__as_reply_nopath(r);

@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -68,11 +69,14 @@ static void add_warning(struct MHD_Response *resp, const char *text)
     ts_buf_release(&b);
 }
 
-static struct MHD_Response *make_response(struct ts__as_resp *r)
+static struct MHD_Response *make_response(struct ts__as_resp *r, int cut)
 {
     struct MHD_Response *resp;
+    char ra[24];
 
-    if (r->watch) {
+    if (cut && !r->watch) {
+        resp = ts__as_faults_cut_response(r);
+    } else if (r->watch) {
         resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024, ts__as_watch_read,
                                                  r->watch, ts__as_watch_free);
     } else {
@@ -85,6 +89,10 @@ static struct MHD_Response *make_response(struct ts__as_resp *r)
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache, private");
     for (size_t i = 0; i < r->warnings.n; i++)
         add_warning(resp, r->warnings.items[i]);
+    if (r->retry_after > 0) {
+        snprintf(ra, sizeof(ra), "%lld", (long long)r->retry_after);
+        MHD_add_response_header(resp, "Retry-After", ra);
+    }
     return resp;
 }
 
@@ -102,6 +110,8 @@ static void fill_req(struct ts__as_req *q, struct ts_apiserver *s, struct MHD_Co
     q->user_agent = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_USER_AGENT);
     q->body = st->body;
     q->now = clock_ns(CLOCK_REALTIME);
+    q->faulty = ts__as_faults_apply(
+        s, url, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Turnstile-Faults"));
 }
 
 static void serve(struct ts_apiserver *s, struct ts__as_req *q, struct ts__as_resp *r,
@@ -151,6 +161,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     struct MHD_Response *resp;
     enum MHD_Result ret;
     ts_time t0;
+    int cut = 0;
 
     (void)version;
     if (!st) {
@@ -168,12 +179,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     t0 = clock_ns(CLOCK_MONOTONIC);
     fill_req(&q, s, c, url, method, st);
     ts__as_resp_init(&r);
-    serve(s, &q, &r, st, c);
+    if (!q.faulty || !ts__as_faults_before(&q, &r, &cut))
+        serve(s, &q, &r, st, c);
     if (s->opts.access_log)
         ts_log_info("apiserver", "method=%s path=%s code=%d bytes=%zu watch=%d dur_us=%lld", method,
                     url, r.code, r.body.len, r.watch != NULL,
                     (long long)((clock_ns(CLOCK_MONOTONIC) - t0) / 1000));
-    resp = make_response(&r);
+    resp = make_response(&r, cut);
     ret = MHD_queue_response(c, (unsigned)r.code, resp);
     MHD_destroy_response(resp);
     ts__as_resp_release(&r);

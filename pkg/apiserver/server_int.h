@@ -136,6 +136,8 @@ struct ts_apiserver {
     struct ts__as_wal *wal;       /* --data-dir, or NULL (memory only) */
     struct ts__as_jobsim *jobsim; /* --simulate-job-runtime, or NULL */
     struct ts_strlist svc_map;    /* "ns/name:port=host:port" (--webhook-service) */
+    struct ts_faults *faults;     /* --faults, or NULL */
+    ts_time faults_t0;            /* monotonic start, for pause=D@T */
 };
 
 /* Parsed request path. */
@@ -149,6 +151,8 @@ struct ts__as_wal;
 struct ts__as_jobsim;
 
 struct ts__as_adm;
+struct ts_faults;
+struct MHD_Response;
 
 struct ts__as_req {
     struct ts_apiserver *s;
@@ -160,6 +164,8 @@ struct ts__as_req {
     const char *ctype;
     const char *user_agent;
     int is_apply; /* server-side apply: managedFields already worked out */
+    int faulty;   /* --faults apply to this request */
+    int expire;   /* --faults: answer this watch resume with 410 Expired */
     struct ts_buf body;
     ts_time now;
     struct ts__as_route rt;
@@ -173,7 +179,28 @@ struct ts__as_resp {
     struct ts_buf body;
     struct ts_strlist warnings;
     struct ts__as_watch *watch; /* streamed reply when set */
+    int64_t retry_after;        /* > 0: Retry-After header (seconds) */
 };
+
+/* --- faults_hook.c: --faults acting on requests (decisions: faults.h) --- */
+/* Parses spec (NULL: faults off) into s->faults; 0 or TS_EINVAL. */
+int ts__as_faults_enable(struct ts_apiserver *s, const char *spec, struct ts_err *err);
+/* Logs the counters and frees the fault state. */
+void ts__as_faults_release(struct ts_apiserver *s);
+/* Whether faults apply to a request for path with the X-Turnstile-Faults
+ * header value (NULL when absent). */
+int ts__as_faults_apply(const struct ts_apiserver *s, const char *path, const char *header);
+/* Before serving, mutex NOT held: waits through a pause and the latency,
+ * then returns 1 after replying on r (failed write, expired list), else 0;
+ * *cut says whether to cut the reply. */
+int ts__as_faults_before(struct ts__as_req *q, struct ts__as_resp *r, int *cut);
+/* Holds the calling thread while the server is paused (mutex NOT held). */
+void ts__as_faults_wait_pause(struct ts_apiserver *s);
+/* A response of r's body that ends halfway with a dropped connection;
+ * takes the body.  Ownership: caller destroys it. */
+struct MHD_Response *ts__as_faults_cut_response(struct ts__as_resp *r);
+/* GET /debug/faults (mutex held): 1 when path was that and r filled. */
+int ts__as_faults_endpoint(struct ts__as_req *q, struct ts__as_resp *r);
 
 /* --- status.c: metav1.Status replies ------------------------------------ */
 void ts__as_resp_init(struct ts__as_resp *r);
@@ -297,6 +324,11 @@ struct ts__as_obj *ts__as_delete_policy(struct ts_apiserver *s, struct ts__as_re
 /* Sets deletionTimestamp (first time only); returns the stored state. */
 struct ts__as_obj *ts__as_mark_deleting(struct ts_apiserver *s, struct ts__as_res *res,
                                         struct ts__as_obj *o, ts_time now);
+/* h_delete.c: o was just created with ownerReferences none of whose owners
+ * exists (its owner was deleted before it came): the collector deletes it
+ * (background), as kube's does with dangling references. */
+void ts__as_gc_dangling(struct ts_apiserver *s, struct ts__as_res *res, struct ts__as_obj *o,
+                        ts_time now);
 /* gc.c: foreground deletion of o; returns its state after (NULL when
  * removed). */
 struct ts__as_obj *ts__as_gc_foreground(struct ts_apiserver *s, struct ts__as_res *res,

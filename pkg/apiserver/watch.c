@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "apiserver/faults.h"
 #include "json/json.h"
 #include "util/alloc.h"
 #include "util/parse.h"
@@ -36,6 +37,10 @@ struct ts__as_watch {
     size_t n_initial, i_initial;
     struct ts_buf out;
     size_t off;
+    struct ts_faults *faults; /* --faults for this stream, or NULL */
+    uint64_t sent;            /* events sent, for watch-drop-after */
+    int cut;                  /* --faults: drop the connection after out */
+    int expire;               /* --faults: start with 410 Expired */
 };
 
 static ts_time mono_now(void)
@@ -102,6 +107,8 @@ static void emit(struct ts__as_watch *w, const char *type, struct ts__as_obj *o)
         }
     }
     ts_buf_adds(&w->out, "}\n");
+    if (w->faults && ts_faults_watch_drop(w->faults, ++w->sent))
+        w->cut = 1;
 }
 
 static void emit_bookmark(struct ts__as_watch *w)
@@ -152,11 +159,11 @@ static int drain(struct ts__as_watch *w)
 
     w->q.now = wall_now();
     w->q.ver = ts__as_res_version(w->q.res, w->version);
-    while (w->i_initial < w->n_initial && w->out.len < FLUSH_AT)
+    while (w->i_initial < w->n_initial && w->out.len < FLUSH_AT && !w->cut)
         emit(w, "ADDED", w->initial[w->i_initial++]);
     if (w->i_initial < w->n_initial)
         return 1;
-    if (w->last_rv < s->ring_floor) {
+    if (w->last_rv < s->ring_floor || w->expire) {
         char msg[128];
 
         snprintf(msg, sizeof(msg), "too old resource version: %lld (%lld)", (long long)w->last_rv,
@@ -164,7 +171,8 @@ static int drain(struct ts__as_watch *w)
         emit_status(w, 410, "Expired", msg);
         return 1;
     }
-    for (i = ts__as_ring_seek(s, w->last_rv); i < s->ring_n && w->out.len < FLUSH_AT; i++) {
+    for (i = ts__as_ring_seek(s, w->last_rv); i < s->ring_n && w->out.len < FLUSH_AT && !w->cut;
+         i++) {
         const struct ts__as_event *e = ts__as_ring_at(s, i);
 
         if (e->res == w->q.res)
@@ -229,6 +237,8 @@ ssize_t ts__as_watch_read(void *cls, uint64_t pos, char *buf, size_t max)
     if (w->off >= w->out.len) {
         ts_buf_reset(&w->out);
         w->off = 0;
+        if (w->cut)
+            return MHD_CONTENT_READER_END_WITH_ERROR;
         if (w->done)
             return MHD_CONTENT_READER_END_OF_STREAM;
         if (!w->started) {
@@ -237,6 +247,8 @@ ssize_t ts__as_watch_read(void *cls, uint64_t pos, char *buf, size_t max)
             w->started = 1;
             ts_buf_addc(&w->out, '\n');
         } else {
+            if (w->faults)
+                ts__as_faults_wait_pause(w->q.s);
             pthread_mutex_lock(&w->q.s->mu);
             fill(w);
             pthread_mutex_unlock(&w->q.s->mu);
@@ -299,6 +311,7 @@ static struct ts__as_watch *watch_new(struct ts__as_req *q, struct ts__as_filter
     if (to && (ts_parse_i64_c(to, &secs) || secs < 0))
         secs = 1800;
     w->deadline = mono_now() + secs * TS_TIME_SECOND;
+    w->faults = q->faulty ? q->s->faults : NULL;
     w->next_bookmark = mono_now() + BOOKMARK_EVERY;
     ts_buf_init(&w->out, 0);
     return w;
@@ -323,6 +336,7 @@ void ts__as_handle_watch(struct ts__as_req *q, struct ts__as_resp *r)
         w->last_rv = q->s->rv;
     } else {
         w->last_rv = rv;
+        w->expire = q->expire;
     }
     r->watch = w;
     r->code = 200;

@@ -2,19 +2,28 @@
  * kueue.x-k8s.io/resource-in-use finalizer so their quota is accounted
  * until they are really gone; once one is being deleted (its job was
  * deleted and the garbage collector came, or a user deleted it) the
- * finalizer is removed and the delete event releases the quota. */
+ * finalizer is removed and the delete event releases the quota.
+ *
+ * The removal is a key "Finalize/NS/NAME" of the job work queue, so a
+ * failed patch (5xx, a reply cut short, a conflict with a stale cache) is
+ * retried with the queue's backoff: no further event may ever come for a
+ * Workload being deleted, and a finalizer left on it would hold its quota
+ * until the next restart. */
 #include "controller/manager_int.h"
 #include "json/json.h"
 #include "util/alloc.h"
 #include "util/log.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define FINALIZER "kueue.x-k8s.io/resource-in-use"
+#define FINALIZER  "kueue.x-k8s.io/resource-in-use"
+#define KEY_PREFIX "Finalize/"
 
 struct fin {
-    char *ns, *name;
+    struct ts_ctl *c;
+    char *key;
 };
 
 static void finalized(struct ts_kube_client *kc, struct ts_kube_result *res, void *data)
@@ -22,13 +31,15 @@ static void finalized(struct ts_kube_client *kc, struct ts_kube_result *res, voi
     struct fin *f = data;
 
     (void)kc;
-    /* A conflict or 404 means a newer event is coming (or the object is
-     * gone); the next update event retries. */
-    if (res->code && res->code != TS_ECONFLICT && res->code != TS_ENOTFOUND)
-        ts_log_info("controller", "workload=%s/%s finalizer removal failed: %s", f->ns, f->name,
-                    res->err.msg);
-    free(f->ns);
-    free(f->name);
+    f->c->inflight--;
+    if (res->code && res->code != TS_ENOTFOUND) {
+        ts_log_info("controller", "workload=%s finalizer removal failed: %s",
+                    f->key + strlen(KEY_PREFIX), res->err.msg);
+        ts_workqueue_add_rate_limited(f->c->jobs, f->key, ts_loop_now(f->c->loop));
+    } else {
+        ts_workqueue_forget(f->c->jobs, f->key);
+    }
+    free(f->key);
     free(f);
 }
 
@@ -44,19 +55,38 @@ static int has_finalizer(const cJSON *obj)
     return 0;
 }
 
+static int deleting(const cJSON *obj)
+{
+    return obj && ts_json_get(obj, "metadata.deletionTimestamp") && has_finalizer(obj);
+}
+
 void ts__ctl_finalize_workload(struct ts_ctl *c, const cJSON *obj)
+{
+    char key[600];
+
+    if (!deleting(obj) || c->stopping)
+        return;
+    snprintf(key, sizeof(key), KEY_PREFIX "%s/%s", ts_json_get_string(obj, "metadata.namespace"),
+             ts_json_get_string(obj, "metadata.name"));
+    ts_workqueue_add(c->jobs, key);
+}
+
+int ts__ctl_is_finalize_key(const char *key)
+{
+    return !strncmp(key, KEY_PREFIX, strlen(KEY_PREFIX));
+}
+
+/* Submits the merge patch that drops our finalizer from obj. */
+static void submit(struct ts_ctl *c, const char *key, const cJSON *obj)
 {
     struct ts_kube_req r = {0};
     struct ts_err err = {0};
-    cJSON *patch, *meta, *keep;
+    cJSON *patch = cJSON_CreateObject(), *meta, *keep;
     const cJSON *s;
-    struct fin *f;
+    struct fin *f = ts_xcalloc(1, sizeof(*f));
 
-    if (!ts_json_get(obj, "metadata.deletionTimestamp") || !has_finalizer(obj) || c->stopping)
-        return;
-    /* Merge patch guarded by the resourceVersion: the finalizer list is
-     * replaced as a whole, so it must be the list we saw. */
-    patch = cJSON_CreateObject();
+    /* guarded by the resourceVersion: the finalizer list is replaced as a
+     * whole, so it must be the list we saw */
     meta = cJSON_AddObjectToObject(patch, "metadata");
     keep = cJSON_AddArrayToObject(meta, "finalizers");
     cJSON_ArrayForEach(s, ts_json_get(obj, "metadata.finalizers"))
@@ -66,15 +96,15 @@ void ts__ctl_finalize_workload(struct ts_ctl *c, const cJSON *obj)
     }
     cJSON_AddStringToObject(meta, "resourceVersion",
                             ts_json_get_string(obj, "metadata.resourceVersion"));
-    f = ts_xcalloc(1, sizeof(*f));
-    f->ns = ts_xstrdup(ts_json_get_string(obj, "metadata.namespace"));
-    f->name = ts_xstrdup(ts_json_get_string(obj, "metadata.name"));
+    f->c = c;
+    f->key = ts_xstrdup(key);
     r.verb = TS_KUBE_PATCH;
     r.patch = TS_KUBE_PATCH_MERGE;
     r.res = &ts__ctl_res_workloads;
-    r.ns = f->ns;
-    r.name = f->name;
+    r.ns = ts_json_get_string(obj, "metadata.namespace");
+    r.name = ts_json_get_string(obj, "metadata.name");
     r.body = patch;
+    c->inflight++;
     if (ts_kube_submit(c->client, &r, finalized, f, NULL, &err)) {
         struct ts_kube_result res = {0};
 
@@ -83,4 +113,21 @@ void ts__ctl_finalize_workload(struct ts_ctl *c, const cJSON *obj)
         finalized(c->client, &res, f);
     }
     cJSON_Delete(patch);
+}
+
+void ts__ctl_reconcile_finalizer(struct ts_ctl *c, const char *key)
+{
+    const char *rest = key + strlen(KEY_PREFIX), *slash = strchr(rest, '/');
+    const cJSON *obj = NULL;
+    char ns[256];
+
+    if (slash && (size_t)(slash - rest) < sizeof(ns)) {
+        snprintf(ns, sizeof(ns), "%.*s", (int)(slash - rest), rest);
+        obj = ts_informer_get_ns(c->inf[TS__CTL_WL], ns, slash + 1);
+    }
+    if (deleting(obj) && !c->stopping)
+        submit(c, key, obj); /* the latest state the cache has */
+    else
+        ts_workqueue_forget(c->jobs, key);
+    ts_workqueue_done(c->jobs, key);
 }

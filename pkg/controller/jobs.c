@@ -249,6 +249,10 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
     struct ts_err err = {0};
     int has;
 
+    if (ts__ctl_is_finalize_key(key)) {
+        ts__ctl_reconcile_finalizer(c, key);
+        return;
+    }
     memset(&fl, 0, sizeof(fl));
     fl.c = c;
     snprintf(kind, sizeof(kind), "%.*s", (int)(rest - 1 - key), key);

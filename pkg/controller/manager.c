@@ -105,21 +105,32 @@ static int start_metrics(struct ts_ctl *c, struct ts_err *err)
     return 0;
 }
 
-/* Whether the server serves res (a one-item list answers; 404 does not). */
+/* Whether the server serves res: a one-item list answers yes, 404 no.
+ * Anything else (a reply cut short, a 5xx, a timeout) says nothing, so it
+ * is asked again (the client retries, then so do we): guessing "served"
+ * for a kind that is not would start an informer that never syncs, and
+ * nothing would ever be scheduled. */
 static int served(struct ts_ctl *c, const struct ts_kube_resource *res)
 {
-    struct ts_kube_req r = {0};
-    struct ts_err err = {0};
-    cJSON *out = NULL;
-    int rc;
+    for (int round = 1;; round++) {
+        struct ts_kube_req r = {0};
+        struct ts_err err = {0};
+        cJSON *out = NULL;
+        int rc;
 
-    r.verb = TS_KUBE_LIST;
-    r.res = res;
-    r.limit = 1;
-    r.flags = TS_KUBE_REQ_NO_RETRY;
-    rc = ts_kube_list_sync(c->client, &r, &out, &err);
-    cJSON_Delete(out);
-    return rc != TS_ENOTFOUND;
+        r.verb = TS_KUBE_LIST;
+        r.res = res;
+        r.limit = 1;
+        rc = ts_kube_list_sync(c->client, &r, &out, &err);
+        cJSON_Delete(out);
+        if (rc == 0 || rc == TS_ENOTFOUND)
+            return rc == 0;
+        ts_log_warn("controller", "cannot tell whether %s/%s %s are served (%s)%s", res->group,
+                    res->version, res->resource, err.msg,
+                    round < 3 ? ": asking again" : ": assuming they are");
+        if (round == 3)
+            return 1;
+    }
 }
 
 struct ts_ctl *ts_ctl_new(const struct ts_ctl_opts *o, struct ts_err *err)

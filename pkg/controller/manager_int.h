@@ -57,7 +57,8 @@ struct ts_ctl {
     struct ts_informer *inf[TS__CTL_N];
     struct ts__ctl_feed feeds[TS__CTL_N];
     struct ts_engine *engine;
-    struct ts_workqueue *jobs; /* "<Kind>/ns/name": "Job/ns/name", "TFJob/ns/name" */
+    struct ts_workqueue *jobs; /* "<Kind>/ns/name" ("Job/ns/name", "TFJob/ns/name"), and
+                                * "Finalize/ns/name" */
     int dirty;                 /* something changed: a cycle is due */
     uint64_t cycle_timer;
     uint64_t status_timer;
@@ -109,7 +110,13 @@ int ts__ctl_split_addr(const char *what, const char *addr, char *host, size_t le
 int ts__ctl_vis_start(struct ts_ctl *c, struct ts_err *err);
 void ts__ctl_vis_stop(struct ts_ctl *c);
 
-/* finalize.c: removes Kueue's finalizer from a Workload being deleted. */
+/* finalize.c: queues the removal of Kueue's finalizer from a Workload
+ * being deleted (key "Finalize/NS/NAME" of the job work queue). */
 void ts__ctl_finalize_workload(struct ts_ctl *c, const cJSON *wl);
+/* Whether a work queue key is a finalizer removal. */
+int ts__ctl_is_finalize_key(const char *key);
+/* Handles a "Finalize/NS/NAME" key (marks it done; a failure is retried
+ * with the queue's backoff). */
+void ts__ctl_reconcile_finalizer(struct ts_ctl *c, const char *key);
 
 #endif

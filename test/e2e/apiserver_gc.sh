@@ -27,6 +27,16 @@ check "background: dependent gone" gone d1
 check "background: dependent with a live owner stays" exists d2
 check "... without the dangling reference" eq "$(api GET /api/v1/namespaces/default/configmaps/d2 | jq_py "[r['name'] for r in d['metadata']['ownerReferences']]")" "['o2']"
 
+# a dependent created after its owner was deleted (a controller acting on a
+# stale cache) is collected too, as kube's collector does with dangling
+# references; with a finalizer it is marked for deletion
+mk g1 "[$(ref o1 "$o1")]" >/dev/null
+check "dangling: dependent of a deleted owner is collected" gone g1
+mk g2 "[$(ref o1 "$o1")]" '["x/keep"]' >/dev/null
+check "dangling: ... marked deleting while a finalizer holds it" contains "$(api GET /api/v1/namespaces/default/configmaps/g2)" deletionTimestamp
+mk g3 "[$(ref o1 "$o1"),$(ref o2 "$o2")]" >/dev/null
+check "dangling: one live owner keeps it" exists g3
+
 # orphan
 o3=$(mk o3)
 mk d3 "[$(ref o3 "$o3")]" >/dev/null

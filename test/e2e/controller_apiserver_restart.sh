@@ -8,24 +8,7 @@
 . "$(dirname "$0")/lib/apiserver.sh"
 need_kubectl
 . "$(dirname "$0")/lib/controller.sh"
-# plain HTTP without a token (kubectl sends no token over HTTP), so the
-# restarted server needs no certificate the controller already trusts
-start_server() {
-    "$BIN" --listen "127.0.0.1:${1:-0}" --insecure-http --data-dir "$T/data" \
-        --kubeconfig-out "$T/kc" >"$T/server.out" 2>>"$T/server.log" &
-    PID=$!
-    PIDS="$PIDS $PID"
-    i=0
-    until [ -s "$T/kc" ] && URL=$(sed -n 's/^turnstile-apiserver: serving on //p' "$T/server.out") &&
-        [ -n "$URL" ] && curl -s "$URL/readyz" >/dev/null 2>&1; do
-        i=$((i + 1))
-        [ $i -lt 200 ] || { echo "server did not start"; cat "$T/server.log"; exit 1; }
-        sleep 0.05
-    done
-}
-[ -x "$BIN" ] || { echo "skip: $BIN not built"; exit 77; }
-KC=$T/kc
-start_server
+as_start_http
 PORT=${URL##*:}
 
 K apply -f crds/ >/dev/null
@@ -43,7 +26,7 @@ wait_for "j3 waits" j3_waiting
 kill -9 "$PID"
 wait "$PID" 2>/dev/null
 sleep 1 # the controller's watches and requests fail meanwhile
-start_server "$PORT"
+as_start_http "$PORT"
 out=$(K get workloads -n team-a -o name | wc -l)
 check "Workloads survived the crash" eq "$out" "3"
 

@@ -3,6 +3,8 @@
 #   as_start [flags...]   start build/bin/turnstile-apiserver on 127.0.0.1:0
 #                         in a fresh temporary directory $T, wait until it is
 #                         ready; sets URL, KC (kubeconfig), TOKEN, PID
+#   as_start_http [PORT [flags...]]  the same over plain HTTP without a token,
+#                         with --data-dir $T/data (restartable on PORT)
 #   K ...                 kubectl with that kubeconfig and a fresh cache dir
 #   api METHOD PATH [curl args...]  curl against the server; prints the body;
 #                         `code` then prints the HTTP status (works after
@@ -56,6 +58,28 @@ as_start() {
     until curl -sk "$URL/readyz" >/dev/null 2>&1; do
         i=$((i + 1))
         [ $i -lt 100 ] || { echo "server not ready"; exit 1; }
+        sleep 0.05
+    done
+}
+
+# as_start_http [PORT [flags...]]: plain HTTP, no token (kubectl sends no
+# token over HTTP), objects in $T/data, so a restart on the same PORT
+# needs no certificate the clients already trust; sets URL, KC, PID
+as_start_http() {
+    [ -x "$BIN" ] || { echo "skip: $BIN not built"; exit 77; }
+    port=${1:-0}
+    [ $# -gt 0 ] && shift
+    rm -f "$T/kc"
+    "$BIN" --listen "127.0.0.1:$port" --insecure-http --data-dir "$T/data" \
+        --kubeconfig-out "$T/kc" "$@" >"$T/server.out" 2>>"$T/server.log" &
+    PID=$!
+    PIDS="$PIDS $PID"
+    KC=$T/kc
+    i=0
+    until [ -s "$T/kc" ] && URL=$(sed -n 's/^turnstile-apiserver: serving on //p' "$T/server.out") &&
+        [ -n "$URL" ] && curl -s "$URL/readyz" >/dev/null 2>&1; do
+        i=$((i + 1))
+        [ $i -lt 200 ] || { echo "server did not start"; cat "$T/server.log"; exit 1; }
         sleep 0.05
     done
 }

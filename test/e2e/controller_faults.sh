@@ -1,0 +1,77 @@
+#!/bin/sh
+# The controller against turnstile-apiserver --faults: a third of the replies are cut
+# halfway (the request was carried out, the client sees a broken
+# connection).  The controller is started eleven times; each time it must
+# still tell that kubeflow.org PyTorchJobs are not served (a cut reply
+# used to count as "served": an informer that never syncs, so nothing was
+# ever scheduled); the last one admits jobs.  Then half the writes fail
+# with 500 and the Workloads of deleted jobs must still go.  /debug/faults counts what was
+# injected.  The test's own requests carry X-Turnstile-Faults: off.
+. "$(dirname "$0")/lib/apiserver.sh"
+need_kubectl
+. "$(dirname "$0")/lib/controller.sh"
+as_start_http
+PORT=${URL##*:}
+K apply -f crds/ >/dev/null
+K apply -f "$CD/queues.yaml" >/dev/null 2>&1
+kill "$PID"
+wait "$PID" 2>/dev/null
+as_start_http "$PORT" --no-access-log --faults seed=11,cut=0.3
+
+x() { # METHOD PATH [curl args]: a request exempt from the faults
+    m=$1 p=$2
+    shift 2
+    curl -s -X "$m" -H 'X-Turnstile-Faults: off' "$@" "$URL$p"
+}
+mkjob() { # NAME [CPU]
+    x POST /apis/batch/v1/namespaces/team-a/jobs -H 'Content-Type: application/json' -d "{\"metadata\":{\"name\":\"$1\",\"labels\":{\"kueue.x-k8s.io/queue-name\":\"lq\"}},\"spec\":{\"suspend\":true,\"template\":{\"spec\":{\"restartPolicy\":\"Never\",\"containers\":[{\"name\":\"c\",\"image\":\"busybox\",\"resources\":{\"requests\":{\"cpu\":\"${2:-1}\"}}}]}}}}" >/dev/null
+}
+reserved() { # JOB: its Workload holds quota
+    x GET /apis/kueue.x-k8s.io/v1beta2/namespaces/team-a/workloads | jq_py "any(w['metadata']['ownerReferences'][0]['name'] == '$1' and any(c['type'] == 'QuotaReserved' and c['status'] == 'True' for c in w.get('status', {}).get('conditions', [])) for w in d['items'])" | grep -q True
+}
+complete() {
+    x PATCH "/apis/batch/v1/namespaces/team-a/jobs/$1/status" -H 'Content-Type: application/merge-patch+json' \
+        -d '{"status":{"succeeded":1,"conditions":[{"type":"Complete","status":"True","reason":"Completed","lastTransitionTime":"2026-11-22T00:00:00Z"}]}}' >/dev/null
+}
+
+started() { [ "$(grep -c 'started against' "$T/ctl.log")" -ge "$1" ]; }
+round=1
+while [ $round -le 10 ]; do # fast starts: each asks whether PyTorchJobs are served
+    ctl_start
+    WAIT_TENTHS=300 wait_for "start $round" started $round
+    kill -9 "$CTL_PID"
+    wait "$CTL_PID" 2>/dev/null
+    round=$((round + 1))
+done
+ctl_start
+mkjob r1
+WAIT_TENTHS=400 wait_for "r1 admitted under faults" reserved r1
+complete r1
+mkjob r2
+WAIT_TENTHS=400 wait_for "r2 admitted after r1 finished, under faults" reserved r2
+kill -9 "$CTL_PID"
+wait "$CTL_PID" 2>/dev/null
+check "every start found PyTorchJobs not served" eq "$(grep -c 'pytorchjobs not served' "$T/ctl.log")" 11
+cuts=$(x GET /debug/faults | jq_py "d['injected']['cut']")
+check "cut replies were injected ($cuts)" test "$cuts" -gt 10
+
+# Half the writes fail with 500 (not performed, and a PATCH is not retried
+# by the client): deleted jobs' Workloads must still lose Kueue's finalizer
+# and go (the removal used to wait for an update event that never comes).
+kill "$PID"
+wait "$PID" 2>/dev/null
+as_start_http "$PORT" --no-access-log --faults seed=12,write-500=0.5
+ctl_start
+for j in d1 d2 d3 d4 d5 d6; do mkjob $j 100m; done
+for j in d1 d2 d3 d4 d5 d6; do WAIT_TENTHS=300 wait_for "$j admitted under 500s" reserved $j; done
+for j in d1 d2 d3 d4 d5 d6; do
+    x DELETE /apis/batch/v1/namespaces/team-a/jobs/$j -H 'Content-Type: application/json' -d '{"propagationPolicy":"Background"}' >/dev/null
+done
+wls_gone() {
+    x GET /apis/kueue.x-k8s.io/v1beta2/namespaces/team-a/workloads | jq_py "[w['metadata']['name'] for w in d['items'] if w['metadata']['name'].startswith('job-d')]" | grep -qx '\[\]'
+}
+WAIT_TENTHS=300 wait_for "the deleted jobs' Workloads are gone despite failed finalizer patches" wls_gone
+fails=$(grep -c 'finalizer removal failed' "$T/ctl.log")
+check "some finalizer removals failed and were retried ($fails)" test "$fails" -gt 0
+ctl_check_log
+finish

@@ -1,0 +1,30 @@
+#!/bin/sh
+# The short crash-restart soak (test/soak/soak.py; `make soak` runs the
+# long one): 200 seeded random steps (jobs created, completed, deleted,
+# ClusterQueue quota edits, turnstile killed with SIGKILL at random
+# moments at least every 9th step, turnstile-apiserver killed and
+# restarted from its --data-dir) against turnstile-apiserver --faults,
+# with the invariant checker after every step and at quiescence.  Any
+# violation fails the test, naming the objects.
+. "$(dirname "$0")/lib/apiserver.sh"
+[ -x "$BIN" ] && [ -x "$BUILD/bin/turnstile" ] || { echo "skip: binaries not built"; exit 77; }
+$PY -c 'import yaml' 2>/dev/null || { echo "skip: python3-yaml not installed"; exit 77; }
+$PY test/soak/soak.py --bin "$BUILD/bin" --dir "$T/soak" --seed "${TS_SOAK_SEED:-1}" \
+    --steps 200 --restart-every 9 --quiesce-every 100 >"$T/soak.out" 2>&1
+rc=$?
+cat "$T/soak.out"
+for f in server.log ctl.log; do
+    if grep -q -E 'AddressSanitizer|LeakSanitizer|runtime error:' "$T/soak/$f" 2>/dev/null; then
+        grep -A30 -E 'AddressSanitizer|LeakSanitizer|runtime error:' "$T/soak/$f" | head -60
+        fail "sanitizer report in $f"
+    fi
+done
+check "the soak ran to the end with no violation" eq "$rc" 0
+ctl=$(sed -n 's/.*restarts controller=\([0-9]*\).*/\1/p' "$T/soak.out")
+check "at least 20 controller restarts (${ctl:-none})" test "${ctl:-0}" -ge 20
+steps=$(sed -n 's/.* steps=\([0-9]*\).*/\1/p' "$T/soak.out")
+check "at least 200 steps (${steps:-none})" test "${steps:-0}" -ge 200
+adm=$(sed -n 's/.*workloads admitted=\([0-9]*\).*/\1/p' "$T/soak.out")
+check "workloads were admitted (${adm:-none})" test "${adm:-0}" -ge 20
+[ "$FAILS" -eq 0 ] || tail -30 "$T/soak/ctl.log"
+finish

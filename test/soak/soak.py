@@ -1,0 +1,661 @@
+#!/usr/bin/python3
+"""Crash-restart soak of Turnstile against a misbehaving API server.
+
+Starts turnstile-apiserver (--insecure-http --data-dir, --faults SPEC) and
+the turnstile controller, then runs a seeded random mix of steps: batch
+Job creations in three LocalQueues -> three ClusterQueues of one cohort
+(two flavors, borrowing limits, three priorities), completions and
+deletions of jobs, ClusterQueue quota edits, kill -9 / restart of the
+controller at random moments and kill -9 / restart of the API server from
+its --data-dir.  After every step an invariant checker reads the API with
+the header "X-Turnstile-Faults: off" (so its reads are never faulted) and
+checks:
+
+  quota      no ClusterQueue, and no cohort, holds more than quota and
+             borrowing allow (sum of status.admission usage of the
+             Workloads holding quota; after a quota cut, the largest quota
+             in effect since the oldest of them was admitted counts)
+  unsuspend  no Job runs (suspend false, not finished) without an
+             admitted Workload
+  stuck      no admitted Workload whose Job stays suspended longer than
+             --grace seconds
+  owner      every managed Job has exactly one Workload (none only for
+             --grace seconds after creation), every Workload's Job exists
+             (once --grace seconds passed)
+and at quiescence (every --quiesce-every steps and at the end, the
+controller running, the driver idle) within --quiesce-timeout seconds:
+  status     ClusterQueue status.flavorsReservation equals the sum of the
+             Workloads holding quota
+  fits       every pending Workload that fits in its ClusterQueue
+             (quota and cohort) is admitted.
+
+Prints the counts (steps, faults injected per kind, restarts, checks,
+violations) and exits 1 when there is a violation, naming the objects.
+The driver's own writes carry the exemption header too: it plays the
+users, the faults are for the controller.
+"""
+import argparse
+import calendar
+import http.client
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from fractions import Fraction
+
+NS = "soak"
+KQ = "/apis/kueue.x-k8s.io/v1beta2"
+CQS = ["cq-a", "cq-b", "cq-c"]
+FLAVORS = ["on-demand", "spot"]
+PRIOS = [None, "low", "high"]
+EXEMPT = {"X-Turnstile-Faults": "off"}
+
+SUFFIX = {"n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000),
+          "": Fraction(1), "k": Fraction(10**3), "M": Fraction(10**6), "G": Fraction(10**9),
+          "T": Fraction(10**12), "Ki": Fraction(2**10), "Mi": Fraction(2**20),
+          "Gi": Fraction(2**30), "Ti": Fraction(2**40)}
+
+
+def qty(s):
+    s = str(s)
+    for suf in sorted(SUFFIX, key=len, reverse=True):
+        if suf and s.endswith(suf):
+            return Fraction(s[: -len(suf)]) * SUFFIX[suf]
+    return Fraction(s)
+
+
+class Api:
+    """Plain HTTP to the server, exempt from faults; reconnects."""
+
+    def __init__(self, port):
+        self.port = port
+        self.conn = None
+
+    def req(self, method, path, body=None, ctype="application/json", tries=50):
+        data = json.dumps(body) if body is not None else None
+        headers = dict(EXEMPT)
+        if data is not None:
+            headers["Content-Type"] = ctype
+        for _ in range(tries):
+            try:
+                if self.conn is None:
+                    self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=20)
+                self.conn.request(method, path, data, headers)
+                r = self.conn.getresponse()
+                raw = r.read()
+                return r.status, (json.loads(raw) if raw else None)
+            except (OSError, http.client.HTTPException):
+                self.conn = None
+                time.sleep(0.1)
+        raise RuntimeError(f"{method} {path}: server unreachable")
+
+    def ok(self, method, path, body=None, ctype="application/json", allow=()):
+        st, obj = self.req(method, path, body, ctype)
+        if st >= 300 and st not in allow:
+            raise RuntimeError(f"{method} {path}: {st} {obj}")
+        return st, obj
+
+    def items(self, path):
+        return self.ok("GET", path)[1].get("items", [])
+
+
+def cond(obj, typ):
+    for c in (obj.get("status") or {}).get("conditions") or []:
+        if c.get("type") == typ:
+            return c
+    return None
+
+
+def is_true(obj, typ):
+    c = cond(obj, typ)
+    return c is not None and c.get("status") == "True"
+
+
+def ts(s):
+    return calendar.timegm(time.strptime(s, "%Y-%m-%dT%H:%M:%SZ")) if s else 0
+
+
+class Soak:
+    def __init__(self, a):
+        self.a = a
+        self.rng = random.Random(a.seed)
+        self.dir = a.dir
+        self.port = 0
+        self.as_proc = None
+        self.ctl_proc = None
+        self.api = None
+        self.n = dict(steps=0, created=0, completed=0, deleted=0, quota_edits=0,
+                      ctl_restarts=0, as_restarts=0, checks=0, quiescences=0, violations=0)
+        self.faults = {}
+        self.seq = 0
+        self.quota = {}  # cq -> list of (time, {flavor: cpu nominal})
+        self.first_missing = {}  # job uid -> time first seen without a Workload
+        self.first_orphan = {}
+        self.first_stuck = {}
+        self.admitted_seen = set()  # Workload uids seen holding quota
+        self.max_running = 0
+        self.violations = []
+        self.log = open(os.path.join(a.dir, "steps.log"), "w", buffering=1)
+
+    def note(self, what):
+        self.log.write(f"{time.time():.3f} step={self.n['steps']} {what}\n")
+
+    # --- processes -------------------------------------------------------
+    def start_apiserver(self):
+        port = self.port or 0
+        out = open(os.path.join(self.dir, "server.out"), "w")
+        log = open(os.path.join(self.dir, "server.log"), "a")
+        args = [self.a.bin + "/turnstile-apiserver", "--listen", f"127.0.0.1:{port}",
+                "--insecure-http", "--data-dir", os.path.join(self.dir, "data"),
+                "--kubeconfig-out", os.path.join(self.dir, "kc"), "--no-access-log"]
+        if self.a.faults:
+            # a new seed per incarnation: the same run, not the same faults again
+            args += ["--faults", f"{self.a.faults},seed={self.a.seed * 1000 + self.n['as_restarts']}"]
+        self.as_proc = subprocess.Popen(args, stdout=out, stderr=log)
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            with open(os.path.join(self.dir, "server.out")) as f:
+                for line in f:
+                    if line.startswith("turnstile-apiserver: serving on "):
+                        self.port = int(line.rsplit(":", 1)[1])
+            if self.port and self.as_proc.poll() is None:
+                try:
+                    c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=2)
+                    c.request("GET", "/readyz")
+                    if c.getresponse().status == 200:
+                        self.api = Api(self.port)
+                        return
+                except OSError:
+                    pass
+            if self.as_proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise RuntimeError("turnstile-apiserver did not start; see server.log")
+
+    def collect_faults(self):
+        if not self.a.faults or self.as_proc is None:
+            return
+        try:
+            st, obj = self.api.req("GET", "/debug/faults", tries=3)
+        except RuntimeError:
+            return
+        if st == 200 and obj:
+            self.last_faults = obj.get("injected", {})
+
+    def bank_faults(self):
+        for k, v in getattr(self, "last_faults", {}).items():
+            self.faults[k] = self.faults.get(k, 0) + v
+        self.last_faults = {}
+
+    def kill_apiserver(self):
+        self.collect_faults()  # counts die with the process: take them first
+        self.as_proc.send_signal(signal.SIGKILL)
+        self.as_proc.wait()
+        self.bank_faults()
+        self.start_apiserver()
+        self.n["as_restarts"] += 1
+        self.note("apiserver killed and restarted")
+
+    def start_controller(self):
+        log = open(os.path.join(self.dir, "ctl.log"), "a")
+        self.ctl_proc = subprocess.Popen(
+            [self.a.bin + "/turnstile", "--kubeconfig", os.path.join(self.dir, "kc"),
+             "--metrics-bind-address", "0"], stdout=log, stderr=log)
+
+    def kill_controller(self):
+        time.sleep(self.rng.random() * 0.3)  # a random moment of its work
+        self.ctl_proc.send_signal(signal.SIGKILL)
+        self.ctl_proc.wait()
+        self.n["ctl_restarts"] += 1
+        self.note("controller killed")
+        self.start_controller()
+
+    def stop(self):
+        for p in (self.ctl_proc, self.as_proc):
+            if p and p.poll() is None:
+                if p is self.as_proc:
+                    self.collect_faults()
+                p.send_signal(signal.SIGTERM)
+                try:
+                    p.wait(10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+        self.bank_faults()
+
+    # --- objects -------------------------------------------------------------
+    def setup(self):
+        import yaml
+
+        api = self.api
+        crd_dir = os.path.join(self.a.root, "crds")
+        for f in sorted(os.listdir(crd_dir)):
+            if not f.endswith(".yaml") or f == "Kustomization":
+                continue
+            for doc in yaml.safe_load_all(open(os.path.join(crd_dir, f))):
+                if doc:
+                    api.ok("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                           doc, allow=(409,))
+        deadline = time.time() + 30
+        while api.req("GET", KQ + "/clusterqueues")[0] != 200:
+            if time.time() > deadline:
+                raise RuntimeError("Kueue CRDs not served")
+            time.sleep(0.1)
+        api.ok("POST", "/api/v1/namespaces", {"metadata": {"name": NS}}, allow=(409,))
+        for f in FLAVORS:
+            api.ok("POST", KQ + "/resourceflavors",
+                   {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor",
+                    "metadata": {"name": f}, "spec": {"nodeLabels": {"pool": f}}}, allow=(409,))
+        for name, value in (("low", 10), ("high", 1000)):
+            api.ok("POST", KQ + "/workloadpriorityclasses",
+                   {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "WorkloadPriorityClass",
+                    "metadata": {"name": name}, "value": value}, allow=(409,))
+        for i, cq in enumerate(CQS):
+            quota = {"on-demand": 4 + i, "spot": 2}
+            self.quota[cq] = [(0.0, quota)]
+            api.ok("POST", KQ + "/clusterqueues", self.cq_obj(cq, quota), allow=(409,))
+            api.ok("POST", f"{KQ}/namespaces/{NS}/localqueues",
+                   {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
+                    "metadata": {"name": "lq-" + cq[3:], "namespace": NS},
+                    "spec": {"clusterQueue": cq}}, allow=(409,))
+
+    def borrowing_limit(self, cq):
+        return 2 if cq == "cq-a" else None  # cq-a borrows at most 2 cpu per flavor
+
+    def cq_obj(self, cq, quota):
+        flavors = []
+        for f in FLAVORS:
+            res = [{"name": "cpu", "nominalQuota": str(quota[f])},
+                   {"name": "memory", "nominalQuota": f"{4 * quota[f]}Gi"}]
+            bl = self.borrowing_limit(cq)
+            if bl is not None:
+                res[0]["borrowingLimit"] = str(bl)
+            flavors.append({"name": f, "resources": res})
+        return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue",
+                "metadata": {"name": cq},
+                "spec": {"cohortName": "pool", "namespaceSelector": {},
+                         "queueingStrategy": "BestEffortFIFO",
+                         "resourceGroups": [{"coveredResources": ["cpu", "memory"],
+                                             "flavors": flavors}]}}
+
+    # --- steps ---------------------------------------------------------------
+    def jobs(self):
+        return self.api.items(f"/apis/batch/v1/namespaces/{NS}/jobs")
+
+    def create_job(self):
+        self.seq += 1
+        name = f"j{self.seq}"
+        cq = self.rng.choice(CQS)
+        prio = self.rng.choice(PRIOS)
+        labels = {"kueue.x-k8s.io/queue-name": "lq-" + cq[3:]}
+        if prio:
+            labels["kueue.x-k8s.io/priority-class"] = prio
+        cpu = self.rng.choice(["500m", "1", "1", "2", "3"])
+        mem = self.rng.choice(["512Mi", "1Gi", "2Gi", "3Gi"])
+        par = self.rng.choice([1, 1, 1, 2])
+        job = {"apiVersion": "batch/v1", "kind": "Job",
+               "metadata": {"name": name, "namespace": NS, "labels": labels},
+               "spec": {"parallelism": par, "completions": par, "suspend": True,
+                        "template": {"spec": {"restartPolicy": "Never", "containers": [
+                            {"name": "c", "image": "busybox",
+                             "resources": {"requests": {"cpu": cpu, "memory": mem}}}]}}}}
+        self.api.ok("POST", f"/apis/batch/v1/namespaces/{NS}/jobs", job)
+        self.note(f"create job {name} queue={cq} prio={prio} cpu={cpu} mem={mem} x{par}")
+        self.n["created"] += 1
+
+    def complete_job(self):
+        running = [j for j in self.jobs() if j["spec"].get("suspend") is False
+                   and not is_true(j, "Complete")]
+        if not running:
+            return self.create_job()
+        j = self.rng.choice(running)
+        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        p = j["spec"].get("completions", 1)
+        self.api.ok("PATCH", f"/apis/batch/v1/namespaces/{NS}/jobs/{j['metadata']['name']}/status",
+                    {"status": {"succeeded": p, "startTime": now, "completionTime": now,
+                                "conditions": [
+                                    {"type": "SuccessCriteriaMet", "status": "True",
+                                     "reason": "CompletionsReached", "lastTransitionTime": now},
+                                    {"type": "Complete", "status": "True",
+                                     "reason": "CompletionsReached", "lastTransitionTime": now}]}},
+                    "application/merge-patch+json", allow=(404, 409))
+        self.n["completed"] += 1
+        self.note(f"complete job {j['metadata']['name']}")
+
+    def delete_job(self):
+        js = self.jobs()
+        done = [j for j in js if is_true(j, "Complete")]
+        pool = done if done and self.rng.random() < 0.7 else js
+        if not pool:
+            return self.create_job()
+        j = self.rng.choice(pool)
+        self.api.ok("DELETE", f"/apis/batch/v1/namespaces/{NS}/jobs/{j['metadata']['name']}",
+                    {"kind": "DeleteOptions", "apiVersion": "v1",
+                     "propagationPolicy": "Background"}, allow=(404,))
+        self.n["deleted"] += 1
+        self.note(f"delete job {j['metadata']['name']}")
+
+    def edit_quota(self):
+        cq = self.rng.choice(CQS)
+        quota = dict(self.quota[cq][-1][1])
+        quota["on-demand"] = self.rng.choice([2, 3, 4, 5, 6])
+        st, obj = self.api.ok("GET", f"{KQ}/clusterqueues/{cq}")
+        obj["spec"] = self.cq_obj(cq, quota)["spec"]
+        st, _ = self.api.ok("PUT", f"{KQ}/clusterqueues/{cq}", obj, allow=(409,))
+        if st < 300:
+            self.quota[cq].append((time.time(), quota))
+            self.n["quota_edits"] += 1
+            self.note(f"quota {cq} {quota}")
+
+    def step(self):
+        s = self.n["steps"]
+        r = self.rng.random()
+        if s > 0 and s % self.a.restart_every == 0:
+            self.kill_controller()
+        elif r < 0.40:
+            self.create_job()
+        elif r < 0.60:
+            self.complete_job()
+        elif r < 0.70:
+            self.delete_job()
+        elif r < 0.76:
+            self.edit_quota()
+        elif r < 0.76 + self.a.apiserver_kill:
+            self.kill_apiserver()
+        elif r < 0.92:
+            self.kill_controller()
+        else:
+            time.sleep(self.rng.random() * 0.3)
+        self.n["steps"] += 1
+
+    # --- invariants ----------------------------------------------------------
+    def violation(self, kind, msg):
+        self.n["violations"] += 1
+        self.violations.append(f"step {self.n['steps']}: {kind}: {msg}")
+        self.note(f"VIOLATION {kind}: {msg}")
+        print(f"VIOLATION step {self.n['steps']}: {kind}: {msg}", flush=True)
+
+    def read(self):
+        # jobs before workloads: a job seen running was admitted before
+        jobs = self.jobs()
+        wls = self.api.items(f"{KQ}/namespaces/{NS}/workloads")
+        cqs = {c["metadata"]["name"]: c for c in self.api.items(KQ + "/clusterqueues")}
+        return jobs, wls, cqs
+
+    @staticmethod
+    def usage(wl):
+        """{(flavor, resource): Fraction} of a Workload's admission."""
+        out = {}
+        adm = (wl.get("status") or {}).get("admission") or {}
+        for psa in adm.get("podSetAssignments") or []:
+            for res, q in (psa.get("resourceUsage") or {}).items():
+                f = (psa.get("flavors") or {}).get(res)
+                out[(f, res)] = out.get((f, res), 0) + qty(q)
+        return out
+
+    @staticmethod
+    def holds_quota(wl):
+        return is_true(wl, "QuotaReserved") and not is_true(wl, "Finished")
+
+    def limits(self, cq, since):
+        """Largest nominal quota per flavor in effect since `since`."""
+        hist = self.quota[cq]
+        best = {}
+        for i, (t, q) in enumerate(hist):
+            end = hist[i + 1][0] if i + 1 < len(hist) else float("inf")
+            if end >= since - 30:  # the controller may see an edit late
+                for f, v in q.items():
+                    best[f] = max(best.get(f, 0), v)
+        return best
+
+    def sums(self, wls):
+        use = {cq: {} for cq in CQS}
+        oldest = {cq: time.time() for cq in CQS}
+        for w in wls:
+            if not self.holds_quota(w):
+                continue
+            cq = w["status"]["admission"].get("clusterQueue")
+            self.admitted_seen.add(w["metadata"]["uid"])
+            if cq not in use:
+                self.violation("quota", f"Workload {w['metadata']['name']} admitted to unknown "
+                                        f"ClusterQueue {cq}")
+                continue
+            for k, v in self.usage(w).items():
+                use[cq][k] = use[cq].get(k, 0) + v
+            t = ts(cond(w, "QuotaReserved").get("lastTransitionTime"))
+            oldest[cq] = min(oldest[cq], t)
+        return use, oldest
+
+    def check_quota(self, wls):
+        use, oldest = self.sums(wls)
+        cohort_cap = {}
+        lim = {cq: self.limits(cq, oldest[cq]) for cq in CQS}
+        for cq in CQS:
+            for f in FLAVORS:
+                cohort_cap[(f, "cpu")] = cohort_cap.get((f, "cpu"), 0) + lim[cq][f]
+                cohort_cap[(f, "memory")] = cohort_cap.get((f, "memory"), 0) + 4 * lim[cq][f] * 2**30
+        cohort_use = {}
+        for cq in CQS:
+            bl = self.borrowing_limit(cq)
+            for (f, res), v in use[cq].items():
+                cohort_use[(f, res)] = cohort_use.get((f, res), 0) + v
+                nominal = lim[cq].get(f, 0) * (1 if res == "cpu" else 4 * 2**30)
+                if bl is not None:
+                    cap = nominal + bl * (1 if res == "cpu" else 0)
+                    if res == "cpu" and v > cap:
+                        names = [w["metadata"]["name"] for w in wls if self.holds_quota(w)
+                                 and w["status"]["admission"].get("clusterQueue") == cq]
+                        self.violation("quota", f"ClusterQueue {cq} uses {float(v)} {res} of "
+                                                f"flavor {f}, above nominal+borrowingLimit "
+                                                f"{float(cap)}; Workloads {names}")
+        for k, v in cohort_use.items():
+            if v > cohort_cap.get(k, 0):
+                self.violation("quota", f"cohort pool uses {float(v)} {k[1]} of flavor {k[0]}, "
+                                        f"above its quota {float(cohort_cap.get(k, 0))}")
+        return use
+
+    def check_jobs(self, jobs, wls):
+        now = time.time()
+        by_owner = {}
+        for w in wls:
+            for o in w["metadata"].get("ownerReferences") or []:
+                by_owner.setdefault(o.get("uid"), []).append(w)
+        job_uids = {j["metadata"]["uid"] for j in jobs}
+        running = sum(1 for j in jobs if j["spec"].get("suspend") is False
+                      and not is_true(j, "Complete"))
+        self.max_running = max(self.max_running, running)
+        for j in jobs:
+            name, uid = j["metadata"]["name"], j["metadata"]["uid"]
+            mine = [w for w in by_owner.get(uid, [])
+                    if not w["metadata"].get("deletionTimestamp")]
+            if len(mine) > 1:
+                self.violation("owner", f"Job {name} has {len(mine)} Workloads: "
+                                        f"{[w['metadata']['name'] for w in mine]}")
+            late = self.persists(self.first_missing, uid, now, not mine
+                                 and not j["metadata"].get("deletionTimestamp"))
+            if late:
+                self.violation("owner", f"Job {name} has no Workload after {late:.1f}s")
+            finished = is_true(j, "Complete") or is_true(j, "Failed")
+            admitted = [w for w in mine if is_true(w, "Admitted")]
+            if j["spec"].get("suspend") is False and not finished and not admitted:
+                self.violation("unsuspend", f"Job {name} runs without an admitted Workload "
+                                            f"(Workloads {[w['metadata']['name'] for w in mine]})")
+            for w in admitted:
+                late = self.persists(self.first_stuck, w["metadata"]["uid"], now,
+                                     j["spec"].get("suspend") is not False
+                                     and not is_true(w, "Finished"))
+                if late:
+                    self.violation("stuck", f"Workload {w['metadata']['name']} admitted but "
+                                            f"Job {name} suspended for {late:.1f}s")
+        for w in wls:
+            owners = [o.get("uid") for o in w["metadata"].get("ownerReferences") or []]
+            late = self.persists(self.first_orphan, w["metadata"]["uid"], now,
+                                 owners and not any(u in job_uids for u in owners))
+            if late:
+                self.violation("owner", f"Workload {w['metadata']['name']} outlived its Job "
+                                        f"by {late:.1f}s")
+
+    def persists(self, since, key, now, bad):
+        """Seconds `bad` has held for key once that is past the grace
+        period (then it is reported again only after another), else 0."""
+        if not bad:
+            since.pop(key, None)
+            return 0
+        first = since.setdefault(key, now)
+        if now - first <= self.a.grace:
+            return 0
+        since[key] = now
+        return now - first
+
+    def check(self):
+        jobs, wls, _ = self.read()
+        self.check_quota(wls)
+        self.check_jobs(jobs, wls)
+        self.n["checks"] += 1
+
+    # --- quiescence ----------------------------------------------------------
+    def status_problems(self, wls, cqs):
+        use, _ = self.sums(wls)
+        out = []
+        for cq in CQS:
+            got = {}
+            for fu in (cqs.get(cq, {}).get("status") or {}).get("flavorsReservation") or []:
+                for r in fu.get("resources") or []:
+                    v = qty(r.get("total", "0"))
+                    if v:
+                        got[(fu["name"], r["name"])] = v
+            want = {k: v for k, v in use[cq].items() if v}
+            if got != want:
+                out.append(f"ClusterQueue {cq} status.flavorsReservation "
+                           f"{ {f'{k[0]}/{k[1]}': float(v) for k, v in got.items()} } != "
+                           f"admitted Workloads' {({f'{k[0]}/{k[1]}': float(v) for k, v in want.items()})}")
+        return out
+
+    def fit_problems(self, wls):
+        use, _ = self.sums(wls)
+        cur = {cq: self.quota[cq][-1][1] for cq in CQS}
+        cohort_free = {}
+        for f in FLAVORS:
+            for res, unit in (("cpu", 1), ("memory", 4 * 2**30)):
+                cap = sum(cur[cq][f] * unit for cq in CQS)
+                used = sum(use[cq].get((f, res), 0) for cq in CQS)
+                cohort_free[(f, res)] = cap - used
+        out = []
+        for w in wls:
+            if self.holds_quota(w) or is_true(w, "Finished") or w["metadata"].get(
+                    "deletionTimestamp"):
+                continue
+            cq = "cq-" + ((w.get("spec") or {}).get("queueName") or "lq-?")[3:]
+            if cq not in CQS:
+                continue
+            need = {}
+            for ps in (w.get("spec") or {}).get("podSets") or []:
+                reqs = ((ps.get("template") or {}).get("spec") or {}).get("containers") or []
+                for c in reqs:
+                    for res, q in ((c.get("resources") or {}).get("requests") or {}).items():
+                        need[res] = need.get(res, 0) + qty(q) * ps.get("count", 1)
+            bl = self.borrowing_limit(cq)
+            for f in FLAVORS:
+                ok = True
+                for res, unit in (("cpu", 1), ("memory", 4 * 2**30)):
+                    free = cohort_free[(f, res)]
+                    if bl is not None and res == "cpu":
+                        free = min(free, cur[cq][f] + bl - use[cq].get((f, res), 0))
+                    if need.get(res, 0) > free:
+                        ok = False
+                if ok:
+                    out.append(f"pending Workload {w['metadata']['name']} ({cq}, needs "
+                               f"{ {k: float(v) for k, v in need.items()} }) fits in flavor {f}")
+                    break
+        return out
+
+    def quiesce(self):
+        self.n["quiescences"] += 1
+        deadline = time.time() + self.a.quiesce_timeout
+        while True:
+            jobs, wls, cqs = self.read()
+            problems = self.status_problems(wls, cqs) + self.fit_problems(wls)
+            if not problems:
+                break
+            if time.time() > deadline:
+                for p in problems:
+                    self.violation("quiescence", p)
+                break
+            time.sleep(0.3)
+        self.check_quota(wls)
+        self.check_jobs(jobs, wls)
+        self.n["checks"] += 1
+
+    # --- run -------------------------------------------------------------------
+    def run(self):
+        t0 = time.time()
+        self.start_apiserver()
+        self.setup()
+        self.start_controller()
+        try:
+            while self.n["steps"] < self.a.steps:
+                if self.a.max_seconds and time.time() - t0 > self.a.max_seconds:
+                    break
+                self.step()
+                if self.as_proc.poll() is not None:
+                    raise RuntimeError("turnstile-apiserver died; see server.log")
+                self.check()
+                if self.n["steps"] % self.a.quiesce_every == 0:
+                    self.quiesce()
+            if self.ctl_proc.poll() is not None:
+                self.violation("crash", "the controller exited by itself; see ctl.log")
+                self.start_controller()
+            self.quiesce()
+            if self.n["ctl_restarts"] < self.a.min_restarts:
+                self.violation("count", f"only {self.n['ctl_restarts']} controller restarts, "
+                                        f"want {self.a.min_restarts}")
+        finally:
+            self.stop()
+        self.report(time.time() - t0)
+        return 1 if self.n["violations"] else 0
+
+    def report(self, secs):
+        n = self.n
+        print(f"soak: seed={self.a.seed} steps={n['steps']} seconds={secs:.1f}")
+        print(f"soak: jobs created={n['created']} completed={n['completed']} "
+              f"deleted={n['deleted']} quota_edits={n['quota_edits']}")
+        print(f"soak: workloads admitted={len(self.admitted_seen)} "
+              f"most jobs running at once={self.max_running}")
+        print(f"soak: restarts controller={n['ctl_restarts']} apiserver={n['as_restarts']}")
+        total = sum(v for k, v in self.faults.items() if k != "latency")
+        kinds = " ".join(f"{k}={v}" for k, v in sorted(self.faults.items()))
+        print(f"soak: faults injected={total} {kinds}")
+        print(f"soak: invariant checks={n['checks']} quiescences={n['quiescences']} "
+              f"violations={n['violations']}")
+        for v in self.violations[:50]:
+            print("soak: " + v)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--bin", default="build/bin")
+    p.add_argument("--root", default=".")
+    p.add_argument("--dir", required=True, help="work directory (logs, data)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--steps", type=int, default=200)
+    p.add_argument("--max-seconds", type=float, default=0, help="stop stepping after this")
+    p.add_argument("--faults", default="write-409=0.02,write-429=0.02,write-500=0.02,"
+                   "write-503=0.02,latency=0-5ms,gone=0.1,cut=0.01,watch-drop=0.01,"
+                   "watch-drop-after=200,pause=1s@4s+15s")
+    p.add_argument("--restart-every", type=int, default=9, help="controller kill every N steps")
+    p.add_argument("--apiserver-kill", type=float, default=0.02, help="probability per step")
+    p.add_argument("--min-restarts", type=int, default=0,
+                   help="fail with fewer controller restarts than this")
+    p.add_argument("--grace", type=float, default=15)
+    p.add_argument("--quiesce-every", type=int, default=100)
+    p.add_argument("--quiesce-timeout", type=float, default=30)
+    a = p.parse_args()
+    os.makedirs(a.dir, exist_ok=True)
+    sys.exit(Soak(a).run())
+
+
+if __name__ == "__main__":
+    main()
