@@ -121,11 +121,43 @@ static void path_cut(struct path *p, size_t n)
     p->s[n] = 0;
 }
 
+typedef int (*decode_fn)(const cJSON *o, void *item, struct path *p, struct ts_err *err);
+
+/* Decodes list (the member `field`, "" at the top) into a new array of
+ * `size`-byte items, each by fn with its index in the path. */
+static int decode_items(const cJSON *list, const char *field, size_t size, void **items, size_t *n,
+                        decode_fn fn, struct path *p, struct ts_err *err)
+{
+    size_t n0 = strlen(p->s);
+    const cJSON *it;
+    int rc;
+
+    *items = ts_xcalloc((size_t)cJSON_GetArraySize(list), size);
+    cJSON_ArrayForEach(it, list)
+    {
+        path_push(p, field, *n);
+        rc = fn(it, (char *)*items + size * (*n)++, p, err);
+        path_cut(p, n0);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* The same for the non-empty list obj[field]. */
+static int decode_list(const cJSON *obj, const char *field, size_t size, void **items, size_t *n,
+                       decode_fn fn, struct path *p, struct ts_err *err)
+{
+    const cJSON *list = get_list(obj, field, p, err);
+
+    return list ? decode_items(list, field, size, items, n, fn, p, err) : TS_EINVAL;
+}
+
 static const char *const wl_fields[] = {"className", "runtimeMs", "priority", "request", NULL};
 
-static int decode_template(const cJSON *o, struct ts_bench_wl_template *t, const struct path *p,
-                           struct ts_err *err)
+static int decode_template(const cJSON *o, void *item, struct path *p, struct ts_err *err)
 {
+    struct ts_bench_wl_template *t = item;
     int64_t prio = 0;
     int rc;
 
@@ -143,11 +175,9 @@ static int decode_template(const cJSON *o, struct ts_bench_wl_template *t, const
 
 static const char *const set_fields[] = {"count", "creationIntervalMs", "workloads", NULL};
 
-static int decode_wl_set(const cJSON *o, struct ts_bench_wl_set *s, struct path *p,
-                         struct ts_err *err)
+static int decode_wl_set(const cJSON *o, void *item, struct path *p, struct ts_err *err)
 {
-    const cJSON *list, *it;
-    size_t n0 = strlen(p->s);
+    struct ts_bench_wl_set *s = item;
     int rc;
 
     if (!cJSON_IsObject(o))
@@ -156,18 +186,8 @@ static int decode_wl_set(const cJSON *o, struct ts_bench_wl_set *s, struct path 
         (rc = get_int(o, "count", 1, 0, 10000000, &s->count, p, err)) ||
         (rc = get_int(o, "creationIntervalMs", 0, 0, INT64_C(1000000000), &s->interval_ms, p, err)))
         return rc;
-    if (!(list = get_list(o, "workloads", p, err)))
-        return TS_EINVAL;
-    s->templates = ts_xcalloc((size_t)cJSON_GetArraySize(list), sizeof(*s->templates));
-    cJSON_ArrayForEach(it, list)
-    {
-        path_push(p, "workloads", s->n_templates);
-        rc = decode_template(it, &s->templates[s->n_templates++], p, err);
-        path_cut(p, n0);
-        if (rc)
-            return rc;
-    }
-    return 0;
+    return decode_list(o, "workloads", sizeof(*s->templates), (void **)&s->templates,
+                       &s->n_templates, decode_template, p, err);
 }
 
 static const char *const queue_fields[] = {"className",           "count",
@@ -190,11 +210,9 @@ static int check_policy(const char *v, const char *field, const struct path *p, 
              : 0;
 }
 
-static int decode_queue_set(const cJSON *o, struct ts_bench_queue_set *q, struct path *p,
-                            struct ts_err *err)
+static int decode_queue_set(const cJSON *o, void *item, struct path *p, struct ts_err *err)
 {
-    const cJSON *list, *it;
-    size_t n0 = strlen(p->s);
+    struct ts_bench_queue_set *q = item;
     int rc;
 
     if (!cJSON_IsObject(o))
@@ -210,27 +228,15 @@ static int decode_queue_set(const cJSON *o, struct ts_bench_queue_set *q, struct
         (rc = get_string(o, "withinClusterQueue", 0, &q->within_cluster_queue, p, err)) ||
         (rc = check_policy(q->within_cluster_queue, "withinClusterQueue", p, err)))
         return rc;
-    if (!(list = get_list(o, "workloadsSets", p, err)))
-        return TS_EINVAL;
-    q->sets = ts_xcalloc((size_t)cJSON_GetArraySize(list), sizeof(*q->sets));
-    cJSON_ArrayForEach(it, list)
-    {
-        path_push(p, "workloadsSets", q->n_sets);
-        rc = decode_wl_set(it, &q->sets[q->n_sets++], p, err);
-        path_cut(p, n0);
-        if (rc)
-            return rc;
-    }
-    return 0;
+    return decode_list(o, "workloadsSets", sizeof(*q->sets), (void **)&q->sets, &q->n_sets,
+                       decode_wl_set, p, err);
 }
 
 static const char *const cohort_fields[] = {"className", "count", "queuesSets", NULL};
 
-static int decode_cohort_set(const cJSON *o, struct ts_bench_cohort_set *c, struct path *p,
-                             struct ts_err *err)
+static int decode_cohort_set(const cJSON *o, void *item, struct path *p, struct ts_err *err)
 {
-    const cJSON *list, *it;
-    size_t n0 = strlen(p->s);
+    struct ts_bench_cohort_set *c = item;
     int rc;
 
     if (!cJSON_IsObject(o))
@@ -239,38 +245,20 @@ static int decode_cohort_set(const cJSON *o, struct ts_bench_cohort_set *c, stru
         (rc = get_string(o, "className", 1, &c->class_name, p, err)) ||
         (rc = get_int(o, "count", 1, 0, 100000, &c->count, p, err)))
         return rc;
-    if (!(list = get_list(o, "queuesSets", p, err)))
-        return TS_EINVAL;
-    c->queue_sets = ts_xcalloc((size_t)cJSON_GetArraySize(list), sizeof(*c->queue_sets));
-    cJSON_ArrayForEach(it, list)
-    {
-        path_push(p, "queuesSets", c->n_queue_sets);
-        rc = decode_queue_set(it, &c->queue_sets[c->n_queue_sets++], p, err);
-        path_cut(p, n0);
-        if (rc)
-            return rc;
-    }
-    return 0;
+    return decode_list(o, "queuesSets", sizeof(*c->queue_sets), (void **)&c->queue_sets,
+                       &c->n_queue_sets, decode_queue_set, p, err);
 }
 
 int ts_bench_gen_decode(const cJSON *root, struct ts_bench_gen *out, struct ts_err *err)
 {
     struct path p = {{0}};
-    const cJSON *it;
-    int rc = 0;
+    int rc;
 
     memset(out, 0, sizeof(*out));
     if (!cJSON_IsArray(root) || !cJSON_GetArraySize(root))
         return ts_err_set(err, TS_EINVAL, "generator: must be a non-empty list of cohort sets");
-    out->cohort_sets = ts_xcalloc((size_t)cJSON_GetArraySize(root), sizeof(*out->cohort_sets));
-    cJSON_ArrayForEach(it, root)
-    {
-        path_push(&p, "", out->n_cohort_sets);
-        rc = decode_cohort_set(it, &out->cohort_sets[out->n_cohort_sets++], &p, err);
-        path_cut(&p, 0);
-        if (rc)
-            break;
-    }
+    rc = decode_items(root, "", sizeof(*out->cohort_sets), (void **)&out->cohort_sets,
+                      &out->n_cohort_sets, decode_cohort_set, &p, err);
     if (rc)
         ts_bench_gen_release(out);
     return rc;
