@@ -15,7 +15,10 @@
 
 #define USAGE                                                                                      \
     "usage: turnstilectl bench FILE --ideal [--write-budget QPS/BURST] [--runs N]\n"               \
-    "                               [-o table|json] [--check RANGEFILE]\n"
+    "                               [-o table|json] [--check RANGEFILE]\n"                         \
+    "       turnstilectl bench FILE --live [--qps Q --burst B] [--runs N] [-o table|json]\n"       \
+    "                               [--check RANGEFILE] [--bin-dir DIR] [--crds DIR]\n"            \
+    "                               [--timeout SECONDS] [--keep]\n"
 
 /* "50/100" -> qps 50, burst 100. */
 static int parse_budget(const char *s, double *qps, double *burst)
@@ -35,12 +38,13 @@ static int parse(int argc, char **argv, struct ts__bench_opts *o, FILE *err)
 {
     memset(o, 0, sizeof(*o));
     o->runs = 1;
+    o->timeout_s = 3600;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int64_t n;
 
-        if (!strcmp(a, "--ideal")) {
-            o->ideal = 1;
+        if (!strcmp(a, "--ideal") || !strcmp(a, "--live") || !strcmp(a, "--keep")) {
+            *(!strcmp(a, "--ideal") ? &o->ideal : !strcmp(a, "--live") ? &o->live : &o->keep) = 1;
             continue;
         }
         if (!strcmp(a, "--write-budget") && v && !parse_budget(v, &o->qps, &o->burst)) {
@@ -51,6 +55,16 @@ static int parse(int argc, char **argv, struct ts__bench_opts *o, FILE *err)
             o->json = !strcmp(v, "json");
         } else if (!strcmp(a, "--check") && v) {
             o->check = v;
+        } else if (!strcmp(a, "--qps") && v && !ts_parse_i64_c(v, &n) && n > 0) {
+            o->qps = (double)n;
+        } else if (!strcmp(a, "--burst") && v && !ts_parse_i64_c(v, &n) && n > 0) {
+            o->burst = (double)n;
+        } else if (!strcmp(a, "--timeout") && v && !ts_parse_i64_c(v, &n) && n > 0) {
+            o->timeout_s = (double)n;
+        } else if (!strcmp(a, "--bin-dir") && v) {
+            o->bin_dir = v;
+        } else if (!strcmp(a, "--crds") && v) {
+            o->crds = v;
         } else if (a[0] != '-' && !o->file) {
             o->file = a;
             continue;
@@ -60,9 +74,12 @@ static int parse(int argc, char **argv, struct ts__bench_opts *o, FILE *err)
         }
         i++;
     }
-    if (!o->file || !o->ideal) {
+    if (!o->file || o->ideal == o->live || (o->qps > 0) != (o->burst > 0)) {
         fprintf(err, "turnstilectl bench: %s\n" USAGE,
-                !o->file ? "no generator file" : "give --ideal");
+                !o->file              ? "no generator file"
+                : o->ideal == o->live ? "give --ideal or --live"
+                : o->live             ? "give --qps and --burst together"
+                                      : "bad --write-budget");
         return 2;
     }
     return 0;
@@ -141,9 +158,24 @@ static int run_ideal(const struct ts__bench_opts *o, const struct ts_bench_plan 
     return 0;
 }
 
+/* Live runs, and the ideal under the same budget beside them. */
+static int run_live(const struct ts__bench_opts *o, const struct ts_bench_plan *plan,
+                    struct ts_bench_report *reps, struct ts__bench_live *live,
+                    struct ts_bench_report *ideal, FILE *err)
+{
+    struct ts__bench_opts io = *o;
+
+    for (size_t i = 0; i < o->runs; i++) {
+        if (ts__bench_live_run(o, plan, &reps[i], &live[i], err))
+            return 1;
+    }
+    io.runs = 1;
+    return run_ideal(&io, plan, ideal, err);
+}
+
 /* Checks the mean of the runs against the range file. */
-static int check(const struct ts__bench_opts *o, const struct ts_bench_report *rep, FILE *out,
-                 FILE *err)
+static int check(const struct ts__bench_opts *o, const struct ts_bench_report *rep,
+                 const struct ts_bench_proc *proc, FILE *out, FILE *err)
 {
     struct ts_bench_range range;
     struct ts_buf msg = TS_BUF_INIT;
@@ -152,7 +184,7 @@ static int check(const struct ts__bench_opts *o, const struct ts_bench_report *r
 
     if ((rc = load_range(o->check, &range, err)))
         return rc;
-    bad = ts_bench_range_check(&range, rep, NULL, &msg);
+    bad = ts_bench_range_check(&range, rep, proc, &msg);
     if (bad)
         fprintf(out, "range check %s: %zu bound(s) violated\n%s", o->check, bad, msg.ptr);
     else
@@ -166,22 +198,35 @@ int ts_cli_bench(int argc, char **argv, FILE *out, FILE *err)
 {
     struct ts__bench_opts o;
     struct ts_bench_plan plan;
-    struct ts_bench_report *reps, mean;
+    struct ts_bench_report *reps, mean, ideal = {0};
+    struct ts__bench_live *live;
+    struct ts_bench_proc proc = {0, 0, 0};
     int rc;
 
     if ((rc = parse(argc, argv, &o, err)) || (rc = load_plan(o.file, &plan, err)))
         return rc;
     reps = ts_xcalloc(o.runs, sizeof(*reps));
-    rc = run_ideal(&o, &plan, reps, err);
+    live = ts_xcalloc(o.runs, sizeof(*live));
+    rc = o.live ? run_live(&o, &plan, reps, live, &ideal, err) : run_ideal(&o, &plan, reps, err);
     if (!rc) {
-        ts__bench_print(&o, &plan, reps, out);
+        ts__bench_print(&o, &plan, reps, o.live ? live : NULL, o.live ? &ideal : NULL, out);
         ts__bench_mean(reps, o.runs, &mean);
+        for (size_t i = 0; i < o.runs; i++) { /* the range bounds the worst run */
+            proc.user_ms = live[i].user_ms > proc.user_ms ? live[i].user_ms : proc.user_ms;
+            proc.sys_ms = live[i].sys_ms > proc.sys_ms ? live[i].sys_ms : proc.sys_ms;
+            proc.max_rss_kib =
+                live[i].rss_kib > proc.max_rss_kib ? live[i].rss_kib : proc.max_rss_kib;
+        }
         if (o.check)
-            rc = check(&o, &mean, out, err);
+            rc = check(&o, &mean, o.live ? &proc : NULL, out, err);
         ts_bench_report_release(&mean);
     }
-    for (size_t i = 0; i < o.runs; i++)
+    for (size_t i = 0; i < o.runs; i++) {
         ts_bench_report_release(&reps[i]);
+        ts_buf_release(&live[i].writes);
+    }
+    ts_bench_report_release(&ideal);
+    free(live);
     free(reps);
     ts_bench_plan_release(&plan);
     return rc;

@@ -27,6 +27,54 @@ static char *cell(char *buf, size_t len, const double *v, size_t n, int decimals
     return buf;
 }
 
+/* Live: the ideal under the same budget, the ratios, the controller's
+ * cost and the API writes (of the first run). */
+static void print_live(const struct ts__bench_opts *o, const struct ts_bench_plan *plan,
+                       const struct ts_bench_report *reps, const struct ts__bench_live *live,
+                       const struct ts_bench_report *ideal, FILE *out)
+{
+    size_t n = o->runs;
+    double *v = ts_xcalloc(n, sizeof(*v));
+    char a[64], b[64];
+
+    fprintf(out, "\nideal (same write budget): wall %.2f s", ideal->wall);
+    for (size_t k = 0; k < plan->n_classes; k++)
+        fprintf(out, ", %s mean %.2f s", plan->classes[k], ideal->classes[k].tta.mean);
+    COLLECT(v, reps, n, ideal->wall > 0 ? R->wall / ideal->wall : 0)
+    fprintf(out, "\nlive/ideal: wall %sx; live - ideal:", cell(a, sizeof(a), v, n, 3));
+    for (size_t k = 0; k < plan->n_classes; k++) {
+        COLLECT(v, reps, n, R->classes[k].tta.mean - ideal->classes[k].tta.mean)
+        fprintf(out, " %s mean %s s", plan->classes[k], cell(a, sizeof(a), v, n, 2));
+    }
+    for (size_t r = 0; r < n; r++)
+        v[r] = live[r].cpu_s;
+    cell(a, sizeof(a), v, n, 2);
+    for (size_t r = 0; r < n; r++)
+        v[r] = reps[r].wall > 0 ? live[r].cpu_s / reps[r].wall * 1000 : 0;
+    fprintf(out, "\ncontroller: CPU %s s, average %s mCPU", a, cell(b, sizeof(b), v, n, 1));
+    for (size_t r = 0; r < n; r++)
+        v[r] = live[r].rss_kib / 1024;
+    fprintf(out, ", peak RSS %s MiB\n", cell(a, sizeof(a), v, n, 1));
+    for (size_t r = 0; r < n; r++)
+        v[r] = live[r].admissions ? (double)live[r].ctl_wl_writes / (double)live[r].admissions : 0;
+    fprintf(out, "controller Workload writes: %zu for %zu admissions (%s per admission)\n",
+            live[0].ctl_wl_writes, live[0].admissions, cell(a, sizeof(a), v, n, 3));
+    fprintf(out, "API writes (every client, first run):\n%s", live[0].writes.ptr);
+    free(v);
+}
+
+static void print_mode(const struct ts__bench_opts *o, FILE *out)
+{
+    if (o->live && o->qps > 0)
+        fprintf(out, "mode: live, controller client budget %g/%g qps/burst\n", o->qps, o->burst);
+    else if (o->live)
+        fprintf(out, "mode: live, controller client budget unlimited\n");
+    else if (o->qps > 0)
+        fprintf(out, "mode: ideal, write budget %g/%g qps/burst\n", o->qps, o->burst);
+    else
+        fprintf(out, "mode: ideal, no write budget\n");
+}
+
 static void print_table(const struct ts__bench_opts *o, const struct ts_bench_plan *plan,
                         const struct ts_bench_report *reps, FILE *out)
 {
@@ -34,9 +82,7 @@ static void print_table(const struct ts__bench_opts *o, const struct ts_bench_pl
     double *v = ts_xcalloc(n, sizeof(*v));
     char a[64], b[64], c[64], d[64], e[64];
 
-    fprintf(out, "mode: ideal, %s", o->qps > 0 ? "write budget " : "no write budget\n");
-    if (o->qps > 0)
-        fprintf(out, "%g/%g qps/burst\n", o->qps, o->burst);
+    print_mode(o, out);
     fprintf(out, "workloads: %zu  ClusterQueues: %zu  runs: %zu\n\n", plan->n_wls, plan->n_queues,
             n);
     fprintf(out, "%-12s %7s %14s %14s %14s %14s   (time to admission, s)\n", "CLASS", "COUNT",
@@ -63,8 +109,9 @@ static void print_table(const struct ts__bench_opts *o, const struct ts_bench_pl
     fprintf(out, "  ClusterQueue usage: min %s %%, mean %s %%\n", a, cell(e, sizeof(e), v, n, 1));
     fprintf(out, "admitted: %zu  finished: %zu  never admitted: %zu  evictions: %zu\n",
             reps[0].admitted, reps[0].finished, reps[0].never_admitted, reps[0].evicted);
-    fprintf(out, "cycles: %zu  Workload writes: %zu admissions, %zu evictions\n", reps[0].cycles,
-            reps[0].admission_writes, reps[0].eviction_writes);
+    if (!o->live)
+        fprintf(out, "cycles: %zu  Workload writes: %zu admissions, %zu evictions\n",
+                reps[0].cycles, reps[0].admission_writes, reps[0].eviction_writes);
     free(v);
 }
 
@@ -100,17 +147,46 @@ static cJSON *classes_json(const struct ts_bench_plan *plan, const struct ts_ben
     return cls;
 }
 
+static cJSON *live_json(const struct ts__bench_opts *o, const struct ts_bench_report *reps,
+                        const struct ts__bench_live *live, const struct ts_bench_report *ideal,
+                        double *v)
+{
+    cJSON *l = cJSON_CreateObject();
+    size_t n = o->runs;
+
+    cJSON_AddNumberToObject(l, "idealWallSeconds", ideal->wall);
+    COLLECT(v, reps, n, ideal->wall > 0 ? R->wall / ideal->wall : 0)
+    cJSON_AddItemToObject(l, "wallRatio", stat_json(v, n));
+    for (size_t r = 0; r < n; r++)
+        v[r] = live[r].cpu_s;
+    cJSON_AddItemToObject(l, "controllerCPUSeconds", stat_json(v, n));
+    for (size_t r = 0; r < n; r++)
+        v[r] = reps[r].wall > 0 ? live[r].cpu_s / reps[r].wall * 1000 : 0;
+    cJSON_AddItemToObject(l, "controllerMilliCPU", stat_json(v, n));
+    for (size_t r = 0; r < n; r++)
+        v[r] = live[r].rss_kib / 1024;
+    cJSON_AddItemToObject(l, "controllerPeakRSSMiB", stat_json(v, n));
+    cJSON_AddNumberToObject(l, "admissions", (double)live[0].admissions);
+    cJSON_AddNumberToObject(l, "controllerWorkloadWrites", (double)live[0].ctl_wl_writes);
+    for (size_t r = 0; r < n; r++)
+        v[r] = live[r].admissions ? (double)live[r].ctl_wl_writes / (double)live[r].admissions : 0;
+    cJSON_AddItemToObject(l, "workloadWritesPerAdmission", stat_json(v, n));
+    cJSON_AddStringToObject(l, "apiWrites", live[0].writes.ptr);
+    return l;
+}
+
 static void print_json(const struct ts__bench_opts *o, const struct ts_bench_plan *plan,
-                       const struct ts_bench_report *reps, FILE *out)
+                       const struct ts_bench_report *reps, const struct ts__bench_live *live,
+                       const struct ts_bench_report *ideal, FILE *out)
 {
     size_t n = o->runs;
     double *v = ts_xcalloc(n, sizeof(*v));
     cJSON *root = cJSON_CreateObject();
     char *s;
 
-    cJSON_AddStringToObject(root, "mode", "ideal");
+    cJSON_AddStringToObject(root, "mode", o->live ? "live" : "ideal");
     if (o->qps > 0) {
-        cJSON *wb = cJSON_AddObjectToObject(root, "writeBudget");
+        cJSON *wb = cJSON_AddObjectToObject(root, o->live ? "clientBudget" : "writeBudget");
 
         cJSON_AddNumberToObject(wb, "qps", o->qps);
         cJSON_AddNumberToObject(wb, "burst", o->burst);
@@ -133,6 +209,8 @@ static void print_json(const struct ts__bench_opts *o, const struct ts_bench_pla
     cJSON_AddNumberToObject(root, "cycles", (double)reps[0].cycles);
     cJSON_AddNumberToObject(root, "admissionWrites", (double)reps[0].admission_writes);
     cJSON_AddNumberToObject(root, "evictionWrites", (double)reps[0].eviction_writes);
+    if (live)
+        cJSON_AddItemToObject(root, "live", live_json(o, reps, live, ideal, v));
     s = cJSON_Print(root);
     fprintf(out, "%s\n", s);
     free(s);
@@ -141,12 +219,16 @@ static void print_json(const struct ts__bench_opts *o, const struct ts_bench_pla
 }
 
 void ts__bench_print(const struct ts__bench_opts *o, const struct ts_bench_plan *plan,
-                     const struct ts_bench_report *reps, FILE *out)
+                     const struct ts_bench_report *reps, const struct ts__bench_live *live,
+                     const struct ts_bench_report *ideal, FILE *out)
 {
-    if (o->json)
-        print_json(o, plan, reps, out);
-    else
-        print_table(o, plan, reps, out);
+    if (o->json) {
+        print_json(o, plan, reps, live, ideal, out);
+        return;
+    }
+    print_table(o, plan, reps, out);
+    if (live)
+        print_live(o, plan, reps, live, ideal, out);
 }
 
 void ts__bench_mean(const struct ts_bench_report *reps, size_t n, struct ts_bench_report *out)
