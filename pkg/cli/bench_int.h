@@ -28,11 +28,12 @@ struct ts__bench_opts {
 struct ts__bench_live {
     double cpu_s; /* controller user + system CPU */
     double user_ms, sys_ms;
-    double rss_kib;       /* controller peak RSS */
-    double wall_s;        /* runner: first creation to last finish */
-    size_t admissions;    /* admissions seen (re-admissions included) */
-    size_t ctl_wl_writes; /* the controller's Workload writes (status and object) */
-    struct ts_buf writes; /* "METHOD resource[/sub] count" lines, every client */
+    double rss_kib;          /* controller peak RSS */
+    double wall_s;           /* runner: first creation to last finish */
+    size_t admissions;       /* admissions seen (re-admissions included) */
+    size_t ctl_wl_writes;    /* the controller's Workload writes (status and object) */
+    size_t runner_wl_writes; /* the runner's: creates, Finished patches, quota releases */
+    struct ts_buf writes;    /* "METHOD resource[/sub] count" lines, every client */
 };
 
 /* Runs the plan once against turnstile-apiserver and turnstile started

@@ -6,6 +6,8 @@
  * subresource) its runtime after the admission. */
 #include "cli/bench_int.h"
 
+#include "api/object.h"
+#include "engine/apply.h"
 #include "json/json.h"
 #include "kube/client.h"
 #include "kube/informer.h"
@@ -29,7 +31,7 @@ struct wl {
     struct live *x;    /* back pointer for its timer */
     int64_t held_from; /* loop time of the admission being run */
     uint64_t timer;    /* its finish timer */
-    int running, finished;
+    int running, finished, releasing;
 };
 
 struct live {
@@ -45,7 +47,7 @@ struct live {
     struct wl *w;
     struct ts_hmap by_name;
     int64_t t0;
-    size_t next_create, finished, patched, errors;
+    size_t next_create, finished, patched, n_released, errors;
     int timed_out;
 };
 
@@ -329,18 +331,64 @@ static void finish(struct ts_loop *loop, void *data)
     x->finished++;
 }
 
-static int quota_reserved(const cJSON *obj)
+/* Whether condition `type` of obj is True. */
+static int condition(const cJSON *obj, const char *type)
 {
     const cJSON *c;
 
     cJSON_ArrayForEach(c, ts_json_get(obj, "status.conditions"))
     {
-        const char *type = ts_json_get_string(c, "type"), *st = ts_json_get_string(c, "status");
+        const char *t = ts_json_get_string(c, "type"), *st = ts_json_get_string(c, "status");
 
-        if (type && st && !strcmp(type, "QuotaReserved"))
+        if (t && st && !strcmp(t, type))
             return !strcmp(st, "True");
     }
     return 0;
+}
+
+static void released(struct ts_kube_client *c, struct ts_kube_result *res, void *data)
+{
+    struct wl *w = data;
+
+    (void)c;
+    w->releasing = 0; /* a conflict is retried on the next update */
+    w->x->n_released += !res->code;
+    if (res->code && res->code != TS_ECONFLICT)
+        count_error(c, res, w->x);
+}
+
+/* An evicted Workload has no job to stop: the runner plays the job
+ * integration and releases its quota (QuotaReserved=False, admission
+ * cleared), as Kueue's runner does. */
+static void release(struct live *x, struct wl *w, const cJSON *obj)
+{
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    struct ts_object o;
+    struct ts_kube_req r = {0};
+    struct ts_err e = {0};
+    cJSON *body = NULL;
+
+    if (ts_object_decode(obj, &o, &errs, &e) || o.kind != TS_KIND_WORKLOAD) {
+        x->errors++;
+        ts_field_errors_release(&errs);
+        return;
+    }
+    if (ts_apply_quota_released(&o.u.wl, ts_loop_wall(x->loop)))
+        body = ts_workload_encode(&o.u.wl);
+    ts_object_release(&o);
+    ts_field_errors_release(&errs);
+    if (!body)
+        return;
+    r.verb = TS_KUBE_UPDATE;
+    r.res = &ts_kube_res_workloads;
+    r.ns = TS_BENCH_NAMESPACE;
+    r.name = ts_json_get_string(obj, "metadata.name");
+    r.subresource = "status";
+    r.body = body;
+    w->releasing = 1;
+    if (ts_kube_submit(x->c, &r, released, w, NULL, &e))
+        released(x->c, &(struct ts_kube_result){.code = TS_EINVAL, .err = e}, w);
+    cJSON_Delete(body);
 }
 
 static void observe(struct ts_informer *inf, const cJSON *obj, void *data)
@@ -349,26 +397,30 @@ static void observe(struct ts_informer *inf, const cJSON *obj, void *data)
     void *v = ts_hmap_get(&x->by_name, ts_json_get_string(obj, "metadata.name"));
     size_t i = (size_t)(uintptr_t)v - 1;
     struct wl *w;
-    int held = quota_reserved(obj);
+    int held = condition(obj, "QuotaReserved");
 
     (void)inf;
     if (!v)
         return;
     w = &x->w[i];
-    if (w->finished || held == w->running)
+    if (w->finished)
         return;
-    if (!held) { /* evicted: its run stops; it starts over when admitted again */
-        ts_loop_timer_cancel(x->loop, w->timer);
+    if (held && !w->running) {
+        w->running = 1;
+        w->held_from = since(x);
+        x->r.admissions++;
+        if (x->r.wls[i].admitted < 0)
+            x->r.wls[i].admitted = w->held_from;
+        w->timer = ts_loop_timer_add(x->loop, x->p->wls[i].runtime, finish, w);
+    }
+    if (held && condition(obj, "Evicted")) {
+        ts_loop_timer_cancel(x->loop, w->timer); /* its pods stop: the run is lost */
+        if (!w->releasing)
+            release(x, w, obj);
+    } else if (!held && w->running) { /* released: it starts over when admitted again */
         hold_end(x, i);
         x->r.wls[i].evictions++;
-        return;
     }
-    w->running = 1;
-    w->held_from = since(x);
-    x->r.admissions++;
-    if (x->r.wls[i].admitted < 0)
-        x->r.wls[i].admitted = w->held_from;
-    w->timer = ts_loop_timer_add(x->loop, x->p->wls[i].runtime, finish, w);
 }
 
 static void on_add(struct ts_informer *inf, const cJSON *obj, void *data)
@@ -436,9 +488,11 @@ static void teardown(struct live *x, struct ts__bench_live *out, FILE *err)
     snprintf(log, sizeof(log), "%s/apiserver.log", x->dir);
     if (ts__bench_count_writes(log, &out->writes, &out->ctl_wl_writes))
         fprintf(err, "warning: cannot read %s\n", log);
-    /* what remains after the runner's creates and Finished patches */
-    out->ctl_wl_writes -= out->ctl_wl_writes >= x->p->n_wls + x->patched ? x->p->n_wls + x->patched
-                                                                         : out->ctl_wl_writes;
+    /* what remains after the runner's creates, Finished patches and
+     * quota releases */
+    out->runner_wl_writes = x->p->n_wls + x->patched + x->n_released;
+    out->ctl_wl_writes -=
+        out->ctl_wl_writes >= out->runner_wl_writes ? out->runner_wl_writes : out->ctl_wl_writes;
 }
 
 /* Removes the run's directory (its few files). */

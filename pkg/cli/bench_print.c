@@ -168,6 +168,7 @@ static cJSON *live_json(const struct ts__bench_opts *o, const struct ts_bench_re
     cJSON_AddItemToObject(l, "controllerPeakRSSMiB", stat_json(v, n));
     cJSON_AddNumberToObject(l, "admissions", (double)live[0].admissions);
     cJSON_AddNumberToObject(l, "controllerWorkloadWrites", (double)live[0].ctl_wl_writes);
+    cJSON_AddNumberToObject(l, "runnerWorkloadWrites", (double)live[0].runner_wl_writes);
     for (size_t r = 0; r < n; r++)
         v[r] = live[r].admissions ? (double)live[r].ctl_wl_writes / (double)live[r].admissions : 0;
     cJSON_AddItemToObject(l, "workloadWritesPerAdmission", stat_json(v, n));

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +29,8 @@ int ts__bench_spawn(char *const *argv, const char *out_path, const char *err_pat
         int out = open(out_path, O_WRONLY | O_CREAT | O_APPEND, 0600);
         int er = open(err_path, O_WRONLY | O_CREAT | O_APPEND, 0600);
 
+        /* the servers never outlive an interrupted benchmark */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
         if (out < 0 || er < 0 || dup2(out, 1) < 0 || dup2(er, 2) < 0)
             _exit(126);
         execv(argv[0], argv);
