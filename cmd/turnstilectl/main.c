@@ -1,5 +1,6 @@
 /* turnstilectl - Turnstile's command-line tool.  Thin main: dispatches to
  * the subcommands in pkg/cli. */
+#include "cli/bench.h"
 #include "cli/explain.h"
 #include "cli/get.h"
 #include "cli/simulate.h"
@@ -17,7 +18,8 @@
     "             as `kubectl get workloads` would show them\n"                                    \
     "  explain    why a workload waits, where it is in line, and what would admit it\n"            \
     "  what-if    which workloads a proposed change would admit, preempt or keep waiting\n"        \
-    "  get        list a cluster's workloads, queues, ... using your kubeconfig\n"
+    "  get        list a cluster's workloads, queues, ... using your kubeconfig\n"                 \
+    "  bench      Kueue's scheduler performance test on a generator file, ideal or live\n"
 
 int main(int argc, char **argv)
 {
@@ -39,6 +41,8 @@ int main(int argc, char **argv)
         return ts_cli_whatif(argc - 2, argv + 2, stdout, stderr);
     if (!strcmp(argv[1], "get"))
         return ts_cli_get(argc - 2, argv + 2, stdout, stderr);
+    if (!strcmp(argv[1], "bench"))
+        return ts_cli_bench(argc - 2, argv + 2, stdout, stderr);
     if (!strcmp(argv[1], "explain"))
         return ts_cli_explain(argc - 2, argv + 2, stdout, stderr);
     fprintf(stderr, "turnstilectl: unknown command '%s'\n%s", argv[1], USAGE);

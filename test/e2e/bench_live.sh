@@ -1,0 +1,62 @@
+#!/bin/sh
+# turnstilectl bench --live end to end: test/perf/smoke.yaml against the
+# real turnstile-apiserver and turnstile started by the command itself.
+# Every workload is admitted and finished (evicted ones released by the
+# runner as a job integration would, and admitted again), the report's numbers agree
+# with each other (live never beats the ideal, CPU and RSS measured, one
+# controller status write per admission at least, the runner's own writes
+# counted exactly) and a range check applies to live runs.
+set -eu
+cd "$(dirname "$0")/../.."
+bin=${TS_BUILD:-build}/bin/turnstilectl
+[ -x "${TS_BUILD:-build}/bin/turnstile" ] || { echo "skip: turnstile not built"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+"$bin" bench test/perf/smoke.yaml --live --timeout 60 -o json >"$tmp/out.json" 2>"$tmp/err" ||
+    { cat "$tmp/err"; exit 1; }
+python3 - "$tmp/out.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["mode"] == "live" and "clientBudget" not in r, r
+assert r["workloads"] == 24 and r["admitted"] == 24 and r["neverAdmitted"] == 0, r
+c = r["classes"]
+assert c["small"]["count"] == 20 and c["large"]["count"] == 4, c
+for k in c.values():
+    assert 0 <= k["p50Seconds"]["mean"] <= k["p90Seconds"]["mean"] <= k["p99Seconds"]["mean"], k
+l = r["live"]
+wall = r["wallSeconds"]["mean"]
+# the ideal is a lower bound (a little slack: creations are timers)
+assert wall >= l["idealWallSeconds"] - 0.05, (wall, l)
+assert abs(l["wallRatio"]["mean"] - wall / l["idealWallSeconds"]) < 1e-6, l
+assert l["controllerCPUSeconds"]["mean"] > 0 and 0 < l["controllerPeakRSSMiB"]["mean"] < 1024, l
+mcpu = l["controllerCPUSeconds"]["mean"] / wall * 1000
+assert abs(l["controllerMilliCPU"]["mean"] - mcpu) < 1e-6, l
+assert l["admissions"] >= 24, l
+assert l["workloadWritesPerAdmission"]["mean"] >= 1, l
+w = dict((" ".join(x.split()[:2]), int(x.split()[2])) for x in l["apiWrites"].splitlines())
+assert w["POST workloads"] == 24 and w["PATCH workloads/status"] == 24, w
+# the runner's writes (creates, Finished, releases of evicted ones) are
+# told apart exactly: the rest are the controller's
+runner_puts = l["runnerWorkloadWrites"] - 48
+assert runner_puts >= 0 and (runner_puts > 0) == (r["evictions"] > 0), (l, r)
+assert w["PUT workloads/status"] == l["controllerWorkloadWrites"] + runner_puts, (w, l)
+print("ok: live smoke report consistent (wall %.2f s, ideal %.2f s, %.0f mCPU, %.1f MiB)" %
+      (wall, l["idealWallSeconds"], mcpu, l["controllerPeakRSSMiB"]["mean"]))
+PY
+
+cat >"$tmp/rss.yaml" <<'YAML'
+cmd: {maxrss: 1}
+YAML
+if "$bin" bench test/perf/smoke.yaml --live --timeout 60 --check "$tmp/rss.yaml" >"$tmp/out" 2>&1; then
+    echo "FAIL: a controller above maxrss must fail the check"; exit 1
+fi
+grep -qF "> cmd.maxrss 1" "$tmp/out" || { cat "$tmp/out"; exit 1; }
+grep -q "^admitted: 24  finished: 24  never admitted: 0" "$tmp/out" || { cat "$tmp/out"; exit 1; }
+echo "ok: live range check on the controller's peak RSS"
+
+if "$bin" bench test/perf/smoke.yaml --live --qps 5 2>"$tmp/err"; then
+    echo "FAIL: --qps without --burst accepted"; exit 1
+fi
+grep -qF "give --qps and --burst together" "$tmp/err" || { cat "$tmp/err"; exit 1; }
+echo "ok: usage errors"
