@@ -382,7 +382,7 @@ static void evaluate(struct ts_apiserver *s, struct ts__as_res *res, struct ts__
             run_set(js, res, key, t0 + runtime_of(s, cur));
             r = run_find(js, res, key);
         }
-        if (r->deadline <= now) {
+        if (r && r->deadline <= now) {
             if (pt)
                 pt_complete(pt, obj, ts);
             else

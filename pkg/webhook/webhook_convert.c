@@ -52,6 +52,7 @@ static const cJSON *read_request(const cJSON *review, struct ts_buf *msg)
     const char *av = str_of(review, "apiVersion");
     const char *kind = str_of(review, "kind");
     const cJSON *req = cJSON_GetObjectItemCaseSensitive(review, "request");
+    const char *uid;
 
     if (!av || strcmp(av, CONVERSION_V1) != 0 || !kind || strcmp(kind, "ConversionReview") != 0) {
         ts_buf_addf(msg,
@@ -64,7 +65,8 @@ static const cJSON *read_request(const cJSON *review, struct ts_buf *msg)
         ts_buf_adds(msg, "ConversionReview has no request");
         return NULL;
     }
-    if (!str_of(req, "uid") || !*str_of(req, "uid")) {
+    uid = str_of(req, "uid");
+    if (!uid || !*uid) {
         ts_buf_adds(msg, "ConversionReview request.uid is missing");
         return NULL;
     }
