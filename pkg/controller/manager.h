@@ -35,6 +35,8 @@ struct ts_ctl_opts {
     int64_t status_period_ns; /* queue status refresh; 0: 1 s */
     const char *metrics_addr; /* /metrics /healthz /readyz: "host:port" (":8443"),
                                * port 0 picks one (logged); "0": off */
+    const char *health_addr;  /* /healthz /readyz also on "host:port"; NULL: not */
+    const char *lease_name;   /* default Kueue's "c1f6bfd2.kueue.x-k8s.io" */
 };
 
 void ts_ctl_opts_init(struct ts_ctl_opts *o);

@@ -65,7 +65,8 @@ struct ts_ctl {
     struct ts_metrics_registry *registry;
     struct ts_kmetrics *metrics;
     struct ts_metrics_server *metrics_server;
-    int ready; /* synced and scheduling; read by the metrics thread */
+    struct ts_metrics_server *health_server; /* health.healthProbeBindAddress, or NULL */
+    int ready;                               /* synced and scheduling; read by the metrics thread */
     int stopping;
     int64_t stopping_at; /* loop time of ts_ctl_stop() */
     int synced;
