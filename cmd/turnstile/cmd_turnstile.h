@@ -6,6 +6,12 @@
  * process exit code. */
 int ts__turnstile_controller_main(int argc, char **argv);
 
+#include "api/config.h"
+
+/* Reads a Kueue Configuration file into c (initialised); errors, printed
+ * to stderr, name the file, line and field.  Returns 0 or -1. */
+int ts__turnstile_load_config(const char *path, struct ts_config *c);
+
 #include "util/time.h"
 
 /* webhook_ca.c: the cluster side of --webhook-only with internal

@@ -1,7 +1,9 @@
 /* controller.c - `turnstile` without --webhook-only: the controller
  * manager (pkg/controller/manager.h).  Flags follow Kueue's manager:
  * --config FILE (a Kueue Configuration), --kubeconfig, --context,
- * --leader-elect. */
+ * --leader-elect.  The Configuration's metrics.bindAddress,
+ * health.healthProbeBindAddress and leaderElection apply unless a flag
+ * says otherwise. */
 #include <stdio.h>
 #include <string.h>
 
@@ -17,11 +19,11 @@
     "  [--metrics-bind-address HOST:PORT (default :8443; port 0 picks one; 0 = off)]\n"            \
     "  [--visibility-bind-address HOST:PORT (Kueue's visibility API, TLS; default :8082; 0 = "     \
     "off)]\n"                                                                                      \
+    "  [--health-probe-bind-address HOST:PORT (/healthz /readyz; default: the metrics port)]\n"    \
     "  [--log-level LEVEL]\n"                                                                      \
     "       turnstile --webhook-only ...   (the webhook server; see --webhook-only --help)\n"
 
-/* Reads a Kueue Configuration; errors name the file, line and field. */
-static int load_config(const char *path, struct ts_config *c)
+int ts__turnstile_load_config(const char *path, struct ts_config *c)
 {
     struct ts_yaml_stream st = TS_YAML_STREAM_INIT;
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
@@ -48,8 +50,28 @@ static int load_config(const char *path, struct ts_config *c)
     return rc;
 }
 
+/* The Configuration's addresses and leader election, where no flag set
+ * them (flags may come before or after --config). */
+static void apply_config(struct ts_ctl_opts *o, const struct ts_ctl_opts *flags)
+{
+    const struct ts_config *c = &o->config;
+
+    if (!flags->metrics_addr && c->metrics_bind_address)
+        o->metrics_addr = c->metrics_bind_address;
+    if (!flags->health_addr && c->health_probe_bind_address)
+        o->health_addr = c->health_probe_bind_address;
+    if (!flags->leader_elect && c->leader_elect.set)
+        o->leader_elect = c->leader_elect.v;
+    if (!flags->lease_ns && c->lease_namespace)
+        o->lease_ns = c->lease_namespace;
+    if (c->lease_name)
+        o->lease_name = c->lease_name;
+}
+
 static int parse(int argc, char **argv, struct ts_ctl_opts *o)
 {
+    struct ts_ctl_opts flags = {0}; /* which flags were given */
+
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *eq = strchr(a, '=');
         size_t n = eq ? (size_t)(eq - a) : strlen(a);
@@ -58,6 +80,7 @@ static int parse(int argc, char **argv, struct ts_ctl_opts *o)
 #define IS(name) (n == strlen(name) && strncmp(a, name, n) == 0)
         if (IS("--leader-elect")) {
             o->leader_elect = !eq || strcmp(v, "false") != 0;
+            flags.leader_elect = 1;
             continue;
         }
         if (IS("-h") || IS("--help"))
@@ -65,18 +88,20 @@ static int parse(int argc, char **argv, struct ts_ctl_opts *o)
         if (!v)
             goto bad;
         if (IS("--config")) {
-            if (load_config(v, &o->config))
+            if (ts__turnstile_load_config(v, &o->config))
                 return -1;
         } else if (IS("--kubeconfig"))
             o->kubeconfig = v;
         else if (IS("--context"))
             o->context = v;
         else if (IS("--lease-namespace"))
-            o->lease_ns = v;
+            o->lease_ns = flags.lease_ns = v;
         else if (IS("--identity"))
             o->identity = v;
         else if (IS("--metrics-bind-address"))
-            o->metrics_addr = v;
+            o->metrics_addr = flags.metrics_addr = v;
+        else if (IS("--health-probe-bind-address"))
+            o->health_addr = flags.health_addr = v;
         else if (IS("--visibility-bind-address"))
             o->visibility_addr = v;
         else if (IS("--log-level")) {
@@ -95,6 +120,7 @@ static int parse(int argc, char **argv, struct ts_ctl_opts *o)
         fprintf(stderr, "turnstile: bad flag '%s'\n%s", a, CTL_USAGE);
         return -1;
     }
+    apply_config(o, &flags);
     return 0;
 }
 

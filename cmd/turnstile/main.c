@@ -27,7 +27,9 @@
     "  [--threads N] [--idle-timeout S] [--request-deadline S] [--log-level LEVEL]\n"              \
     "  [--kubeconfig FILE (inject the CA into the cluster; automatic in-cluster)]\n"               \
     "  [--secret-name NAME (share the certificate between replicas; \"\" = off;\n"                 \
-    "   default turnstile-webhook-server-cert)] [--secret-sync-period S (default 10)]\n"
+    "   default turnstile-webhook-server-cert)] [--secret-sync-period S (default 10)]\n"           \
+    "  [--config FILE (a Kueue Configuration: webhook.port, health.healthProbeBindAddress,\n"      \
+    "   manageJobsWithoutQueueName; the flags above win)]\n"
 
 struct flags {
     int webhook_only;
@@ -36,6 +38,8 @@ struct flags {
     struct ts_whserver_options srv;
     struct ts_certsrc_options certs;
     struct ts_webhook_options wh;
+    struct ts_config config;
+    int port_set, health_set; /* given as flags: the Configuration does not override them */
 };
 
 static int int_arg(const char *s, int64_t lo, int64_t hi, int *out)
@@ -53,10 +57,16 @@ static int parse_one(struct flags *f, const char *name, const char *val)
 {
     int n = 0;
 
-    if (strcmp(name, "--webhook-port") == 0)
+    if (strcmp(name, "--webhook-port") == 0) {
+        f->port_set = 1;
         return val && !int_arg(val, 0, 65535, &f->srv.port) ? 2 : -1;
-    if (strcmp(name, "--health-port") == 0)
+    }
+    if (strcmp(name, "--health-port") == 0) {
+        f->health_set = 1;
         return val && !int_arg(val, -1, 65535, &f->srv.health_port) ? 2 : -1;
+    }
+    if (strcmp(name, "--config") == 0)
+        return val && !ts__turnstile_load_config(val, &f->config) ? 2 : -1;
     if (strcmp(name, "--threads") == 0 || strcmp(name, "--idle-timeout") == 0 ||
         strcmp(name, "--request-deadline") == 0) {
         if (!val || int_arg(val, 1, 1024, &n))
@@ -99,6 +109,22 @@ static int parse_one(struct flags *f, const char *name, const char *val)
     return 2;
 }
 
+/* The Configuration's webhook port, health probe port and
+ * manageJobsWithoutQueueName, where no flag set them. */
+static int apply_config(struct flags *f)
+{
+    const char *h = f->config.health_probe_bind_address, *colon = h ? strrchr(h, ':') : NULL;
+
+    if (!f->port_set && f->config.webhook_port)
+        f->srv.port = f->config.webhook_port;
+    if (!f->health_set && h && (!colon || int_arg(colon + 1, 0, 65535, &f->srv.health_port))) {
+        fprintf(stderr, "turnstile: health.healthProbeBindAddress '%s': want host:port\n", h);
+        return -1;
+    }
+    f->wh.manage_jobs_without_queue_name |= f->config.manage_jobs_without_queue_name;
+    return 0;
+}
+
 static int parse_flags(int argc, char **argv, struct flags *f)
 {
     for (int i = 1; i < argc;) {
@@ -118,7 +144,7 @@ static int parse_flags(int argc, char **argv, struct flags *f)
             return fprintf(stderr, "turnstile: bad flag '%s'\n%s", argv[i], USAGE), -1;
         i += eq ? 1 : used;
     }
-    return 0;
+    return apply_config(f);
 }
 
 static ts_time now_ns(void)
@@ -207,8 +233,11 @@ int main(int argc, char **argv)
     f.secret = TS_CERT_DEFAULT_SECRET;
     f.secret_sync_s = 10;
     f.certs.cert.namespace_ = f.wh.system_namespace;
-    if (parse_flags(argc, argv, &f))
+    ts_config_init(&f.config);
+    if (parse_flags(argc, argv, &f)) {
+        ts_config_release(&f.config);
         return 2;
+    }
     sigemptyset(&mask);
     sigaddset(&mask, SIGTERM), sigaddset(&mask, SIGINT), sigaddset(&mask, SIGHUP);
     sigprocmask(SIG_BLOCK, &mask, NULL);
@@ -234,6 +263,7 @@ int main(int argc, char **argv)
     ts_whserver_free(srv);
     ts_certsrc_free(src);
     ts_webhook_free(wh);
+    ts_config_release(&f.config);
     close(sfd);
     return 0;
 }

@@ -32,6 +32,8 @@ static void decode_integrations(struct ts_dec *d, const cJSON *obj, struct ts_co
     if (!in)
         return;
     mark = ts_path_push(&d->path, "integrations");
+    ts_strlist_release(&c->label_keys_to_copy);
+    ts_dec_strlist(d, in, "labelKeysToCopy", &c->label_keys_to_copy);
     list = ts_dec_array(d, in, "frameworks");
     if (list) {
         c->manage_batch_job = c->manage_pytorchjob = c->manage_tfjob = c->manage_mpijob = 0;
@@ -131,6 +133,7 @@ static void decode_wait_for_pods_ready(struct ts_dec *d, const cJSON *obj, int v
 void ts_config_release(struct ts_config *c)
 {
     ts_label_selector_release(&c->metrics_lq_selector);
+    ts_strlist_release(&c->label_keys_to_copy);
     free(c->metrics_bind_address);
     free(c->health_probe_bind_address);
     free(c->lease_namespace);

@@ -45,6 +45,7 @@ struct ts_config {
     /* integrations.frameworks: which job kinds are managed (Kueue's
      * shipped configuration lists them all) */
     int manage_batch_job, manage_pytorchjob, manage_tfjob, manage_mpijob;
+    struct ts_strlist label_keys_to_copy; /* integrations.labelKeysToCopy */
     /* metrics: the per-flavor ClusterQueue gauges (enableClusterQueueResources)
      * and the local_queue_* series (localQueueMetrics.enable, for the
      * LocalQueues its localQueueSelector matches; empty: all), both off by

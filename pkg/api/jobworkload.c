@@ -149,6 +149,17 @@ int ts_jobworkload_from_job(const struct ts_job *job, const struct ts_priority_l
     return resolve_priority(&job->meta, job->template.priority_class_name, prio, out, err);
 }
 
+void ts_jobworkload_copy_labels(const struct ts_object_meta *job, const struct ts_strlist *keys,
+                                struct ts_workload *wl)
+{
+    for (size_t i = 0; keys && i < keys->n; i++) {
+        const char *v = ts_strmap_get(&job->labels, keys->items[i]);
+
+        if (v)
+            ts_strmap_set(&wl->meta.labels, keys->items[i], v);
+    }
+}
+
 int ts_jobworkload_from_pytorchjob(const struct ts_pytorch_job *job,
                                    const struct ts_priority_lookup *prio, struct ts_workload *out,
                                    struct ts_err *err)

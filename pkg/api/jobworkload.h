@@ -49,6 +49,11 @@ char *ts_jobworkload_name(const char *kind, const char *group, const char *name,
 int ts_jobworkload_from_job(const struct ts_job *job, const struct ts_priority_lookup *prio,
                             struct ts_workload *out, struct ts_err *err);
 
+/* Kueue's integrations.labelKeysToCopy: the job labels with those keys
+ * become labels of the Workload (keys the job lacks are skipped). */
+void ts_jobworkload_copy_labels(const struct ts_object_meta *job, const struct ts_strlist *keys,
+                                struct ts_workload *wl);
+
 /* Same for a Kubeflow job (PyTorchJob, TFJob, MPIJob: job->kf): named
  * "pytorchjob-...", "tfjob-...", "mpijob-...", one pod set per replica type
  * in Kueue's order for the kind (master, worker; chief, master, ps, worker,

@@ -86,6 +86,7 @@ static int plan_create(const struct ts_object *o, const cJSON *job, const struct
     }
     if (rc)
         return ts_err_set(err, rc, "%s", e.msg);
+    ts_jobworkload_copy_labels(ts_object_meta(o), env->label_keys_to_copy, &p->workload);
     p->ops |= TS_JOBPLAN_CREATE_WORKLOAD;
     event(p, "Normal", "CreatedWorkload", "Created Workload: %s/%s", p->workload.meta.namespace_,
           p->workload.meta.name);

@@ -49,11 +49,12 @@ struct ts_jobplan_env {
     ts_flavor_lookup_fn flavor;
     void *flavor_ctx;
     int manage_jobs_without_queue_name;
-    int wait_for_pods_ready;               /* maintain the PodsReady condition */
-    int64_t pods_ready_timeout;            /* ns; evict after it (0: never) */
-    int32_t backoff_base_s, backoff_max_s; /* requeue backoff after such an eviction */
-    int64_t pods_ready_recovery_timeout;   /* ns; after a loss (0: pods_ready_timeout) */
-    struct ts_opt_i32 backoff_limit_count; /* evictions before deactivation; unset: none */
+    int wait_for_pods_ready;                     /* maintain the PodsReady condition */
+    int64_t pods_ready_timeout;                  /* ns; evict after it (0: never) */
+    int32_t backoff_base_s, backoff_max_s;       /* requeue backoff after such an eviction */
+    int64_t pods_ready_recovery_timeout;         /* ns; after a loss (0: pods_ready_timeout) */
+    struct ts_opt_i32 backoff_limit_count;       /* evictions before deactivation; unset: none */
+    const struct ts_strlist *label_keys_to_copy; /* onto a new Workload; NULL: none */
 };
 
 /* What a landed WORKLOAD_STATUS write means for Kueue's metrics. */

@@ -243,7 +243,8 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
                                  c->opts.config.backoff_base_s,
                                  c->opts.config.backoff_max_s,
                                  c->opts.config.pods_ready_recovery_timeout_s * TS_TIME_SECOND,
-                                 c->opts.config.backoff_limit_count};
+                                 c->opts.config.backoff_limit_count,
+                                 &c->opts.config.label_keys_to_copy};
     struct ts_workload wl;
     struct ts_jobplan p;
     struct ts_err err = {0};

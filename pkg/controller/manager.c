@@ -77,31 +77,44 @@ int ts__ctl_split_addr(const char *what, const char *addr, char *host, size_t le
     return 0;
 }
 
-/* Starts the metrics server on "host:port" (host may be empty). */
-static int start_metrics(struct ts_ctl *c, struct ts_err *err)
+/* Serves the registry (or only the probes) on "host:port" (host may be
+ * empty). */
+static int serve(struct ts_ctl *c, const char *what, const char *addr, int probes_only,
+                 struct ts_metrics_server **out, struct ts_err *err)
 {
-    const char *addr = c->opts.metrics_addr;
     struct ts_metrics_server_options so;
     char host[256];
     int port;
 
-    if (ts_kmetrics_new(c->registry, c->opts.leader_elect ? "follower" : "standalone", &c->metrics,
-                        err))
-        return err->code;
-    ts_kmetrics_build_info(c->metrics, TS_VERSION, "", "", "", "cc", "linux");
-    if (!addr || !strcmp(addr, "0"))
-        return 0;
-    if (ts__ctl_split_addr("metrics", addr, host, sizeof(host), &port, err))
+    if (ts__ctl_split_addr(what, addr, host, sizeof(host), &port, err))
         return err->code;
     ts_metrics_server_options_init(&so);
     so.host = host;
     so.port = port;
     so.ready = ready;
     so.ready_ud = c;
-    if (ts_metrics_server_start(c->registry, &so, &c->metrics_server, err))
+    so.probes_only = probes_only;
+    if (ts_metrics_server_start(c->registry, &so, out, err))
         return err->code;
-    ts_log_info("controller", "metrics serving on %s:%d (/metrics /healthz /readyz)",
-                host[0] ? host : "*", ts_metrics_server_port(c->metrics_server));
+    ts_log_info("controller", "%s serving on %s:%d (%s)", what, host[0] ? host : "*",
+                ts_metrics_server_port(*out),
+                probes_only ? "/healthz /readyz" : "/metrics /healthz /readyz");
+    return 0;
+}
+
+/* Starts the metrics server (and the health probe one, when asked). */
+static int start_metrics(struct ts_ctl *c, struct ts_err *err)
+{
+    const char *addr = c->opts.metrics_addr;
+
+    if (ts_kmetrics_new(c->registry, c->opts.leader_elect ? "follower" : "standalone", &c->metrics,
+                        err))
+        return err->code;
+    ts_kmetrics_build_info(c->metrics, TS_VERSION, "", "", "", "cc", "linux");
+    if (addr && strcmp(addr, "0") && serve(c, "metrics", addr, 0, &c->metrics_server, err))
+        return err->code;
+    if (c->opts.health_addr && serve(c, "health", c->opts.health_addr, 1, &c->health_server, err))
+        return err->code;
     return 0;
 }
 
@@ -180,6 +193,7 @@ void ts_ctl_free(struct ts_ctl *c)
         return;
     ts__ctl_vis_stop(c);                       /* first: its threads wait on the loop */
     ts_metrics_server_free(c->metrics_server); /* it renders the registry */
+    ts_metrics_server_free(c->health_server);
     ts_kmetrics_free(c->metrics);
     ts_metrics_registry_free(c->registry);
     for (int i = 0; i < TS__CTL_N; i++)
@@ -270,7 +284,7 @@ static int start_leader(struct ts_ctl *c, struct ts_err *err)
     gethostname(host, sizeof(host) - 1);
     snprintf(ident, sizeof(ident), "%s_%ld", host, (long)getpid());
     lo.ns = c->opts.lease_ns;
-    lo.name = "c1f6bfd2.kueue.x-k8s.io"; /* Kueue's lease name */
+    lo.name = c->opts.lease_name ? c->opts.lease_name : "c1f6bfd2.kueue.x-k8s.io"; /* Kueue's */
     lo.identity = c->opts.identity ? c->opts.identity : ident;
     lo.on_started_leading = started_leading;
     lo.on_stopped_leading = stopped_leading;

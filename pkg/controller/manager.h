@@ -37,6 +37,8 @@ struct ts_ctl_opts {
                                   * port 0 picks one (logged); "0": off */
     const char *visibility_addr; /* Kueue's visibility API over TLS, as metrics_addr
                                   * (":8082") */
+    const char *health_addr;     /* /healthz /readyz also on "host:port"; NULL: not */
+    const char *lease_name;      /* default Kueue's "c1f6bfd2.kueue.x-k8s.io" */
 };
 
 void ts_ctl_opts_init(struct ts_ctl_opts *o);

@@ -66,8 +66,9 @@ struct ts_ctl {
     struct ts_metrics_registry *registry;
     struct ts_kmetrics *metrics;
     struct ts_metrics_server *metrics_server;
-    struct ts__ctl_vis *vis; /* the visibility API server, or NULL */
-    int ready;               /* synced and scheduling; read by the server threads */
+    struct ts_metrics_server *health_server; /* health.healthProbeBindAddress, or NULL */
+    struct ts__ctl_vis *vis;                 /* the visibility API server, or NULL */
+    int ready;                               /* synced and scheduling; read by the server threads */
     int stopping;
     int64_t stopping_at; /* loop time of ts_ctl_stop() */
     int synced;

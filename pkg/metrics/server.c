@@ -31,6 +31,7 @@ struct ts_metrics_server {
     void *ready_ud;
     struct MHD_Daemon *d;
     int port;
+    int probes_only;
 };
 
 void ts_metrics_server_options_init(struct ts_metrics_server_options *o)
@@ -104,7 +105,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     (void)version, (void)upload_data, (void)upload_data_size, (void)con_cls;
     if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
         return respond_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n");
-    if (strcmp(url, "/metrics") == 0)
+    if (!s->probes_only && strcmp(url, "/metrics") == 0)
         return serve_metrics(s, c);
     if (strcmp(url, "/healthz") == 0)
         return respond_text(c, MHD_HTTP_OK, "ok");
@@ -207,6 +208,7 @@ int ts_metrics_server_start(struct ts_metrics_registry *reg,
     s->reg = reg;
     s->ready = o->ready;
     s->ready_ud = o->ready_ud;
+    s->probes_only = o->probes_only;
     s->port = bound_port(fd);
     s->d = MHD_start_daemon(
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ITC | MHD_USE_ERROR_LOG, 0, NULL,
@@ -219,7 +221,8 @@ int ts_metrics_server_start(struct ts_metrics_registry *reg,
         free(s);
         return ts_err_set(err, TS_EIO, "metrics: cannot start the HTTP server on port %d", o->port);
     }
-    ts_log_info(COMPONENT, "serving /metrics port=%d", s->port);
+    ts_log_info(COMPONENT, "serving %s port=%d", o->probes_only ? "/healthz /readyz" : "/metrics",
+                s->port);
     *out = s;
     return 0;
 }

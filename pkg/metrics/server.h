@@ -40,6 +40,7 @@ struct ts_metrics_server_options {
     void *ready_ud;
     unsigned timeout_s;  /* idle connection timeout, default 10 */
     unsigned conn_limit; /* default 64 */
+    int probes_only;     /* /healthz and /readyz only (a health probe port) */
 };
 
 struct ts_metrics_server;

@@ -65,7 +65,7 @@ kind: MPIJob
 metadata:
   name: $1
   namespace: default
-  labels: {kueue.x-k8s.io/queue-name: user-queue}
+  labels: {kueue.x-k8s.io/queue-name: user-queue, team: hpc}
   annotations: {turnstile.dev/simulated-runtime: $2}
 spec:
   slotsPerWorker: 1
@@ -89,6 +89,7 @@ check "MPIJob suspended by the webhook at creation" eq "$(mpijob mpi-a 4s)" "tru
 wait_for "mpi-a admitted" cond_is MPIJob mpi-a Admitted True
 case $(wl MPIJob mpi-a) in mpijob-mpi-a-?????) ok=yes ;; *) ok=no ;; esac
 check "MPIJob Workload name" eq "$ok" "yes"
+check "no labels copied without labelKeysToCopy" eq "$(wlget MPIJob mpi-a '{.metadata.labels.team}')" ""
 check "MPIJob pod sets launcher, worker" eq "$(wlget MPIJob mpi-a '{.spec.podSets[*].name}/{.spec.podSets[*].count}')" "launcher worker/1 2"
 wait_for "mpi-a unsuspended" field_is mpijob mpi-a '{.spec.runPolicy.suspend}' false
 check "MPIJob launcher injected" eq "$(job_field mpijob mpi-a '{.spec.mpiReplicaSpecs.Launcher.template.spec.nodeSelector.pool}')" "batch"
@@ -107,7 +108,8 @@ K delete mpijob -n default mpi-b >/dev/null
 no_wl() { [ -z "$(wl MPIJob mpi-b)" ]; }
 wait_for "mpi-b's Workload deleted with the job" no_wl
 
-# integrations.frameworks without kubeflow.org/tfjob: TFJobs are left alone
+# integrations.frameworks without kubeflow.org/tfjob: TFJobs are left alone;
+# labelKeysToCopy copies the team label onto new Workloads
 kill -TERM "$CTL_PID"
 wait "$CTL_PID" 2>/dev/null
 cat >"$T/config.yaml" <<'Y'
@@ -115,11 +117,13 @@ apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
 integrations:
   frameworks: [batch/job, kubeflow.org/mpijob]
+  labelKeysToCopy: [team]
 Y
 ctl_start --config "$T/config.yaml"
 sed 's/name: tensorflow-dist-mnist/name: tf-unmanaged/; /runPolicy/d' "$EX/jobs-sample-tfjob.yaml" | K create -f - >/dev/null
 mpijob mpi-c 1s >/dev/null
 wait_for "mpi-c admitted (MPIJob still managed)" cond_is MPIJob mpi-c Admitted True
+check "integrations.labelKeysToCopy: the job's team label on the Workload" eq "$(wlget MPIJob mpi-c '{.metadata.labels.team}')" "hpc"
 check "no Workload for a TFJob when tfjob is not a framework" eq "$(wl TFJob tf-unmanaged)" ""
 check "controller says the TFJob integration is off" contains "$(cat "$T/ctl.log")" "kubeflow.org/v1 tfjobs not in integrations.frameworks; not managed"
 

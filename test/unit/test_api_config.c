@@ -196,7 +196,8 @@ static void test_manager_knobs(void **state)
         "health: {healthProbeBindAddress: '127.0.0.1:9091'}\n"
         "webhook: {port: 9444}\n"
         "leaderElection: {leaderElect: true, resourceNamespace: kueue-system, resourceName: "
-        "lock}\n";
+        "lock}\n"
+        "integrations: {labelKeysToCopy: [app, example.com/team]}\n";
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
     struct ts_strmap a = TS_STRMAP_INIT, b = TS_STRMAP_INIT;
     struct ts_config c;
@@ -221,6 +222,8 @@ static void test_manager_knobs(void **state)
     assert_true(c.leader_elect.set && c.leader_elect.v);
     assert_string_equal(c.lease_namespace, "kueue-system");
     assert_string_equal(c.lease_name, "lock");
+    assert_int_equal(c.label_keys_to_copy.n, 2);
+    assert_string_equal(c.label_keys_to_copy.items[1], "example.com/team");
     ts_config_release(&c);
     decode_config(&c, &errs,
                   "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"

@@ -326,10 +326,11 @@ static int wpc_lookup(void *ctx, const char *name, int32_t *value)
 }
 
 static const struct ts_priority_lookup prio = {wpc_lookup, NULL, NULL, NULL};
-static const struct ts_jobplan_env env = {&prio, lookup, NULL, 0, 0, 0, 60, 3600, 0, {0, 0}};
-static const struct ts_jobplan_env env_wfpr = {&prio, lookup, NULL, 0, 1, 0, 60, 3600, 0, {0, 0}};
+static const struct ts_jobplan_env env = {&prio, lookup, NULL, 0, 0, 0, 60, 3600, 0, {0, 0}, NULL};
+static const struct ts_jobplan_env env_wfpr = {&prio, lookup, NULL, 0,      1,   0,
+                                               60,    3600,   0,    {0, 0}, NULL};
 static const struct ts_jobplan_env env_timeout = {
-    &prio, lookup, NULL, 0, 1, 30 * 60 * TS_TIME_SECOND, 60, 3600, 0, {0, 0}};
+    &prio, lookup, NULL, 0, 1, 30 * 60 * TS_TIME_SECOND, 60, 3600, 0, {0, 0}, NULL};
 
 static void reserve(struct ts_workload *wl, int admitted)
 {
@@ -363,6 +364,23 @@ static void test_plan_new_job(void **state)
     assert_int_equal(ts_jobplan_make(job, NULL, &env, NOW, &p, &err), 0);
     assert_int_equal(p.ops, TS_JOBPLAN_CREATE_WORKLOAD | TS_JOBPLAN_UPDATE_JOB);
     assert_true(cJSON_IsTrue(ts_json_get(p.job, "spec.suspend")));
+    /* integrations.labelKeysToCopy: those job labels (when present) */
+    {
+        struct ts_strlist keys = TS_STRLIST_INIT;
+        struct ts_jobplan_env e = env;
+
+        ts_strlist_push(&keys, "team");
+        ts_strlist_push(&keys, "absent");
+        e.label_keys_to_copy = &keys;
+        set(job, "metadata.labels.team", cJSON_CreateString("ml"));
+        assert_int_equal(ts_jobplan_make(job, NULL, &e, NOW, &p, &err), 0);
+        assert_string_equal(ts_strmap_get(&p.workload.meta.labels, "team"), "ml");
+        assert_null(ts_strmap_get(&p.workload.meta.labels, "absent"));
+        assert_null(ts_strmap_get(&p.workload.meta.labels, "kueue.x-k8s.io/queue-name"));
+        assert_int_equal(ts_jobplan_make(job, NULL, &env, NOW, &p, &err), 0);
+        assert_null(ts_strmap_get(&p.workload.meta.labels, "team")); /* not asked for */
+        ts_strlist_release(&keys);
+    }
     /* no queue name: not Turnstile's */
     cJSON_DeleteItemFromObjectCaseSensitive(ts_json_get(job, "metadata"), "labels");
     assert_int_equal(ts_jobplan_make(job, NULL, &env, NOW, &p, &err), 0);
