@@ -60,6 +60,12 @@ static void apply_config(struct ts_ctl_opts *o, const struct ts_ctl_opts *flags)
         o->metrics_addr = c->metrics_bind_address;
     if (!flags->health_addr && c->health_probe_bind_address)
         o->health_addr = c->health_probe_bind_address;
+    if (!flags->visibility_addr && c->visibility_port) {
+        static char vis[16]; /* o keeps a pointer; one configuration per process */
+
+        snprintf(vis, sizeof(vis), ":%d", (int)c->visibility_port);
+        o->visibility_addr = vis;
+    }
     if (!flags->leader_elect && c->leader_elect.set)
         o->leader_elect = c->leader_elect.v;
     if (!flags->lease_ns && c->lease_namespace)
@@ -103,7 +109,7 @@ static int parse(int argc, char **argv, struct ts_ctl_opts *o)
         else if (IS("--health-probe-bind-address"))
             o->health_addr = flags.health_addr = v;
         else if (IS("--visibility-bind-address"))
-            o->visibility_addr = v;
+            o->visibility_addr = flags.visibility_addr = v;
         else if (IS("--log-level")) {
             enum ts_log_level l;
 

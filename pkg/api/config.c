@@ -148,6 +148,7 @@ static void decode_manager(struct ts_dec *d, const cJSON *obj, struct ts_config 
     const cJSON *h = ts_dec_object(d, obj, "health");
     const cJSON *w = ts_dec_object(d, obj, "webhook");
     const cJSON *le = ts_dec_object(d, obj, "leaderElection");
+    const cJSON *vis = ts_dec_object(d, obj, "visibilityServer");
     size_t mark = ts_path_push(&d->path, "metrics");
 
     ts_dec_string(d, m, "bindAddress", &c->metrics_bind_address);
@@ -166,6 +167,11 @@ static void decode_manager(struct ts_dec *d, const cJSON *obj, struct ts_config 
     if (ts_dec_i32(d, w, "port", &c->webhook_port) == 1 &&
         (c->webhook_port < 1 || c->webhook_port > 65535))
         ts_dec_error(d, TS_FIELD_INVALID, "port", NULL, "must be between 1 and 65535");
+    ts_path_pop(&d->path, mark);
+    mark = ts_path_push(&d->path, "visibilityServer");
+    if (ts_dec_i32(d, vis, "bindPort", &c->visibility_port) == 1 &&
+        (c->visibility_port < 1 || c->visibility_port > 65535))
+        ts_dec_error(d, TS_FIELD_INVALID, "bindPort", NULL, "must be between 1 and 65535");
     ts_path_pop(&d->path, mark);
     mark = ts_path_push(&d->path, "leaderElection");
     ts_dec_opt_bool(d, le, "leaderElect", &c->leader_elect);

@@ -58,6 +58,7 @@ struct ts_config {
     char *metrics_bind_address;      /* metrics.bindAddress, "host:port" */
     char *health_probe_bind_address; /* health.healthProbeBindAddress */
     int32_t webhook_port;            /* webhook.port */
+    int32_t visibility_port;         /* visibilityServer.bindPort (0: unset) */
     /* leaderElection.leaderElect, .resourceNamespace, .resourceName */
     struct ts_opt_bool leader_elect;
     char *lease_namespace, *lease_name;

@@ -279,9 +279,9 @@ static void plan_pods_ready(const struct job_facts *f, const struct ts_workload 
         message = "All pods reached readiness and the workload is running";
     } else {
         status = "False";
-        reason = was_true || recovering ? "WaitForRecovery" : "WaitForStart";
+        reason = was_true || recovering ? "WaitForRecovery" : TS_WL_REASON_WAIT_FOR_START;
         message = was_true || recovering ? "At least one pod has failed, waiting for recovery"
-                                         : "Not all pods are ready or succeeded";
+                                         : TS_WL_MSG_WAIT_FOR_START;
     }
     if (!f->pods_ready && env->pods_ready_timeout > 0 &&
         pods_ready_timed_out(wl, c, recovering || was_true, env, now, p)) {

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The manager's knobs from the Kueue Configuration file: metrics.bindAddress,
 # health.healthProbeBindAddress (a probes-only listener), leaderElection
-# (leaderElect, resourceNamespace, resourceName) for the controller, and
+# (leaderElect, resourceNamespace, resourceName) and visibilityServer.bindPort
+# for the controller, and
 # webhook.port / health.healthProbeBindAddress for `turnstile --webhook-only`;
 # command-line flags win over the file.
 . "$(dirname "$0")/lib/apiserver.sh"
@@ -10,12 +11,14 @@ need_kubectl
 as_start
 
 K apply -f crds/ >/dev/null
-cat >"$T/config.yaml" <<'Y'
+vport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat >"$T/config.yaml" <<Y
 apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
 metrics: {bindAddress: "127.0.0.1:0"}
 health: {healthProbeBindAddress: "127.0.0.1:0"}
 leaderElection: {leaderElect: true, resourceNamespace: default, resourceName: turnstile-test-lock}
+visibilityServer: {bindPort: $vport}
 Y
 
 "$CTL" --kubeconfig "$KC" --config "$T/config.yaml" >"$T/ctl.log" 2>&1 &
@@ -27,6 +30,7 @@ wait_for "metrics and health listeners from the file" serving
 mport=$(port_of metrics)
 hport=$(port_of health)
 check "metrics.bindAddress: metrics on the loopback address" contains "$(cat "$T/ctl.log")" "metrics serving on 127.0.0.1:$mport"
+check "visibilityServer.bindPort" contains "$(cat "$T/ctl.log")" "visibility API serving on *:$vport"
 leader() { [ "$(K get lease -n default turnstile-test-lock -o jsonpath='{.spec.holderIdentity}' 2>/dev/null)" != "" ]; }
 wait_for "leaderElection: the Lease named in the file is taken" leader
 ready() { [ "$(curl -s "http://127.0.0.1:$hport/readyz")" = ok ]; }
@@ -39,13 +43,15 @@ wait "$CTL_PID" 2>/dev/null
 
 # flags win: no metrics listener, no leader election
 : >"$T/ctl.log"
-"$CTL" --metrics-bind-address 0 --kubeconfig "$KC" --config "$T/config.yaml" --leader-elect=false \
+"$CTL" --metrics-bind-address 0 --visibility-bind-address 0 --kubeconfig "$KC" \
+    --config "$T/config.yaml" --leader-elect=false \
     >"$T/ctl.log" 2>&1 &
 CTL_PID=$!
 PIDS="$PIDS $CTL_PID"
 started() { grep -q "started against" "$T/ctl.log"; }
 wait_for "controller started" started
 check "--metrics-bind-address 0 overrides the file" eq "$(port_of metrics)" ""
+check "--visibility-bind-address 0 overrides the file" eq "$(grep -c 'visibility API serving' "$T/ctl.log")" "0"
 check "the health listener from the file stays" contains "$(cat "$T/ctl.log")" "health serving on 127.0.0.1:"
 check "--leader-elect=false overrides the file" eq "$(grep -c 'leading; scheduling starts' "$T/ctl.log")" "0"
 kill -TERM "$CTL_PID"

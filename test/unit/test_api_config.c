@@ -195,6 +195,7 @@ static void test_manager_knobs(void **state)
         "    localQueueSelector: {matchLabels: {team: a}}\n"
         "health: {healthProbeBindAddress: '127.0.0.1:9091'}\n"
         "webhook: {port: 9444}\n"
+        "visibilityServer: {bindPort: 8083}\n"
         "leaderElection: {leaderElect: true, resourceNamespace: kueue-system, resourceName: "
         "lock}\n"
         "integrations: {labelKeysToCopy: [app, example.com/team]}\n";
@@ -219,6 +220,7 @@ static void test_manager_knobs(void **state)
     assert_false(ts_label_selector_matches(&c.metrics_lq_selector, &b));
     assert_string_equal(c.health_probe_bind_address, "127.0.0.1:9091");
     assert_int_equal(c.webhook_port, 9444);
+    assert_int_equal(c.visibility_port, 8083);
     assert_true(c.leader_elect.set && c.leader_elect.v);
     assert_string_equal(c.lease_namespace, "kueue-system");
     assert_string_equal(c.lease_name, "lock");
@@ -230,6 +232,13 @@ static void test_manager_knobs(void **state)
                   "webhook: {port: 70000}\n");
     assert_int_equal(errs.n, 1);
     assert_string_equal(errs.items[0].field, "webhook.port");
+    ts_config_release(&c);
+    ts_field_errors_release(&errs);
+    decode_config(&c, &errs,
+                  "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+                  "visibilityServer: {bindPort: 0}\n");
+    assert_int_equal(errs.n, 1);
+    assert_string_equal(errs.items[0].field, "visibilityServer.bindPort");
     ts_config_release(&c);
     ts_field_errors_release(&errs);
     ts_strmap_release(&a);
