@@ -76,8 +76,11 @@ check "webhook.port from the file" contains "$(cat "$T/wh.log")" "webhook servin
 check "health port from the file (not 8081)" eq "$(grep -c 'health_port=8081' "$T/wh.log")" "0"
 kill -TERM "$WH"
 wait "$WH" 2>/dev/null
+# truncate here: a `>` on a background command happens in the child, after
+# which the wait below could still see the first run's lines
+: >"$T/wh.log"
 "$CTL" --webhook-only --config "$T/wh.yaml" --webhook-port 0 --health-port -1 --webhook-host 127.0.0.1 \
-    --cert-dir "$T/certs" >"$T/wh.log" 2>&1 &
+    --cert-dir "$T/certs" >>"$T/wh.log" 2>&1 &
 WH=$!
 PIDS="$PIDS $WH"
 wait_for "webhook server up again" wh_up
