@@ -324,3 +324,21 @@ void ts_conditions_encode(const struct ts_conditions *c, cJSON *obj, const char 
         cJSON_AddItemToArray(a, o);
     }
 }
+
+cJSON *ts_status_new(int code, const char *reason, const char *msg, cJSON *details)
+{
+    cJSON *st = cJSON_CreateObject();
+
+    cJSON_AddStringToObject(st, "kind", "Status");
+    cJSON_AddStringToObject(st, "apiVersion", "v1");
+    cJSON_AddItemToObject(st, "metadata", cJSON_CreateObject());
+    cJSON_AddStringToObject(st, "status", code < 400 ? "Success" : "Failure");
+    if (msg)
+        cJSON_AddStringToObject(st, "message", msg);
+    if (reason)
+        cJSON_AddStringToObject(st, "reason", reason);
+    if (details)
+        cJSON_AddItemToObject(st, "details", details);
+    cJSON_AddNumberToObject(st, "code", code);
+    return st;
+}

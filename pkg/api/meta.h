@@ -55,6 +55,11 @@ void ts_object_meta_encode(const struct ts_object_meta *m, cJSON *obj);
 /* The controller owner reference, or NULL. Borrowed. */
 const struct ts_owner_ref *ts_object_meta_controller(const struct ts_object_meta *m);
 
+/* A metav1.Status (kind Status, apiVersion v1): status "Success" below
+ * code 400, else "Failure"; reason and msg are left out when NULL;
+ * details (may be NULL) is consumed.  Ownership: caller cJSON_Delete()s. */
+cJSON *ts_status_new(int code, const char *reason, const char *msg, cJSON *details);
+
 /* metav1.Condition. status is "True", "False" or "Unknown". */
 struct ts_condition {
     char *type;

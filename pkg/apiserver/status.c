@@ -4,6 +4,8 @@
  */
 #include "apiserver/server_int.h"
 
+#include "api/meta.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -41,19 +43,8 @@ void ts__as_reply_json(struct ts__as_resp *r, int code, const cJSON *v)
 void ts__as_reply_status(struct ts__as_resp *r, int code, const char *reason, const char *msg,
                          cJSON *details)
 {
-    cJSON *st = cJSON_CreateObject();
+    cJSON *st = ts_status_new(code, reason, msg, details);
 
-    cJSON_AddStringToObject(st, "kind", "Status");
-    cJSON_AddStringToObject(st, "apiVersion", "v1");
-    cJSON_AddItemToObject(st, "metadata", cJSON_CreateObject());
-    cJSON_AddStringToObject(st, "status", code < 400 ? "Success" : "Failure");
-    if (msg)
-        cJSON_AddStringToObject(st, "message", msg);
-    if (reason)
-        cJSON_AddStringToObject(st, "reason", reason);
-    if (details)
-        cJSON_AddItemToObject(st, "details", details);
-    cJSON_AddNumberToObject(st, "code", code);
     r->ctype = "application/json";
     ts__as_reply_json(r, code, st);
     cJSON_Delete(st);

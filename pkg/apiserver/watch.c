@@ -11,6 +11,8 @@
  */
 #include "apiserver/server_int.h"
 
+#include "api/meta.h"
+
 #include <microhttpd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,16 +63,10 @@ static ts_time wall_now(void)
 
 static void emit_status(struct ts__as_watch *w, int code, const char *reason, const char *msg)
 {
-    cJSON *ev = cJSON_CreateObject(), *st = cJSON_AddObjectToObject(ev, "object");
+    cJSON *ev = cJSON_CreateObject();
 
     cJSON_AddStringToObject(ev, "type", "ERROR");
-    cJSON_AddStringToObject(st, "kind", "Status");
-    cJSON_AddStringToObject(st, "apiVersion", "v1");
-    cJSON_AddObjectToObject(st, "metadata");
-    cJSON_AddStringToObject(st, "status", "Failure");
-    cJSON_AddStringToObject(st, "message", msg);
-    cJSON_AddStringToObject(st, "reason", reason);
-    cJSON_AddNumberToObject(st, "code", code);
+    cJSON_AddItemToObject(ev, "object", ts_status_new(code, reason, msg, NULL));
     ts_json_print(ev, TS_JSON_COMPACT, &w->out, NULL);
     ts_buf_addc(&w->out, '\n');
     cJSON_Delete(ev);

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/meta.h"
 #include "api/visibility.h"
 #include "controller/manager_int.h"
 #include "engine/explain.h"
@@ -53,25 +54,6 @@ struct ts__ctl_vis {
     struct ts_whserver *srv;
 };
 
-static int status_body(struct ts_buf *out, int code, const char *reason, const char *msg)
-{
-    cJSON *st = cJSON_CreateObject();
-    char *s;
-
-    cJSON_AddStringToObject(st, "kind", "Status");
-    cJSON_AddStringToObject(st, "apiVersion", "v1");
-    cJSON_AddObjectToObject(st, "metadata");
-    cJSON_AddStringToObject(st, "status", "Failure");
-    cJSON_AddStringToObject(st, "message", msg);
-    cJSON_AddStringToObject(st, "reason", reason);
-    cJSON_AddNumberToObject(st, "code", code);
-    s = ts_json_dumps(st, 0);
-    ts_buf_adds(out, s);
-    free(s);
-    cJSON_Delete(st);
-    return code;
-}
-
 static int json_body(struct ts_buf *out, cJSON *doc)
 {
     char *s = ts_json_dumps(doc, 0);
@@ -80,6 +62,12 @@ static int json_body(struct ts_buf *out, cJSON *doc)
     free(s);
     cJSON_Delete(doc);
     return 200;
+}
+
+static int status_body(struct ts_buf *out, int code, const char *reason, const char *msg)
+{
+    json_body(out, ts_status_new(code, reason, msg, NULL));
+    return code;
 }
 
 /* On the loop's thread: the summary for one request. */

@@ -197,15 +197,8 @@ int ts__wh_namespace_managed(const struct ts_webhook *wh, const char *ns)
 
 void ts__wh_status_json(struct ts_buf *out, int code, const char *reason, const char *message)
 {
-    cJSON *st = cJSON_CreateObject();
+    cJSON *st = ts_status_new(code, reason, message, NULL);
 
-    cJSON_AddStringToObject(st, "kind", "Status");
-    cJSON_AddStringToObject(st, "apiVersion", "v1");
-    cJSON_AddItemToObject(st, "metadata", cJSON_CreateObject());
-    cJSON_AddStringToObject(st, "status", "Failure");
-    cJSON_AddStringToObject(st, "message", message);
-    cJSON_AddStringToObject(st, "reason", reason);
-    cJSON_AddNumberToObject(st, "code", code);
     ts_json_print(st, TS_JSON_COMPACT, out, NULL);
     cJSON_Delete(st);
 }

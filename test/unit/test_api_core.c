@@ -582,6 +582,30 @@ static void test_strmap_strlist(void **state)
     ts_strlist_release(&l2);
 }
 
+/* metav1.Status as every server part writes it. */
+static void test_status_new(void **state)
+{
+    cJSON *details = cJSON_CreateObject(), *fail, *ok;
+    char *a, *b;
+
+    (void)state;
+    cJSON_AddStringToObject(details, "name", "cq");
+    fail = ts_status_new(404, "NotFound", "clusterqueue \"cq\" not found", details);
+    ok = ts_status_new(200, NULL, NULL, NULL);
+    a = ts_json_dumps(fail, 0);
+    b = ts_json_dumps(ok, 0);
+    assert_string_equal(a, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
+                           "\"status\":\"Failure\",\"message\":\"clusterqueue \\\"cq\\\" not "
+                           "found\",\"reason\":\"NotFound\",\"details\":{\"name\":\"cq\"},"
+                           "\"code\":404}");
+    assert_string_equal(b, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
+                           "\"status\":\"Success\",\"code\":200}");
+    free(a);
+    free(b);
+    cJSON_Delete(fail);
+    cJSON_Delete(ok);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -600,6 +624,7 @@ int main(void)
         cmocka_unit_test(test_names_messages),
         cmocka_unit_test(test_time_parse_format),
         cmocka_unit_test(test_strmap_strlist),
+        cmocka_unit_test(test_status_new),
     };
 
     ts_alloc_init();
