@@ -1,5 +1,7 @@
 #include "api/meta.h"
 
+#include <stdio.h>
+
 #include "api/enc.h"
 #include "util/alloc.h"
 
@@ -341,4 +343,28 @@ cJSON *ts_status_new(int code, const char *reason, const char *msg, cJSON *detai
         cJSON_AddItemToObject(st, "details", details);
     cJSON_AddNumberToObject(st, "code", code);
     return st;
+}
+
+static cJSON *group_version(const char *group, const char *version)
+{
+    cJSON *v = cJSON_CreateObject();
+    char gv[512];
+
+    snprintf(gv, sizeof(gv), "%s/%s", group, version);
+    cJSON_AddStringToObject(v, "groupVersion", gv);
+    cJSON_AddStringToObject(v, "version", version);
+    return v;
+}
+
+cJSON *ts_apigroup_new(const char *group, const char *const *versions, size_t n)
+{
+    cJSON *g = cJSON_CreateObject(), *vs;
+
+    cJSON_AddStringToObject(g, "name", group);
+    vs = cJSON_AddArrayToObject(g, "versions");
+    for (size_t i = 0; i < n; i++)
+        cJSON_AddItemToArray(vs, group_version(group, versions[i]));
+    if (n)
+        cJSON_AddItemToObject(g, "preferredVersion", group_version(group, versions[0]));
+    return g;
 }

@@ -60,6 +60,11 @@ const struct ts_owner_ref *ts_object_meta_controller(const struct ts_object_meta
  * details (may be NULL) is consumed.  Ownership: caller cJSON_Delete()s. */
 cJSON *ts_status_new(int code, const char *reason, const char *msg, cJSON *details);
 
+/* A metav1.APIGroup's fields {name, versions, preferredVersion} for group
+ * with versions[0..n) in preference order (the caller adds kind and
+ * apiVersion when it stands alone).  Ownership: caller cJSON_Delete()s. */
+cJSON *ts_apigroup_new(const char *group, const char *const *versions, size_t n);
+
 /* metav1.Condition. status is "True", "False" or "Unknown". */
 struct ts_condition {
     char *type;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/meta.h"
 #include "util/parse.h"
 
 #define MAX_SEGS 8
@@ -123,23 +124,11 @@ int ts_visibility_parse(const char *path, const char *limit, const char *offset,
 
 cJSON *ts_visibility_group_doc(void)
 {
-    cJSON *g = cJSON_CreateObject(), *vs = cJSON_AddArrayToObject(g, "versions");
     static const char *const versions[] = {"v1beta2", "v1beta1"};
+    cJSON *g = ts_apigroup_new(TS_VISIBILITY_GROUP, versions, 2);
 
     cJSON_AddStringToObject(g, "kind", "APIGroup");
     cJSON_AddStringToObject(g, "apiVersion", "v1");
-    cJSON_AddStringToObject(g, "name", TS_VISIBILITY_GROUP);
-    for (size_t i = 0; i < 2; i++) {
-        cJSON *v = cJSON_CreateObject();
-        char gv[64];
-
-        snprintf(gv, sizeof(gv), "%s/%s", TS_VISIBILITY_GROUP, versions[i]);
-        cJSON_AddStringToObject(v, "groupVersion", gv);
-        cJSON_AddStringToObject(v, "version", versions[i]);
-        cJSON_AddItemToArray(vs, v);
-        if (i == 0)
-            cJSON_AddItemToObject(g, "preferredVersion", cJSON_Duplicate(v, 1));
-    }
     return g;
 }
 

@@ -15,6 +15,8 @@
  */
 #include "apiserver/server_int.h"
 
+#include "api/meta.h"
+
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,9 +91,10 @@ int ts__as_aggregated_group(struct ts__as_req *q, struct ts__as_resp *r)
     const char *p = q->path;
     char group[256];
     const cJSON *mine[64];
+    const char *versions[64];
     struct ts__as_obj **objs;
     size_t n, k = 0, len;
-    cJSON *g, *vs;
+    cJSON *g;
 
     if (!res || strncmp(p, "/apis/", 6))
         return 0;
@@ -113,22 +116,11 @@ int ts__as_aggregated_group(struct ts__as_req *q, struct ts__as_resp *r)
     if (!k)
         return 0;
     qsort(mine, k, sizeof(mine[0]), by_priority);
-    g = cJSON_CreateObject();
+    for (size_t i = 0; i < k; i++)
+        versions[i] = ts_json_get_string(mine[i], "spec.version");
+    g = ts_apigroup_new(group, versions, k);
     cJSON_AddStringToObject(g, "kind", "APIGroup");
     cJSON_AddStringToObject(g, "apiVersion", "v1");
-    cJSON_AddStringToObject(g, "name", group);
-    vs = cJSON_AddArrayToObject(g, "versions");
-    for (size_t i = 0; i < k; i++) {
-        cJSON *v = cJSON_CreateObject();
-        char gv[600];
-
-        snprintf(gv, sizeof(gv), "%s/%s", group, ts_json_get_string(mine[i], "spec.version"));
-        cJSON_AddStringToObject(v, "groupVersion", gv);
-        cJSON_AddStringToObject(v, "version", ts_json_get_string(mine[i], "spec.version"));
-        cJSON_AddItemToArray(vs, v);
-        if (!i)
-            cJSON_AddItemToObject(g, "preferredVersion", cJSON_Duplicate(v, 1));
-    }
     ts__as_reply_json(r, 200, g);
     cJSON_Delete(g);
     return 1;

@@ -6,6 +6,8 @@
  */
 #include "apiserver/server_int.h"
 
+#include "api/meta.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,29 +196,12 @@ static void reply_aggregated(struct ts__as_req *q, struct ts__as_resp *r, int co
     cJSON_Delete(l);
 }
 
-static cJSON *gv_entry(const char *group, const char *version)
-{
-    cJSON *v = cJSON_CreateObject();
-    char gv[512];
-
-    snprintf(gv, sizeof(gv), "%s/%s", group, version);
-    cJSON_AddStringToObject(v, "groupVersion", gv);
-    cJSON_AddStringToObject(v, "version", version);
-    return v;
-}
-
 static cJSON *api_group(struct ts_apiserver *s, const char *group)
 {
-    cJSON *g = cJSON_CreateObject(), *vs;
     size_t nv;
     const char **vers = group_versions(s, group, &nv);
+    cJSON *g = ts_apigroup_new(group, vers, nv);
 
-    cJSON_AddStringToObject(g, "name", group);
-    vs = cJSON_AddArrayToObject(g, "versions");
-    for (size_t i = 0; i < nv; i++)
-        cJSON_AddItemToArray(vs, gv_entry(group, vers[i]));
-    if (nv)
-        cJSON_AddItemToObject(g, "preferredVersion", gv_entry(group, vers[0]));
     free(vers);
     return g;
 }

@@ -41,13 +41,17 @@ need_kubectl() {
 as_start() {
     [ -x "$BIN" ] || { echo "skip: $BIN not built"; exit 77; }
     TOKEN=tok-$$
+    # cleared here, not by the redirect below: that happens in the child,
+    # later, and a second as_start would read the first server's address
+    : >"$T/server.out"
+    rm -f "$T/kc"
     "$BIN" --listen 127.0.0.1:0 --kubeconfig-out "$T/kc" --token "$TOKEN" "$@" \
-        >"$T/server.out" 2>>"$T/server.log" &
+        >>"$T/server.out" 2>>"$T/server.log" &
     PID=$!
     PIDS="$PIDS $PID"
     KC=$T/kc
     i=0
-    while [ $i -lt 100 ]; do
+    while [ $i -lt 400 ]; do
         URL=$(sed -n 's/^turnstile-apiserver: serving on //p' "$T/server.out" 2>/dev/null)
         [ -n "$URL" ] && [ -s "$KC" ] && break
         sleep 0.05
@@ -57,7 +61,7 @@ as_start() {
     i=0
     until curl -sk "$URL/readyz" >/dev/null 2>&1; do
         i=$((i + 1))
-        [ $i -lt 100 ] || { echo "server not ready"; exit 1; }
+        [ $i -lt 400 ] || { echo "server not ready"; exit 1; }
         sleep 0.05
     done
 }
@@ -70,8 +74,9 @@ as_start_http() {
     port=${1:-0}
     [ $# -gt 0 ] && shift
     rm -f "$T/kc"
+    : >"$T/server.out" # (see as_start)
     "$BIN" --listen "127.0.0.1:$port" --insecure-http --data-dir "$T/data" \
-        --kubeconfig-out "$T/kc" "$@" >"$T/server.out" 2>>"$T/server.log" &
+        --kubeconfig-out "$T/kc" "$@" >>"$T/server.out" 2>>"$T/server.log" &
     PID=$!
     PIDS="$PIDS $PID"
     KC=$T/kc
@@ -79,7 +84,7 @@ as_start_http() {
     until [ -s "$T/kc" ] && URL=$(sed -n 's/^turnstile-apiserver: serving on //p' "$T/server.out") &&
         [ -n "$URL" ] && curl -s "$URL/readyz" >/dev/null 2>&1; do
         i=$((i + 1))
-        [ $i -lt 200 ] || { echo "server did not start"; cat "$T/server.log"; exit 1; }
+        [ $i -lt 400 ] || { echo "server did not start"; cat "$T/server.log"; exit 1; }
         sleep 0.05
     done
 }
