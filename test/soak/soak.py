@@ -369,7 +369,7 @@ class Soak:
             time.sleep(0.2)  # idle a moment
         elif r < 0.76 + self.a.apiserver_kill:
             self.kill_apiserver()
-        elif r < 0.92:
+        elif r < 0.76 + self.a.apiserver_kill + self.a.controller_kill:
             self.kill_controller()
         else:
             time.sleep(self.rng.random() * 0.3)
@@ -660,6 +660,8 @@ def main():
                    "watch-drop-after=200,pause=1s@4s+15s")
     p.add_argument("--restart-every", type=int, default=9, help="controller kill every N steps")
     p.add_argument("--apiserver-kill", type=float, default=0.02, help="probability per step")
+    p.add_argument("--controller-kill", type=float, default=0.14,
+                   help="probability per step (besides every --restart-every steps)")
     p.add_argument("--min-restarts", type=int, default=0,
                    help="fail with fewer controller restarts than this")
     p.add_argument("--quota-lag", type=float, default=10,
