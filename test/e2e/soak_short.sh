@@ -10,7 +10,7 @@
 [ -x "$BIN" ] && [ -x "$BUILD/bin/turnstile" ] || { echo "skip: binaries not built"; exit 77; }
 $PY -c 'import yaml' 2>/dev/null || { echo "skip: python3-yaml not installed"; exit 77; }
 $PY test/soak/soak.py --bin "$BUILD/bin" --dir "$T/soak" --seed "${TS_SOAK_SEED:-1}" \
-    --steps 200 --restart-every 9 --quiesce-every 100 >"$T/soak.out" 2>&1
+    --steps 200 --restart-every 9 --controller-kill 0.06 --quiesce-every 100 >"$T/soak.out" 2>&1
 rc=$?
 cat "$T/soak.out"
 for f in server.log ctl.log; do

@@ -13,8 +13,10 @@ checks:
 
   quota      no ClusterQueue, and no cohort, holds more than quota and
              borrowing allow (sum of status.admission usage of the
-             Workloads holding quota; after a quota cut, the largest quota
-             in effect since the oldest of them was admitted counts)
+             Workloads holding quota, against the quota in effect when the
+             newest of them was admitted, give or take --quota-lag seconds
+             of the controller seeing an edit late; the spot flavor's quota
+             is never edited, so it is checked exactly)
   unsuspend  no Job runs (suspend false, not finished) without an
              admitted Workload
   stuck      no admitted Workload whose Job stays suspended longer than
@@ -361,11 +363,13 @@ class Soak:
             self.complete_job()
         elif r < 0.70:
             self.delete_job()
-        elif r < 0.76:
+        elif r < 0.74:
             self.edit_quota()
+        elif r < 0.76:
+            time.sleep(0.2)  # idle a moment
         elif r < 0.76 + self.a.apiserver_kill:
             self.kill_apiserver()
-        elif r < 0.92:
+        elif r < 0.76 + self.a.apiserver_kill + self.a.controller_kill:
             self.kill_controller()
         else:
             time.sleep(self.rng.random() * 0.3)
@@ -400,20 +404,23 @@ class Soak:
     def holds_quota(wl):
         return is_true(wl, "QuotaReserved") and not is_true(wl, "Finished")
 
-    def limits(self, cq, since):
-        """Largest nominal quota per flavor in effect since `since`."""
+    def limits(self, cq, at):
+        """Largest nominal quota per flavor the controller may have seen
+        at time `at`: any value in effect during the --quota-lag seconds
+        before (its informer may see an edit late; the timestamps of
+        conditions have whole seconds)."""
         hist = self.quota[cq]
         best = {}
         for i, (t, q) in enumerate(hist):
             end = hist[i + 1][0] if i + 1 < len(hist) else float("inf")
-            if end >= since - 30:  # the controller may see an edit late
+            if end >= at - self.a.quota_lag and t <= at + 1:
                 for f, v in q.items():
                     best[f] = max(best.get(f, 0), v)
-        return best
+        return best or dict(hist[-1][1])
 
     def sums(self, wls):
         use = {cq: {} for cq in CQS}
-        oldest = {cq: time.time() for cq in CQS}
+        newest = {cq: 0 for cq in CQS}
         for w in wls:
             if not self.holds_quota(w):
                 continue
@@ -426,17 +433,23 @@ class Soak:
             for k, v in self.usage(w).items():
                 use[cq][k] = use[cq].get(k, 0) + v
             t = ts(cond(w, "QuotaReserved").get("lastTransitionTime"))
-            oldest[cq] = min(oldest[cq], t)
-        return use, oldest
+            newest[cq] = max(newest[cq], t)
+        return use, newest
 
     def check_quota(self, wls):
-        use, oldest = self.sums(wls)
+        # Every Workload holding quota now already held it when the newest
+        # of them was admitted, so they all fit the quota the controller saw
+        # then: in its ClusterQueue for the ClusterQueue's limits, in the
+        # cohort for the cohort's.
+        use, newest = self.sums(wls)
         cohort_cap = {}
-        lim = {cq: self.limits(cq, oldest[cq]) for cq in CQS}
+        lim = {cq: self.limits(cq, newest[cq]) for cq in CQS}
+        t_cohort = max(newest.values())
         for cq in CQS:
+            at = self.limits(cq, t_cohort)
             for f in FLAVORS:
-                cohort_cap[(f, "cpu")] = cohort_cap.get((f, "cpu"), 0) + lim[cq][f]
-                cohort_cap[(f, "memory")] = cohort_cap.get((f, "memory"), 0) + 4 * lim[cq][f] * 2**30
+                cohort_cap[(f, "cpu")] = cohort_cap.get((f, "cpu"), 0) + at[f]
+                cohort_cap[(f, "memory")] = cohort_cap.get((f, "memory"), 0) + 4 * at[f] * 2**30
         cohort_use = {}
         for cq in CQS:
             bl = self.borrowing_limit(cq)
@@ -647,8 +660,12 @@ def main():
                    "watch-drop-after=200,pause=1s@4s+15s")
     p.add_argument("--restart-every", type=int, default=9, help="controller kill every N steps")
     p.add_argument("--apiserver-kill", type=float, default=0.02, help="probability per step")
+    p.add_argument("--controller-kill", type=float, default=0.14,
+                   help="probability per step (besides every --restart-every steps)")
     p.add_argument("--min-restarts", type=int, default=0,
                    help="fail with fewer controller restarts than this")
+    p.add_argument("--quota-lag", type=float, default=10,
+                   help="seconds the controller may take to see a quota edit")
     p.add_argument("--grace", type=float, default=15)
     p.add_argument("--quiesce-every", type=int, default=100)
     p.add_argument("--quiesce-timeout", type=float, default=30)
