@@ -85,6 +85,9 @@ struct jobwrite {
     char *cause;    /* the eviction's underlying cause (WaitForStart, RequeuingLimitExceeded...) */
     double seconds; /* execution time (finished) */
     int first;      /* first eviction (PodsReadyTimeout) */
+    /* the Workload status write to send once this job write landed */
+    struct jobwrite *then;
+    cJSON *then_body;
 };
 
 static void measure(struct jobwrite *w)
@@ -99,6 +102,10 @@ static void measure(struct jobwrite *w)
         ts_kmetrics_evicted(w->c->metrics, &m, TS_WL_REASON_DEACTIVATED, w->cause, w->first);
 }
 
+static void send(struct jobwrite *w, struct ts_kube_req *r);
+static void status_request(const cJSON *body, struct ts_kube_req *r);
+static void jobwrite_free(struct jobwrite *w);
+
 static void job_written(struct ts_kube_client *kc, struct ts_kube_result *res, void *data)
 {
     struct jobwrite *w = data;
@@ -111,6 +118,22 @@ static void job_written(struct ts_kube_client *kc, struct ts_kube_result *res, v
     } else if (!res->code && w->metric) {
         measure(w);
     }
+    if (w->then && !res->code) { /* the job is stopped: now the quota may go */
+        struct ts_kube_req r = {0};
+        struct jobwrite *next = w->then;
+
+        w->then = NULL;
+        status_request(w->then_body, &r);
+        send(next, &r);
+    }
+    jobwrite_free(w);
+}
+
+static void jobwrite_free(struct jobwrite *w)
+{
+    if (w->then)
+        jobwrite_free(w->then);
+    cJSON_Delete(w->then_body);
     free(w->key);
     free(w->cq);
     free(w->priority_class);
@@ -120,13 +143,12 @@ static void job_written(struct ts_kube_client *kc, struct ts_kube_result *res, v
     free(w);
 }
 
-/* Submits r; a landed status write of `metric_of` (may be NULL) is
- * counted in Kueue's metrics. */
-static void submit(struct ts_ctl *c, const char *key, struct ts_kube_req *r,
-                   const struct ts_jobplan *metric_of)
+/* A write for key; a landed status write of `metric_of` (may be NULL) is
+ * counted in Kueue's metrics.  Ownership: sent (and freed) by send(). */
+static struct jobwrite *prepare(struct ts_ctl *c, const char *key,
+                                const struct ts_jobplan *metric_of)
 {
     struct jobwrite *w = ts_xcalloc(1, sizeof(*w));
-    struct ts_err err = {0};
 
     w->c = c;
     w->key = ts_xstrdup(key);
@@ -146,18 +168,37 @@ static void submit(struct ts_ctl *c, const char *key, struct ts_kube_req *r,
         w->first = metric_of->metric_first;
         w->cause = ts_xstrdup(metric_of->metric_cause ? metric_of->metric_cause : "");
     }
-    c->inflight++;
-    if (ts_kube_submit(c->client, r, job_written, w, NULL, &err)) {
+    return w;
+}
+
+/* Submits r (copied) for w; job_written() runs when it is answered. */
+static void send(struct jobwrite *w, struct ts_kube_req *r)
+{
+    struct ts_err err = {0};
+
+    w->c->inflight++;
+    if (ts_kube_submit(w->c->client, r, job_written, w, NULL, &err)) {
         struct ts_kube_result res = {0};
 
         res.code = TS_EINVAL;
         res.err = err;
-        job_written(c->client, &res, w);
+        job_written(w->c->client, &res, w);
     }
 }
 
+/* The status subresource write of an encoded Workload. */
+static void status_request(const cJSON *body, struct ts_kube_req *r)
+{
+    r->verb = TS_KUBE_UPDATE;
+    r->res = &ts__ctl_res_workloads;
+    r->ns = ts_json_get_string(body, "metadata.namespace");
+    r->name = ts_json_get_string(body, "metadata.name");
+    r->subresource = "status";
+    r->body = body;
+}
+
 static void write_workload(struct ts_ctl *c, const char *key, const struct ts_workload *wl,
-                           enum ts_kube_verb verb, const char *sub, const struct ts_jobplan *p)
+                           enum ts_kube_verb verb)
 {
     cJSON *body = ts_workload_encode(wl);
     struct ts_kube_req r = {0};
@@ -166,30 +207,49 @@ static void write_workload(struct ts_ctl *c, const char *key, const struct ts_wo
     r.res = &ts__ctl_res_workloads;
     r.ns = wl->meta.namespace_;
     r.name = verb == TS_KUBE_CREATE ? NULL : wl->meta.name;
-    r.subresource = sub;
     r.body = body;
-    submit(c, key, &r, p);
+    send(prepare(c, key, NULL), &r);
     cJSON_Delete(body);
 }
 
+/* The plan's writes.  A status write that comes with a job write (a
+ * stopped job's quota released, as Kueue's reconciler does it: stop, then
+ * unset the reservation) is sent only once the job write landed, so a
+ * failed stop never frees quota under a job that still runs. */
 static void execute(struct ts_ctl *c, const char *key, const cJSON *job,
                     const struct ts_kube_resource *res, struct ts_jobplan *p)
 {
+    struct jobwrite *status = NULL;
+    cJSON *status_body = NULL;
+
     if (p->ops & TS_JOBPLAN_CREATE_WORKLOAD)
-        write_workload(c, key, &p->workload, TS_KUBE_CREATE, NULL, NULL);
+        write_workload(c, key, &p->workload, TS_KUBE_CREATE);
     if (p->ops & TS_JOBPLAN_UPDATE_WORKLOAD)
-        write_workload(c, key, &p->workload, TS_KUBE_UPDATE, NULL, NULL);
-    if (p->ops & TS_JOBPLAN_WORKLOAD_STATUS)
-        write_workload(c, key, &p->workload, TS_KUBE_UPDATE, "status", p);
+        write_workload(c, key, &p->workload, TS_KUBE_UPDATE);
+    if (p->ops & TS_JOBPLAN_WORKLOAD_STATUS) {
+        status = prepare(c, key, p);
+        status_body = ts_workload_encode(&p->workload);
+    }
     if (p->ops & TS_JOBPLAN_UPDATE_JOB) {
         struct ts_kube_req r = {0};
+        struct jobwrite *w = prepare(c, key, NULL);
 
         r.verb = TS_KUBE_UPDATE;
         r.res = res;
         r.ns = ts_json_get_string(job, "metadata.namespace");
         r.name = ts_json_get_string(job, "metadata.name");
         r.body = p->job;
-        submit(c, key, &r, NULL);
+        w->then = status;
+        w->then_body = status_body;
+        status = NULL;
+        status_body = NULL;
+        send(w, &r);
+    } else if (status) {
+        struct ts_kube_req r = {0};
+
+        status_request(status_body, &r);
+        send(status, &r);
+        cJSON_Delete(status_body);
     }
     if (p->event_reason && p->event_on_workload) {
         cJSON *wl = ts_workload_encode(&p->workload);

@@ -341,8 +341,63 @@ static size_t totals(const struct ts__eng_assignment *a, size_t **fr, int64_t **
     return n;
 }
 
+/* Quota held back, for the rest of one cycle, for preemptors waiting on
+ * their victims (Kueue's resourcesToReserve). */
+struct reservations {
+    struct ts_quota_node **node;
+    size_t *fr;
+    int64_t *v;
+    size_t n, cap;
+};
+
+/* Without it, the quota a preemptor frees goes to whichever entry comes
+ * next in the cycle or the next one (a borrowing workload of the queue it
+ * reclaims from, say), which the preemptor then evicts again: a loop that
+ * never admits it.  As Kueue: the preemptor's usage, capped at what its
+ * queue may still use (nominal, or nominal + borrowingLimit when the
+ * assignment borrows), counts as used until the cycle ends. */
+static void reserve(struct reservations *r, struct entry *en, const size_t *fr, const int64_t *need,
+                    size_t n)
+{
+    struct ts_quota_node *node = &en->cq->node;
+
+    for (size_t i = 0; i < n; i++) {
+        int64_t bl = node->borrowing_limit[fr[i]], room, v;
+
+        if (en->a.borrow_level > 0)
+            room = bl == TS_AMOUNT_NONE ? need[i] : node->nominal[fr[i]] + bl - node->usage[fr[i]];
+        else
+            room = node->nominal[fr[i]] - node->usage[fr[i]];
+        v = need[i] < room ? need[i] : room;
+        if (v <= 0)
+            continue;
+        if (r->n == r->cap) {
+            r->cap = r->cap ? 2 * r->cap : 8;
+            r->node = ts_xrealloc(r->node, r->cap * sizeof(*r->node));
+            r->fr = ts_xrealloc(r->fr, r->cap * sizeof(*r->fr));
+            r->v = ts_xrealloc(r->v, r->cap * sizeof(*r->v));
+        }
+        ts_quota_add_usage(node, fr[i], v);
+        r->node[r->n] = node;
+        r->fr[r->n] = fr[i];
+        r->v[r->n++] = v;
+    }
+}
+
+/* Gives the reservations of the cycle back. */
+static void unreserve(struct reservations *r)
+{
+    for (size_t i = 0; i < r->n; i++)
+        ts_quota_remove_usage(r->node[i], r->fr[i], r->v[i]);
+    free(r->node);
+    free(r->fr);
+    free(r->v);
+    memset(r, 0, sizeof(*r));
+}
+
 /* Issues the preemptions an entry needs, or says why it cannot. */
-static void preempt(struct ts_engine *e, struct entry *en, struct ts_cycle *c, size_t *moved)
+static void preempt(struct ts_engine *e, struct entry *en, struct ts_cycle *c, size_t *moved,
+                    struct reservations *resv)
 {
     struct ts__eng_wl *wl = en->wl;
     struct ts__eng_target *t;
@@ -354,18 +409,25 @@ static void preempt(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
 
     n = totals(&en->a, &fr, &need);
     nt = ts__eng_preempt_targets(e, en->cq, wl, fr, need, n, &t, &cross);
-    free(fr);
-    free(need);
     for (size_t i = 0; i < nt; i++) {
         if (t[i].wl->evicting && t[i].wl->evict_cycle == e->cycle_seq) {
             pending(c, wl, TS_WL_REASON_WAITING_FOR_QUOTA,
                     "Workload has overlapping preemption targets with another workload");
             requeue(en->cq, wl, 0, moved);
             free(t);
+            free(fr);
+            free(need);
             return;
         }
         fresh += !t[i].wl->evicting;
     }
+    if (nt) {
+        reserve(resv, en, fr, need, n);
+        free(en->cq->preemptor);
+        en->cq->preemptor = ts_xstrdup(wl->key);
+    }
+    free(fr);
+    free(need);
     if (!nt) {
         int best_effort = en->cq->queueing != TS_QUEUEING_STRICT_FIFO;
 
@@ -409,7 +471,7 @@ static void preempt(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
 }
 
 static void process(struct ts_engine *e, struct entry *en, struct ts_cycle *c, size_t *moved,
-                    ts_time now)
+                    ts_time now, struct reservations *resv)
 {
     struct ts__eng_wl *wl = en->wl;
     int strict = en->cq->queueing == TS_QUEUEING_STRICT_FIFO;
@@ -442,7 +504,7 @@ static void process(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
         return;
     }
     if (en->a.mode == TS__ENG_PREEMPT || en->a.mode == TS__ENG_RECLAIM) {
-        preempt(e, en, c, moved);
+        preempt(e, en, c, moved, resv);
         return;
     }
     if (pending(c, wl, nofit_reason(&en->a), en->a.message ? en->a.message : "") && !strict)
@@ -453,10 +515,19 @@ static void process(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
 
 /* The next head of cq worth a look: heads equivalent to one that did not
  * fit since the last requeue are parked with the same verdict at once. */
-static struct ts__eng_wl *next_head(struct ts__eng_cq *cq, struct ts_cycle *c, size_t *moved)
+static struct ts__eng_wl *next_head(const struct ts_engine *e, struct ts__eng_cq *cq,
+                                    struct ts_cycle *c, size_t *moved)
 {
     struct ts__eng_wl *wl;
     const struct ts__eng_blocked *b;
+
+    if (cq->preemptor) { /* one look each: it preempts again if it must */
+        wl = ts_hmap_get(&e->workloads, cq->preemptor);
+        free(cq->preemptor);
+        cq->preemptor = NULL;
+        if (wl && ts_heap_remove(&cq->pending, wl))
+            return wl;
+    }
 
     while ((wl = ts_heap_pop(&cq->pending))) {
         if (!(b = blocked(cq, wl->shape)))
@@ -488,6 +559,7 @@ static int any_unready(const struct ts_engine *e)
 size_t ts_engine_cycle(struct ts_engine *e, ts_time now, struct ts_cycle *out)
 {
     size_t before = out->n, n = 0, moved = 0, it = 0;
+    struct reservations resv = {0};
     struct entry *entries;
     const char *k;
     void *v;
@@ -509,17 +581,18 @@ size_t ts_engine_cycle(struct ts_engine *e, ts_time now, struct ts_cycle *out)
         if (!cq->pending.n || ts__eng_cq_inactive(e, cq))
             continue;
         entries[n].cq = cq;
-        if ((entries[n].wl = next_head(cq, out, &moved)))
+        if ((entries[n].wl = next_head(e, cq, out, &moved)))
             n++;
     }
     for (size_t i = 0; i < n; i++)
         nominate(e, &entries[i]);
     qsort(entries, n, sizeof(*entries), entry_cmp);
     for (size_t i = 0; i < n; i++) {
-        process(e, &entries[i], out, &moved, now);
+        process(e, &entries[i], out, &moved, now, &resv);
         ts__eng_assignment_release(&entries[i].a);
         free(entries[i].message);
     }
+    unreserve(&resv);
     out->heads += n;
     return out->n - before + moved;
 }

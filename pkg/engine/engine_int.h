@@ -76,6 +76,11 @@ struct ts__eng_cq {
      * a later head of the same shape is parked without a second look. */
     struct ts__eng_blocked *blocked;
     size_t n_blocked, cap_blocked;
+    /* The workload ("ns/name") that issued preemptions and waits for its
+     * victims: the queue's next head, ahead of its usual order, so the
+     * quota the victims free goes to it and not to the queue it was
+     * reclaimed from (which the preemptor would then evict again). */
+    char *preemptor;
     size_t n_reserving;
     size_t n_admitted;
     /* workloads holding quota here: the preemption candidates */

@@ -299,6 +299,7 @@ static void cq_free(struct ts_engine *e, struct ts__eng_cq *cq)
     ts__eng_free_classes(cq);
     ts__eng_unblock(cq);
     free(cq->blocked);
+    free(cq->preemptor);
     free(cq->holders);
     ts_label_selector_release(&cq->ns_selector);
     ts_quota_node_release(&cq->node);

@@ -111,6 +111,12 @@ def cond(obj, typ):
     return None
 
 
+def conds(obj):
+    """The conditions in short, for a violation's message."""
+    return "; ".join(f"{c.get('type')}={c.get('status')}/{c.get('reason')}: {c.get('message', '')[:120]}"
+                     for c in (obj.get("status") or {}).get("conditions") or [])
+
+
 def is_true(obj, typ):
     c = cond(obj, typ)
     return c is not None and c.get("status") == "True"
@@ -205,7 +211,8 @@ class Soak:
         log = open(os.path.join(self.dir, "ctl.log"), "a")
         self.ctl_proc = subprocess.Popen(
             [self.a.bin + "/turnstile", "--kubeconfig", os.path.join(self.dir, "kc"),
-             "--metrics-bind-address", "0"], stdout=log, stderr=log)
+             "--metrics-bind-address", "0", "--visibility-bind-address", "0"],
+            stdout=log, stderr=log)
 
     def kill_controller(self):
         time.sleep(self.rng.random() * 0.3)  # a random moment of its work
@@ -276,12 +283,14 @@ class Soak:
             if bl is not None:
                 res[0]["borrowingLimit"] = str(bl)
             flavors.append({"name": f, "resources": res})
+        spec = {"cohortName": "pool", "namespaceSelector": {},
+                "queueingStrategy": "BestEffortFIFO",
+                "resourceGroups": [{"coveredResources": ["cpu", "memory"], "flavors": flavors}]}
+        if cq != "cq-a":  # the others preempt: eviction paths under faults and kills too
+            spec["preemption"] = {"withinClusterQueue": "LowerPriority",
+                                  "reclaimWithinCohort": "Any"}
         return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue",
-                "metadata": {"name": cq},
-                "spec": {"cohortName": "pool", "namespaceSelector": {},
-                         "queueingStrategy": "BestEffortFIFO",
-                         "resourceGroups": [{"coveredResources": ["cpu", "memory"],
-                                             "flavors": flavors}]}}
+                "metadata": {"name": cq}, "spec": spec}
 
     # --- steps ---------------------------------------------------------------
     def jobs(self):
@@ -383,10 +392,17 @@ class Soak:
         print(f"VIOLATION step {self.n['steps']}: {kind}: {msg}", flush=True)
 
     def read(self):
-        # jobs before workloads: a job seen running was admitted before
-        jobs = self.jobs()
+        # Jobs before and after the Workloads: a Job whose resourceVersion
+        # is the same in both reads did not change in between, so what it
+        # says held while the Workloads were read.  (A Job read only before
+        # could be stopped, and its quota released, before the Workloads
+        # are read: a violation that never happened.)
+        before = {j["metadata"]["uid"]: j["metadata"].get("resourceVersion") for j in self.jobs()}
         wls = self.api.items(f"{KQ}/namespaces/{NS}/workloads")
         cqs = {c["metadata"]["name"]: c for c in self.api.items(KQ + "/clusterqueues")}
+        jobs = self.jobs()
+        for j in jobs:
+            j["_stable"] = before.get(j["metadata"]["uid"]) == j["metadata"].get("resourceVersion")
         return jobs, wls, cqs
 
     @staticmethod
@@ -493,9 +509,10 @@ class Soak:
                 self.violation("owner", f"Job {name} has no Workload after {late:.1f}s")
             finished = is_true(j, "Complete") or is_true(j, "Failed")
             admitted = [w for w in mine if is_true(w, "Admitted")]
-            if j["spec"].get("suspend") is False and not finished and not admitted:
+            if j["spec"].get("suspend") is False and not finished and not admitted and \
+                    j.get("_stable"):
                 self.violation("unsuspend", f"Job {name} runs without an admitted Workload "
-                                            f"(Workloads {[w['metadata']['name'] for w in mine]})")
+                                            f"(Workloads {[(w['metadata']['name'], conds(w)) for w in mine]})")
             for w in admitted:
                 late = self.persists(self.first_stuck, w["metadata"]["uid"], now,
                                      j["spec"].get("suspend") is not False
@@ -581,7 +598,8 @@ class Soak:
                         ok = False
                 if ok:
                     out.append(f"pending Workload {w['metadata']['name']} ({cq}, needs "
-                               f"{ {k: float(v) for k, v in need.items()} }) fits in flavor {f}")
+                               f"{ {k: float(v) for k, v in need.items()} }) fits in flavor {f}; "
+                               f"{conds(w)}")
                     break
         return out
 

@@ -49,7 +49,8 @@
 #include "util/buf.h"
 #include "yaml/yaml.h"
 
-#define NOW (INT64_C(1795255200) * TS_TIME_SECOND)
+#define NOW           (INT64_C(1795255200) * TS_TIME_SECOND)
+#define SETTLE_CYCLES 5000
 
 struct scenario {
     char *path;
@@ -312,8 +313,13 @@ static void run_steps(struct ts_sim *sim, const cJSON *scenario, struct ts_buf *
 
         if (run) {
             const cJSON *cy = cJSON_GetObjectItemCaseSensitive(run, "cycles");
+            size_t want = cJSON_IsNumber(cy) ? (size_t)cy->valuedouble : 0;
 
-            ts_sim_run(sim, cJSON_IsNumber(cy) ? (size_t)cy->valuedouble : 0, NOW);
+            /* "until nothing changes" must come: a livelock is a failure */
+            if (!want && ts_sim_run(sim, SETTLE_CYCLES, NOW) == SETTLE_CYCLES)
+                ts_buf_addf(out, "\n  still changing after %d cycles (a livelock?)", SETTLE_CYCLES);
+            else if (want)
+                ts_sim_run(sim, want, NOW);
         }
         names_step(sim, cJSON_GetObjectItemCaseSensitive(step, "finish"), 1, out);
         names_step(sim, cJSON_GetObjectItemCaseSensitive(step, "delete"), 0, out);
