@@ -45,6 +45,7 @@ struct ts_ctl {
     struct ts_kubeconfig kc;
     struct ts_loop *loop;
     struct ts_kube_client *client;
+    struct ts_kube_client *event_client; /* the recorder's: its own budget */
     struct ts_recorder *events;
     struct ts_leader *leader;
     struct ts_informer *inf[TS__CTL_N];
