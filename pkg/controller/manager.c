@@ -161,7 +161,16 @@ void ts_ctl_free(struct ts_ctl *c)
     ts_workqueue_free(c->jobs);
     ts_recorder_free(c->events);
     ts_kube_client_free(c->event_client);
-    ts_kube_client_free(c->client);
+    ts_kube_client_free(c->client); /* cancels the status writes in flight: free them */
+    {
+        size_t it = 0;
+        const char *k;
+        void *v;
+
+        while (ts_hmap_next(&c->status_inflight, &it, &k, &v))
+            free(v);
+        ts_hmap_release(&c->status_inflight);
+    }
     ts_engine_free(c->engine);
     ts_loop_free(c->loop);
     ts_kubeconfig_release(&c->kc);

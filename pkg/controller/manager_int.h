@@ -17,6 +17,7 @@
 #include "kube/workqueue.h"
 #include "metrics/kueue.h"
 #include "metrics/server.h"
+#include "util/hmap.h"
 
 enum ts__ctl_inf {
     TS__CTL_RF = 0,
@@ -56,6 +57,9 @@ struct ts_ctl {
     uint64_t cycle_timer;
     uint64_t status_timer;
     size_t inflight; /* API writes not yet answered */
+    /* queue status writes not yet answered, "resource/ns/name" -> owned
+     * struct (sched.c): at most one per queue in flight */
+    struct ts_hmap status_inflight;
     struct ts_metrics_registry *registry;
     struct ts_kmetrics *metrics;
     struct ts_metrics_server *metrics_server;
