@@ -39,6 +39,9 @@ need_kubectl() {
 as_start() {
     [ -x "$BIN" ] || { echo "skip: $BIN not built"; exit 77; }
     TOKEN=tok-$$
+    # a restart must not read the previous server's URL or kubeconfig
+    # before the new one truncates them (the redirect runs in the child)
+    rm -f "$T/server.out" "$T/kc"
     "$BIN" --listen 127.0.0.1:0 --kubeconfig-out "$T/kc" --token "$TOKEN" "$@" \
         >"$T/server.out" 2>>"$T/server.log" &
     PID=$!
