@@ -225,7 +225,7 @@ static int settle(struct run *x, ts_time now, struct ts_err *err)
                 queue_write(x, dec->targets[t].name, 1, now);
         }
         ts_cycle_release(&c);
-        n += land_due(x, &x->admits, now);
+        land_due(x, &x->admits, now); /* granted at once when there is no budget */
         if (!n)
             return 0;
         x->r->cycles++;
@@ -254,17 +254,21 @@ static ts_time next_time(const struct run *x)
 static int step(struct run *x, ts_time now, struct ts_err *err)
 {
     struct wl_state *f;
+    size_t changed = 0;
     int rc;
 
-    while ((f = ts_heap_peek(&x->finishing)) && f->finish_at <= now)
+    while ((f = ts_heap_peek(&x->finishing)) && f->finish_at <= now) {
         finish(x, f, now);
-    land_due(x, &x->evicts, now);
-    land_due(x, &x->admits, now);
+        changed++;
+    }
+    changed += land_due(x, &x->evicts, now);
+    land_due(x, &x->admits, now); /* confirms what the engine assumed: no new decision */
     while (x->next_create < x->p->n_wls && T0 + x->p->wls[x->next_create].created <= now) {
         if ((rc = create(x, x->next_create++, err)))
             return rc;
+        changed++;
     }
-    return settle(x, now, err);
+    return changed ? settle(x, now, err) : 0;
 }
 
 static int setup(struct run *x, struct ts_err *err)

@@ -82,8 +82,7 @@ static int start_apiserver(struct live *x, FILE *err)
         fprintf(err, "error: %s did not start (see %s)\n", bin, log);
         return -1;
     }
-    sleep_ms(50); /* the file is written whole before it is renamed? be safe */
-    return 0;
+    return 0; /* the server renames the kubeconfig into place once it listens */
 }
 
 static int connect_client(struct live *x, FILE *err)

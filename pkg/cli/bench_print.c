@@ -176,6 +176,18 @@ static cJSON *live_json(const struct ts__bench_opts *o, const struct ts_bench_re
     return l;
 }
 
+static void add_mode(const struct ts__bench_opts *o, cJSON *root)
+{
+    cJSON *wb;
+
+    cJSON_AddStringToObject(root, "mode", o->live ? "live" : "ideal");
+    if (o->qps <= 0)
+        return;
+    wb = cJSON_AddObjectToObject(root, o->live ? "clientBudget" : "writeBudget");
+    cJSON_AddNumberToObject(wb, "qps", o->qps);
+    cJSON_AddNumberToObject(wb, "burst", o->burst);
+}
+
 static void print_json(const struct ts__bench_opts *o, const struct ts_bench_plan *plan,
                        const struct ts_bench_report *reps, const struct ts__bench_live *live,
                        const struct ts_bench_report *ideal, FILE *out)
@@ -185,13 +197,7 @@ static void print_json(const struct ts__bench_opts *o, const struct ts_bench_pla
     cJSON *root = cJSON_CreateObject();
     char *s;
 
-    cJSON_AddStringToObject(root, "mode", o->live ? "live" : "ideal");
-    if (o->qps > 0) {
-        cJSON *wb = cJSON_AddObjectToObject(root, o->live ? "clientBudget" : "writeBudget");
-
-        cJSON_AddNumberToObject(wb, "qps", o->qps);
-        cJSON_AddNumberToObject(wb, "burst", o->burst);
-    }
+    add_mode(o, root);
     cJSON_AddNumberToObject(root, "runs", (double)n);
     cJSON_AddNumberToObject(root, "workloads", (double)plan->n_wls);
     cJSON_AddNumberToObject(root, "clusterQueues", (double)plan->n_queues);

@@ -167,9 +167,14 @@ struct ts_ctl *ts_ctl_new(const struct ts_ctl_opts *o, struct ts_err *err)
     co.qps = o->config.qps;
     co.burst = o->config.burst;
     c->client = ts_kube_client_new(c->loop, &c->kc, &co, err);
-    if (!c->client)
+    /* Events get a client (and so a QPS/burst budget) of their own, as in
+     * Kueue: controller-runtime's recorder builds its own clientset from
+     * the same config.  On a shared budget, ~3 Events per Workload would
+     * queue the admissions behind them. */
+    c->event_client = c->client ? ts_kube_client_new(c->loop, &c->kc, &co, err) : NULL;
+    if (!c->client || !c->event_client)
         goto fail;
-    c->events = ts_recorder_new(c->client, "kueue-admission", NULL);
+    c->events = ts_recorder_new(c->event_client, "kueue-admission", NULL);
     ts_engine_config_from(&ec, &o->config);
     c->engine = ts_engine_new(&ec);
     c->jobs = ts_workqueue_new(NULL);
@@ -201,7 +206,17 @@ void ts_ctl_free(struct ts_ctl *c)
     ts_leader_free(c->leader);
     ts_workqueue_free(c->jobs);
     ts_recorder_free(c->events);
-    ts_kube_client_free(c->client);
+    ts_kube_client_free(c->event_client);
+    ts_kube_client_free(c->client); /* cancels the status writes in flight: free them */
+    {
+        size_t it = 0;
+        const char *k;
+        void *v;
+
+        while (ts_hmap_next(&c->status_inflight, &it, &k, &v))
+            free(v);
+        ts_hmap_release(&c->status_inflight);
+    }
     ts_engine_free(c->engine);
     ts_loop_free(c->loop);
     ts_kubeconfig_release(&c->kc);

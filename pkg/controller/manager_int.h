@@ -18,6 +18,7 @@
 #include "kube/workqueue.h"
 #include "metrics/kueue.h"
 #include "metrics/server.h"
+#include "util/hmap.h"
 
 enum ts__ctl_inf {
     TS__CTL_RF = 0,
@@ -52,6 +53,7 @@ struct ts_ctl {
     struct ts_kubeconfig kc;
     struct ts_loop *loop;
     struct ts_kube_client *client;
+    struct ts_kube_client *event_client; /* the recorder's: its own budget */
     struct ts_recorder *events;
     struct ts_leader *leader;
     struct ts_informer *inf[TS__CTL_N];
@@ -63,6 +65,9 @@ struct ts_ctl {
     uint64_t cycle_timer;
     uint64_t status_timer;
     size_t inflight; /* API writes not yet answered */
+    /* queue status writes not yet answered, "resource/ns/name" -> owned
+     * struct (sched.c): at most one per queue in flight */
+    struct ts_hmap status_inflight;
     struct ts_metrics_registry *registry;
     struct ts_kmetrics *metrics;
     struct ts_metrics_server *metrics_server;

@@ -15,6 +15,7 @@
 #include "util/time.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -271,31 +272,56 @@ void ts__ctl_cycle(struct ts_loop *loop, void *data)
 
 /* --- ClusterQueue and LocalQueue status ----------------------------------- */
 
+struct status_write {
+    struct ts_ctl *c;
+    char key[]; /* "resource/ns/name" in c->status_inflight */
+};
+
 static void status_written(struct ts_kube_client *kc, struct ts_kube_result *res, void *data)
 {
+    struct status_write *w = data;
+
     (void)kc;
-    (void)data;
+    ts_hmap_del(&w->c->status_inflight, w->key);
     if (res->code && res->code != TS_ECONFLICT) /* a conflict is retried next period */
         ts_log_info("controller", "clusterqueue status write failed: %s", res->err.msg);
+    free(w);
 }
 
 /* Writes the status of a queue object when it differs from what the
- * informer holds: no write storms. */
+ * informer holds, and no write of it is still on its way: no write
+ * storms.  (Behind a tight client budget a write per period per queue
+ * piled up: 60 queues at 50 QPS queued stale writes that conflicted and
+ * starved the Workload writes, see docs/benchmarks.md.) */
 static void write_if_changed(struct ts_ctl *c, const struct ts_kube_resource *res, const cJSON *obj,
                              const cJSON *body)
 {
     const cJSON *before = cJSON_GetObjectItemCaseSensitive(obj, "status");
+    const char *ns = ts_json_get_string(obj, "metadata.namespace");
     struct ts_kube_req r = {0};
+    struct status_write *w;
+    char key[512];
 
     if (before && ts_json_equal(before, cJSON_GetObjectItemCaseSensitive(body, "status")))
         return;
+    snprintf(key, sizeof(key), "%s/%s/%s", res->resource, ns ? ns : "",
+             ts_json_get_string(obj, "metadata.name"));
+    if (ts_hmap_get(&c->status_inflight, key))
+        return;
+    w = ts_xmalloc(sizeof(*w) + strlen(key) + 1);
+    w->c = c;
+    memcpy(w->key, key, strlen(key) + 1);
+    ts_hmap_put(&c->status_inflight, key, w);
     r.verb = TS_KUBE_UPDATE;
     r.res = res;
     r.ns = ts_json_get_string(obj, "metadata.namespace");
     r.name = ts_json_get_string(obj, "metadata.name");
     r.subresource = "status";
     r.body = body;
-    ts_kube_submit(c->client, &r, status_written, NULL, NULL, NULL);
+    if (ts_kube_submit(c->client, &r, status_written, w, NULL, NULL)) {
+        ts_hmap_del(&c->status_inflight, key);
+        free(w);
+    }
 }
 
 /* What a flavor's resource holds in u, in natural units (0 if absent). */
