@@ -84,6 +84,7 @@ struct jobwrite {
     char *cause;    /* PodsReady's reason: WaitForStart or WaitForRecovery */
     double seconds; /* execution time (finished) */
     int first;      /* first eviction (PodsReadyTimeout) */
+    int create;     /* the Workload's creation: a refusal is reported on the job */
 };
 
 static void measure(struct jobwrite *w)
@@ -96,6 +97,31 @@ static void measure(struct jobwrite *w)
         ts_kmetrics_evicted(w->c->metrics, &m, "PodsReadyTimeout", w->cause, w->first);
 }
 
+/* The cached job of a work queue key ("Job/ns/name", "PyTorchJob/ns/
+ * name"), NULL when gone; *ptj tells which kind.  Borrowed. */
+static const cJSON *job_of_key(struct ts_ctl *c, const char *key, int *ptj)
+{
+    const char *rest = strchr(key, '/') + 1, *slash = strchr(rest, '/');
+    struct ts_informer *inf;
+    char ns[256];
+
+    *ptj = !strncmp(key, "PyTorchJob/", 11);
+    inf = c->inf[*ptj ? TS__CTL_PTJ : TS__CTL_JOB];
+    snprintf(ns, sizeof(ns), "%.*s", (int)(slash - rest), rest);
+    return inf ? ts_informer_get_ns(inf, ns, slash + 1) : NULL;
+}
+
+/* The API or a webhook refused the Workload made from job `key` ("Job/ns/
+ * name"): say why on the job, which is all its owner looks at. */
+static void refused(struct ts_ctl *c, const char *key, const char *msg)
+{
+    int ptj;
+    const cJSON *job = job_of_key(c, key, &ptj);
+
+    if (job)
+        ts_recorder_event(c->events, job, "Warning", "ErrWorkloadCompose", "%s", msg);
+}
+
 static void job_written(struct ts_kube_client *kc, struct ts_kube_result *res, void *data)
 {
     struct jobwrite *w = data;
@@ -104,6 +130,9 @@ static void job_written(struct ts_kube_client *kc, struct ts_kube_result *res, v
     w->c->inflight--;
     if (res->code && res->code != TS_EEXIST) {
         ts_log_info("controller", "job=%s write failed: %s", w->key, res->err.msg);
+        if (w->create &&
+            (res->http_status == 400 || res->http_status == 403 || res->http_status == 422))
+            refused(w->c, w->key, res->err.msg);
         ts_workqueue_add_rate_limited(w->c->jobs, w->key, ts_loop_now(w->c->loop));
     } else if (!res->code && w->metric) {
         measure(w);
@@ -125,6 +154,7 @@ static void submit(struct ts_ctl *c, const char *key, struct ts_kube_req *r,
 
     w->c = c;
     w->key = ts_xstrdup(key);
+    w->create = r->verb == TS_KUBE_CREATE && r->res == &ts__ctl_res_workloads;
     if (metric_of && metric_of->metric && metric_of->workload.status.admission) {
         const struct ts_workload *wl = &metric_of->workload;
         const struct ts_condition *adm =
@@ -215,10 +245,8 @@ static int owned(struct ts_ctl *c, const cJSON *job, const char *kind, const cha
 void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
 {
     struct ts_ctl *c = data;
-    int ptj = !strncmp(key, "PyTorchJob/", 11);
-    const char *rest = strchr(key, '/') + 1, *slash = strchr(rest, '/');
-    char ns[256];
-    const cJSON *job;
+    int ptj;
+    const cJSON *job = job_of_key(c, key, &ptj);
     struct ts_priority_lookup prio = {wpc, pc, default_pc, c->engine};
     struct flavors fl;
     struct ts_jobplan_env env = {&prio,
@@ -236,10 +264,6 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
 
     memset(&fl, 0, sizeof(fl));
     fl.c = c;
-    snprintf(ns, sizeof(ns), "%.*s", (int)(slash - rest), rest);
-    job = c->inf[ptj ? TS__CTL_PTJ : TS__CTL_JOB]
-              ? ts_informer_get_ns(c->inf[ptj ? TS__CTL_PTJ : TS__CTL_JOB], ns, slash + 1)
-              : NULL;
     if (!job || !c->synced) { /* deleted (its Workload goes by GC), or too early */
         if (job)
             ts_workqueue_add_after(q, key, 100 * 1000 * 1000, ts_loop_now(c->loop));
@@ -248,9 +272,11 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
     }
     has = owned(c, job, ptj ? "PyTorchJob" : "Job", ptj ? "kubeflow.org" : "batch", &wl);
     ts_jobplan_init(&p);
-    if (ts_jobplan_make(job, has ? &wl : NULL, &env, ts__ctl_now(c), &p, &err))
+    if (ts_jobplan_make(job, has ? &wl : NULL, &env, ts__ctl_now(c), &p, &err)) {
         ts_log_warn("controller", "job=%s cannot be reconciled: %s", key, err.msg);
-    else
+        /* Kueue's jobframework reports a job it cannot make a Workload of so */
+        ts_recorder_event(c->events, job, "Warning", "ErrWorkloadCompose", "%s", err.msg);
+    } else
         execute(c, key, job, ptj ? &ts__ctl_res_pytorchjobs : &ts_kube_res_jobs, &p);
     if (p.requeue_after > 0) /* a PodsReady timeout or a backoff ends then */
         ts_workqueue_add_after(q, key, p.requeue_after, ts_loop_now(c->loop));
