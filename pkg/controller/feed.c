@@ -1,6 +1,7 @@
 /* feed.c - informer events into the engine (and job keys into the work
  * queue).  Objects the engine cannot take are logged with the object and
- * field named; they never stop the others. */
+ * field named, and a Warning event InvalidObject says the same on the
+ * object; they never stop the others. */
 #include "api/object.h"
 #include "controller/manager_int.h"
 #include "json/json.h"
@@ -31,6 +32,13 @@ static void put(struct ts_ctl *c, const cJSON *obj)
     struct ts_object o;
     int rc = ts_object_decode(obj, &o, &errs, &err);
 
+    /* Without the webhook (or with failurePolicy Ignore) invalid queue
+     * objects reach us: the engine takes only what the webhook would have
+     * let through.  Workloads are not held to it: refusing a stored,
+     * admitted one would lose its quota usage. */
+    if (!rc && (o.kind == TS_KIND_RESOURCE_FLAVOR || o.kind == TS_KIND_CLUSTER_QUEUE ||
+                o.kind == TS_KIND_COHORT || o.kind == TS_KIND_LOCAL_QUEUE))
+        ts_object_validate(&o, &errs);
     if (!rc && errs.n)
         rc = ts_field_errors_to_err(&errs, ts_kind_name(o.kind), &err);
     if (!rc) {
@@ -64,10 +72,12 @@ static void put(struct ts_ctl *c, const cJSON *obj)
             break;
         }
     }
-    if (rc)
+    if (rc) { /* the owner reads why on the object (kubectl describe), not only we */
         ts_log_warn("controller", "object=%s/%s not taken: %s",
                     orempty(ts_json_get_string(obj, "metadata.namespace")),
                     orempty(ts_json_get_string(obj, "metadata.name")), err.msg);
+        ts_recorder_event(c->events, obj, "Warning", "InvalidObject", "%s", err.msg);
+    }
     if (o.kind != TS_KIND_UNKNOWN)
         ts_object_release(&o);
     ts_field_errors_release(&errs);

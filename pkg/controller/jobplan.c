@@ -77,6 +77,7 @@ static int build(const struct ts_object *o, const struct ts_jobplan_env *env,
 static int plan_create(const struct ts_object *o, const cJSON *job, const struct ts_jobkind *k,
                        const struct ts_jobplan_env *env, struct ts_jobplan *p, struct ts_err *err)
 {
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
     struct ts_err e = {0};
     int rc = build(o, env, &p->workload, &e);
 
@@ -87,6 +88,14 @@ static int plan_create(const struct ts_object *o, const cJSON *job, const struct
     if (rc)
         return ts_err_set(err, rc, "%s", e.msg);
     ts_jobworkload_copy_labels(ts_object_meta(o), env->label_keys_to_copy, &p->workload);
+    /* a Workload the API (or the webhook) would refuse is not written
+     * over and over: the caller reports the fields on the job instead */
+    ts_workload_validate(&p->workload, &errs);
+    if (errs.n) {
+        rc = ts_field_errors_to_err(&errs, "Workload", err);
+        ts_field_errors_release(&errs);
+        return rc;
+    }
     p->ops |= TS_JOBPLAN_CREATE_WORKLOAD;
     event(p, "Normal", "CreatedWorkload", "Created Workload: %s/%s", p->workload.meta.namespace_,
           p->workload.meta.name);

@@ -88,6 +88,7 @@ struct jobwrite {
     /* the Workload status write to send once this job write landed */
     struct jobwrite *then;
     cJSON *then_body;
+    int create; /* the Workload's creation: a refusal is reported on the job */
 };
 
 static void measure(struct jobwrite *w)
@@ -102,6 +103,32 @@ static void measure(struct jobwrite *w)
         ts_kmetrics_evicted(w->c->metrics, &m, TS_WL_REASON_DEACTIVATED, w->cause, w->first);
 }
 
+/* The cached job of a work queue key ("<Kind>/ns/name"), NULL when gone
+ * or not managed; *kind is its adapter.  Borrowed. */
+static const cJSON *job_of_key(struct ts_ctl *c, const char *key, const struct ts_jobkind **kind)
+{
+    const char *rest = strchr(key, '/') + 1, *slash = strchr(rest, '/');
+    char name[64], ns[256];
+    struct ts_informer *inf;
+
+    snprintf(name, sizeof(name), "%.*s", (int)(rest - 1 - key), key);
+    snprintf(ns, sizeof(ns), "%.*s", (int)(slash - rest), rest);
+    *kind = ts_jobkind_by_kind(name); /* keys are made from the kinds' names */
+    inf = *kind ? c->inf[TS__CTL_JOBKIND_INF(*kind - ts_jobkinds)] : NULL;
+    return inf ? ts_informer_get_ns(inf, ns, slash + 1) : NULL;
+}
+
+/* The API or a webhook refused the Workload made from job `key`: say why
+ * on the job, which is all its owner looks at. */
+static void refused(struct ts_ctl *c, const char *key, const char *msg)
+{
+    const struct ts_jobkind *k;
+    const cJSON *job = job_of_key(c, key, &k);
+
+    if (job)
+        ts_recorder_event(c->events, job, "Warning", "ErrWorkloadCompose", "%s", msg);
+}
+
 static void send(struct jobwrite *w, struct ts_kube_req *r);
 static void status_request(const cJSON *body, struct ts_kube_req *r);
 static void jobwrite_free(struct jobwrite *w);
@@ -114,6 +141,9 @@ static void job_written(struct ts_kube_client *kc, struct ts_kube_result *res, v
     w->c->inflight--;
     if (res->code && res->code != TS_EEXIST) {
         ts_log_info("controller", "job=%s write failed: %s", w->key, res->err.msg);
+        if (w->create &&
+            (res->http_status == 400 || res->http_status == 403 || res->http_status == 422))
+            refused(w->c, w->key, res->err.msg);
         ts_workqueue_add_rate_limited(w->c->jobs, w->key, ts_loop_now(w->c->loop));
     } else if (!res->code && w->metric) {
         measure(w);
@@ -202,13 +232,16 @@ static void write_workload(struct ts_ctl *c, const char *key, const struct ts_wo
 {
     cJSON *body = ts_workload_encode(wl);
     struct ts_kube_req r = {0};
+    struct jobwrite *w;
 
     r.verb = verb;
     r.res = &ts__ctl_res_workloads;
     r.ns = wl->meta.namespace_;
     r.name = verb == TS_KUBE_CREATE ? NULL : wl->meta.name;
     r.body = body;
-    send(prepare(c, key, NULL), &r);
+    w = prepare(c, key, NULL);
+    w->create = verb == TS_KUBE_CREATE;
+    send(w, &r);
     cJSON_Delete(body);
 }
 
@@ -287,10 +320,7 @@ static int owned(struct ts_ctl *c, const cJSON *job, const char *kind, const cha
 void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
 {
     struct ts_ctl *c = data;
-    const char *rest = strchr(key, '/') + 1, *slash = strchr(rest, '/');
-    char kind[64], ns[256];
-    const struct ts_jobkind *k;
-    struct ts_informer *inf;
+    const struct ts_jobkind *k = NULL;
     const cJSON *job;
     struct ts_priority_lookup prio = {wpc, pc, default_pc, c->engine};
     struct flavors fl;
@@ -316,11 +346,7 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
     }
     memset(&fl, 0, sizeof(fl));
     fl.c = c;
-    snprintf(kind, sizeof(kind), "%.*s", (int)(rest - 1 - key), key);
-    snprintf(ns, sizeof(ns), "%.*s", (int)(slash - rest), rest);
-    k = ts_jobkind_by_kind(kind); /* keys are made from the kinds' names */
-    inf = k ? c->inf[TS__CTL_JOBKIND_INF(k - ts_jobkinds)] : NULL;
-    job = inf ? ts_informer_get_ns(inf, ns, slash + 1) : NULL;
+    job = job_of_key(c, key, &k);
     if (!job || !c->synced) { /* deleted (its Workload goes by GC), or too early */
         if (job)
             ts_workqueue_add_after(q, key, 100 * 1000 * 1000, ts_loop_now(c->loop));
@@ -329,10 +355,13 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
     }
     has = owned(c, job, k->res.kind, k->res.group, &wl);
     ts_jobplan_init(&p);
-    if (ts_jobplan_make(job, has ? &wl : NULL, &env, ts__ctl_now(c), &p, &err))
+    if (ts_jobplan_make(job, has ? &wl : NULL, &env, ts__ctl_now(c), &p, &err)) {
         ts_log_warn("controller", "job=%s cannot be reconciled: %s", key, err.msg);
-    else
+        /* Kueue's jobframework reports a job it cannot make a Workload of so */
+        ts_recorder_event(c->events, job, "Warning", "ErrWorkloadCompose", "%s", err.msg);
+    } else {
         execute(c, key, job, &k->res, &p);
+    }
     if (p.requeue_after > 0) /* a PodsReady timeout or a backoff ends then */
         ts_workqueue_add_after(q, key, p.requeue_after, ts_loop_now(c->loop));
     ts_jobplan_release(&p);

@@ -204,7 +204,8 @@ int ts_engine_lq_status(const struct ts_engine *e, const char *ns, const char *n
     ts_buf_release(&key);
     if (!lq)
         return TS_ENOTFOUND;
-    cq = ts_hmap_get(&e->cqs, lq->cq_name);
+    /* an LQ may name no ClusterQueue at all (found by test/e2e/bad_input) */
+    cq = lq->cq_name ? ts_hmap_get(&e->cqs, lq->cq_name) : NULL;
     reserved = ts_xcalloc(e->nfr + 1, sizeof(*reserved));
     admitted = ts_xcalloc(e->nfr + 1, sizeof(*admitted));
     st->pending_workloads = st->reserving_workloads = st->admitted_workloads = 0;

@@ -31,6 +31,9 @@ static size_t skip_space(const char *s, size_t off, size_t len)
     return off;
 }
 
+#define TS_JSON_STR_(x) #x
+#define TS_JSON_STR(x)  TS_JSON_STR_(x)
+
 /* Whether a later member of the same object has c's key. */
 static int key_repeated_later(const cJSON *c)
 {
@@ -72,6 +75,30 @@ static int normalize(cJSON *v)
     return 0;
 }
 
+/* The nesting depth of s at byte off (brackets outside strings), to tell
+ * cJSON's depth limit from a syntax error. */
+static size_t depth_at(const char *s, size_t off)
+{
+    size_t depth = 0;
+    int in_str = 0;
+
+    for (size_t i = 0; i < off; i++) {
+        if (in_str) {
+            if (s[i] == '\\')
+                i++;
+            else if (s[i] == '"')
+                in_str = 0;
+        } else if (s[i] == '"') {
+            in_str = 1;
+        } else if (s[i] == '[' || s[i] == '{') {
+            depth++;
+        } else if ((s[i] == ']' || s[i] == '}') && depth) {
+            depth--;
+        }
+    }
+    return depth;
+}
+
 int ts_json_parse(const char *s, size_t len, cJSON **out, struct ts_err *err)
 {
     const char *end = NULL;
@@ -96,6 +123,8 @@ int ts_json_parse(const char *s, size_t len, cJSON **out, struct ts_err *err)
     } else if (skip_space(s, off, len) == len) {
         off = len;
         what = "invalid JSON: unexpected end of input";
+    } else if (depth_at(s, off) >= CJSON_NESTING_LIMIT) {
+        what = "invalid JSON: nested deeper than " TS_JSON_STR(CJSON_NESTING_LIMIT) " levels";
     }
     offset_to_pos(s, off, &line, &col);
     return ts_err_set(err, TS_EPARSE, "%s at line %d column %d (byte %zu)", what, line, col, off);

@@ -476,6 +476,8 @@ static void send_call(struct ts_kube_call *call, const struct ts_kube_auth *a)
     o.data = call;
     call->attempts++;
     c->stats.requests++;
+    /* method and path only: credentials live in headers, never logged */
+    ts_log_debug("kube", "request method=%s path=%s", call->method, call->path);
     ts_buf_reset(&call->err_body);
     if (ts_http_request(c->http, &o, &call->http, &e))
         fail(call, e.code, e.msg);

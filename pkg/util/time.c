@@ -51,7 +51,7 @@ static size_t parse_frac(const char *s, int64_t *nanos)
 int ts_time_parse(const char *s, ts_time *out)
 {
     int y, mo, d, h, mi, sec, oh = 0, om = 0;
-    int64_t nanos, offset = 0;
+    int64_t nanos, offset = 0, secs;
     size_t pos;
 
     if (strlen(s) < 20 || digits(s, 4, &y) || s[4] != '-' || digits(s + 5, 2, &mo) || s[7] != '-' ||
@@ -69,9 +69,11 @@ int ts_time_parse(const char *s, ts_time *out)
     } else {
         return TS_EPARSE;
     }
-    *out =
-        ((days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec) - offset) * TS_TIME_SECOND +
-        nanos;
+    secs = (days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec) - offset;
+    /* nanoseconds in int64 reach 1677..2262; RFC 3339 years go 0000..9999 */
+    if (secs <= INT64_MIN / TS_TIME_SECOND || secs >= INT64_MAX / TS_TIME_SECOND)
+        return TS_EOVERFLOW;
+    *out = secs * TS_TIME_SECOND + nanos;
     return 0;
 }
 

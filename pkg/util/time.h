@@ -18,7 +18,8 @@ typedef int64_t ts_time;
 #define TS_TIME_STR_MAX 40
 
 /* Parses RFC 3339 ("2006-01-02T15:04:05Z", fractional seconds and
- * "+hh:mm" offsets accepted).  Returns 0 or TS_EPARSE. */
+ * "+hh:mm" offsets accepted).  Returns 0, TS_EPARSE, or TS_EOVERFLOW for a
+ * valid time outside what ts_time holds (years 1678 to 2261 are safe). */
 int ts_time_parse(const char *s, ts_time *out);
 
 /* Formats as metav1.Time (seconds, UTC, "Z") into buf (>= TS_TIME_STR_MAX

@@ -38,7 +38,8 @@ void ts__yaml_resolve_plain(const char *s, size_t len, struct ts__yaml_scalar *o
 int ts__yaml_needs_quotes(const char *s, size_t len);
 
 /* go's strconv.FormatFloat(v, 'g', -1, bits) for finite v, bits 32 or 64,
- * into out (at least 32 bytes). */
+ * into out (at least 32 bytes); a value that is not finite (after the
+ * float32 rounding) gives sigs.k8s.io/yaml's ".inf", "-.inf", ".nan". */
 void ts__yaml_format_float(double v, int bits, char *out, size_t size);
 
 /* Line map node: one per tree node, children in tree order. */

@@ -330,6 +330,10 @@ void ts__yaml_format_float(double v, int bits, char *out, size_t size)
 
     if (bits == 32)
         v = (double)(float)v;
+    if (!isfinite(v)) { /* a float32 key past 3.4e38 (fuzz_yaml): as sigs.k8s.io/yaml */
+        snprintf(out, size, "%s", isnan(v) ? ".nan" : v > 0 ? ".inf" : "-.inf");
+        return;
+    }
     digits = shortest_e(v, bits, tmp, sizeof(tmp));
     e = strchr(tmp, 'e');
     neg = e[1] == '-';

@@ -70,6 +70,14 @@ for v in 1.0 1.1; do
         fail "TLS $v accepted"
     fi
 done
+# the same with openssl s_client, whose SECLEVEL=0 lets it offer TLS 1.1:
+# the server ends the handshake (no cipher agreed, nothing read back),
+# while the same client with -tls1_2 gets through
+sc() { echo | openssl s_client -connect "127.0.0.1:$port" -CAfile "$tmp/a/ca.crt" \
+    -cipher 'DEFAULT@SECLEVEL=0' "$@" 2>&1; }
+sc -tls1_2 | grep -q "Protocol *: TLSv1.2" || fail "s_client -tls1_2 (control) did not connect"
+out=$(sc -tls1_1) && fail "s_client -tls1_1 connected: $out"
+echo "$out" | grep -q "Cipher is (NONE)" || fail "s_client -tls1_1: a cipher was agreed: $out"
 ok "TLS 1.2/1.3 only"
 
 # 3. errors: unknown path, wrong method, malformed and oversized bodies

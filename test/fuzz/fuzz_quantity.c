@@ -1,6 +1,6 @@
 /* Fuzz target: the resource.Quantity parser.  Properties: a quantity that
- * parses prints in canonical form, and that text parses back to the same
- * value and prints identically; q + q - q == q when nothing overflows;
+ * parses prints in canonical form, that text parses back to the same
+ * value, and printing is stable from the second round on; q + q - q == q when nothing overflows;
  * the integer views never crash. */
 #include "fuzz.h"
 
@@ -21,7 +21,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ts_quantity_format(&q, text, sizeof(text));
     TS_FUZZ_CHECK(ts_quantity_parse_c(text, &back, &err) == 0);
     TS_FUZZ_CHECK(ts_quantity_cmp(&q, &back) == 0);
+    /* Canonical text is a fixed point after one round: a binary value
+     * that is no whole multiple of 1024 prints bare ("991312.5Ki" ->
+     * "1015104000"), which reads back as decimal ("1015104k"), exactly as
+     * in Kubernetes; from there it stays. */
     ts_quantity_format(&back, again, sizeof(again));
+    TS_FUZZ_CHECK(ts_quantity_parse_c(again, &back, &err) == 0);
+    TS_FUZZ_CHECK(ts_quantity_cmp(&q, &back) == 0);
+    ts_quantity_format(&back, text, sizeof(text));
     TS_FUZZ_CHECK(strcmp(text, again) == 0);
     if (ts_quantity_add(&q, &q, &sum) == 0 && ts_quantity_sub(&sum, &q, &diff) == 0)
         TS_FUZZ_CHECK(ts_quantity_cmp(&diff, &q) == 0);

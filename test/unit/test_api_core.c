@@ -527,6 +527,11 @@ static void test_time_parse_format(void **state)
         {"2026-13-01T00:00:00Z", TS_EPARSE, 0, NULL},
         {"2026-11-21T10:00:00", TS_EPARSE, 0, NULL},
         {"yesterday", TS_EPARSE, 0, NULL},
+        /* valid RFC 3339 but beyond int64 nanoseconds (found by fuzz_object) */
+        {"1013-01-02T03:04:06Z", TS_EOVERFLOW, 0, NULL},
+        {"9999-12-31T23:59:59Z", TS_EOVERFLOW, 0, NULL},
+        {"2262-04-11T23:47:16Z", TS_EOVERFLOW, 0, NULL},
+        {"1678-01-01T00:00:00Z", 0, INT64_C(-9214560000) * TS_TIME_SECOND, "1678-01-01T00:00:00Z"},
     };
     char buf[TS_TIME_STR_MAX];
 

@@ -43,6 +43,12 @@ static void assert_text(const cJSON *v, const char *want, const char *what)
     free(got);
 }
 
+/* 1001 nested arrays: one more than cJSON's nesting limit */
+#define D10   "[[[[[[[[[["
+#define D100  D10 D10 D10 D10 D10 D10 D10 D10 D10 D10
+#define D1000 D100 D100 D100 D100 D100 D100 D100 D100 D100 D100
+#define DEEP  D1000 "[1]"
+
 static void test_parse_table(void **state)
 {
     static const struct {
@@ -63,6 +69,7 @@ static void test_parse_table(void **state)
         {"trailing garbage", "[1] x", 0, TS_EPARSE, "at line 1 column 5 (byte 4)"},
         {"truncated", "{\"a\": [1, 2", 0, TS_EPARSE, "at line 1 column 11 (byte 10)"},
         {"two values", "1 2", 0, TS_EPARSE, "column 3"},
+        {"nested too deep", DEEP, 0, TS_EPARSE, "nested deeper than 1000 levels at line 1"},
         {"number beyond a double", "[1, {\"a\": -1e400}]", 0, TS_EPARSE,
          "number out of range at line 1"},
         /* duplicate keys: the last wins (Go's encoding/json), at any depth
