@@ -43,7 +43,7 @@ static const struct kind kinds[] = {
       {"FINISHED", "?Finished"}}},
     {" clusterqueues clusterqueue cq ",
      &ts_kube_res_clusterqueues,
-     {{"COHORT", "spec.cohort"}, {"PENDING WORKLOADS", "status.pendingWorkloads"}}},
+     {{"COHORT", "spec.cohortName|spec.cohort"}, {"PENDING WORKLOADS", "status.pendingWorkloads"}}},
     {" localqueues localqueue lq queue queues ",
      &ts_kube_res_localqueues,
      {{"CLUSTERQUEUE", "spec.clusterQueue"},
@@ -147,12 +147,23 @@ static int parse(int argc, char **argv, struct opts *o, FILE *err)
     return 0;
 }
 
-/* The text of one cell ("" when missing). */
+/* The text of one cell ("" when missing); "a|b" is a, else b (a field
+ * renamed between API versions). */
 static void cell(const cJSON *obj, const char *path, char *buf, size_t len)
 {
     const cJSON *v, *c;
+    const char *bar = strchr(path, '|');
 
     buf[0] = '\0';
+    if (bar) {
+        char first[128];
+
+        snprintf(first, sizeof(first), "%.*s", (int)(bar - path), path);
+        cell(obj, first, buf, len);
+        if (!buf[0])
+            cell(obj, bar + 1, buf, len);
+        return;
+    }
     if (path[0] == '?') {
         cJSON_ArrayForEach(c, ts_json_get(obj, "status.conditions"))
         {
@@ -300,6 +311,17 @@ static int run(const struct opts *o, const struct kind *k, struct ts_kube_client
     if (k->res->namespaced && !(o->all && !o->name))
         r.ns = o->ns;
     rc = o->name ? ts_kube_do(c, &r, &reply, &e) : ts_kube_list_sync(c, &r, &reply, &e);
+    if (rc == TS_ENOTFOUND && !strcmp(k->res->group, "kueue.x-k8s.io")) {
+        /* a Kueue older than v1beta2 (its objects then carry v1beta1 fields) */
+        struct ts_kube_resource old = *k->res;
+
+        old.version = "v1beta1";
+        r.res = &old;
+        cJSON_Delete(reply);
+        reply = NULL;
+        ts_err_clear(&e);
+        rc = o->name ? ts_kube_do(c, &r, &reply, &e) : ts_kube_list_sync(c, &r, &reply, &e);
+    }
     if (rc) {
         fprintf(err, "Error from server (%s): %s\n", ts_err_name(rc), e.msg);
         return 1;

@@ -100,7 +100,7 @@ static void submit(struct ts_ctl *c, const char *key, const cJSON *obj)
     f->key = ts_xstrdup(key);
     r.verb = TS_KUBE_PATCH;
     r.patch = TS_KUBE_PATCH_MERGE;
-    r.res = &ts__ctl_res_workloads;
+    r.res = &ts_kube_res_workloads;
     r.ns = ts_json_get_string(obj, "metadata.namespace");
     r.name = ts_json_get_string(obj, "metadata.name");
     r.body = patch;

@@ -220,7 +220,7 @@ static void send(struct jobwrite *w, struct ts_kube_req *r)
 static void status_request(const cJSON *body, struct ts_kube_req *r)
 {
     r->verb = TS_KUBE_UPDATE;
-    r->res = &ts__ctl_res_workloads;
+    r->res = &ts_kube_res_workloads;
     r->ns = ts_json_get_string(body, "metadata.namespace");
     r->name = ts_json_get_string(body, "metadata.name");
     r->subresource = "status";
@@ -235,7 +235,7 @@ static void write_workload(struct ts_ctl *c, const char *key, const struct ts_wo
     struct jobwrite *w;
 
     r.verb = verb;
-    r.res = &ts__ctl_res_workloads;
+    r.res = &ts_kube_res_workloads;
     r.ns = wl->meta.namespace_;
     r.name = verb == TS_KUBE_CREATE ? NULL : wl->meta.name;
     r.body = body;

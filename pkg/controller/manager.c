@@ -14,27 +14,15 @@
 #include <string.h>
 #include <unistd.h>
 
-const struct ts_kube_resource
-    ts__ctl_res_workloads = {"kueue.x-k8s.io", "v1beta2", "workloads", "Workload", 1},
-    ts__ctl_res_clusterqueues = {"kueue.x-k8s.io", "v1beta2", "clusterqueues", "ClusterQueue", 0},
-    ts__ctl_res_localqueues = {"kueue.x-k8s.io", "v1beta2", "localqueues", "LocalQueue", 1},
-    ts__ctl_res_resourceflavors = {"kueue.x-k8s.io", "v1beta2", "resourceflavors", "ResourceFlavor",
-                                   0},
-    ts__ctl_res_cohorts = {"kueue.x-k8s.io", "v1beta2", "cohorts", "Cohort", 0},
-    ts__ctl_res_workloadpriorityclasses = {"kueue.x-k8s.io", "v1beta2", "workloadpriorityclasses",
-                                           "WorkloadPriorityClass", 0},
-    ts__ctl_res_priorityclasses = {"scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass",
-                                   0};
-
 const struct ts_kube_resource *const ts__ctl_resources[TS__CTL_N] = {
-    [TS__CTL_RF] = &ts__ctl_res_resourceflavors,
-    [TS__CTL_CQ] = &ts__ctl_res_clusterqueues,
-    [TS__CTL_COHORT] = &ts__ctl_res_cohorts,
-    [TS__CTL_LQ] = &ts__ctl_res_localqueues,
-    [TS__CTL_WPC] = &ts__ctl_res_workloadpriorityclasses,
-    [TS__CTL_PC] = &ts__ctl_res_priorityclasses,
+    [TS__CTL_RF] = &ts_kube_res_resourceflavors,
+    [TS__CTL_CQ] = &ts_kube_res_clusterqueues,
+    [TS__CTL_COHORT] = &ts_kube_res_cohorts,
+    [TS__CTL_LQ] = &ts_kube_res_localqueues,
+    [TS__CTL_WPC] = &ts_kube_res_workloadpriorityclasses,
+    [TS__CTL_PC] = &ts_kube_res_priorityclasses,
     [TS__CTL_NS] = &ts_kube_res_namespaces,
-    [TS__CTL_WL] = &ts__ctl_res_workloads,
+    [TS__CTL_WL] = &ts_kube_res_workloads,
     [TS__CTL_JOB] = &ts_jobkinds[0].res,
     [TS__CTL_PTJ] = &ts_jobkinds[1].res,
     [TS__CTL_TFJ] = &ts_jobkinds[2].res,

@@ -79,12 +79,6 @@ struct ts_ctl {
     int synced;
 };
 
-/* Kueue kinds at the storage version (v1beta2) and the other kinds the
- * manager reads.  pkg/kube's ts_kube_res_* name v1beta1, which a server
- * only serves through conversion. */
-extern const struct ts_kube_resource ts__ctl_res_workloads, ts__ctl_res_clusterqueues,
-    ts__ctl_res_localqueues, ts__ctl_res_resourceflavors, ts__ctl_res_cohorts,
-    ts__ctl_res_workloadpriorityclasses, ts__ctl_res_priorityclasses;
 /* What each informer lists and watches. */
 extern const struct ts_kube_resource *const ts__ctl_resources[TS__CTL_N];
 

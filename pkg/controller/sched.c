@@ -160,7 +160,7 @@ static void put_status(struct ts_ctl *c, const struct ts_workload *wl, enum ts_d
     w->ns = ts_xstrdup(wl->meta.namespace_);
     w->name = ts_xstrdup(wl->meta.name);
     r.verb = TS_KUBE_UPDATE;
-    r.res = &ts__ctl_res_workloads;
+    r.res = &ts_kube_res_workloads;
     r.ns = w->ns;
     r.name = w->name;
     r.subresource = "status";
@@ -433,13 +433,13 @@ static int queue_status(const char *key, const cJSON *obj, void *data)
         ts_engine_cq_status(c->engine, o.u.cq.meta.name, now, &o.u.cq.status) == 0) {
         cq_metrics(c, &o.u.cq);
         body = ts_cluster_queue_encode(&o.u.cq);
-        write_if_changed(c, &ts__ctl_res_clusterqueues, obj, body);
+        write_if_changed(c, &ts_kube_res_clusterqueues, obj, body);
     } else if (o.kind == TS_KIND_LOCAL_QUEUE &&
                ts_engine_lq_status(c->engine, o.u.lq.meta.namespace_, o.u.lq.meta.name, now,
                                    &o.u.lq.status) == 0) {
         lq_metrics(c, &o.u.lq);
         body = ts_local_queue_encode(&o.u.lq);
-        write_if_changed(c, &ts__ctl_res_localqueues, obj, body);
+        write_if_changed(c, &ts_kube_res_localqueues, obj, body);
     }
     cJSON_Delete(body);
     ts_object_release(&o);

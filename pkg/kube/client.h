@@ -61,12 +61,13 @@ struct ts_kube_resource {
     int namespaced;
 };
 
-/* Resources Turnstile uses. */
+/* Resources Turnstile uses; Kueue's kinds at their storage version,
+ * kueue.x-k8s.io/v1beta2 (v1beta1 is served through conversion). */
 extern const struct ts_kube_resource ts_kube_res_namespaces, ts_kube_res_pods, ts_kube_res_events,
     ts_kube_res_configmaps, ts_kube_res_jobs, ts_kube_res_leases, ts_kube_res_workloads,
     ts_kube_res_clusterqueues, ts_kube_res_localqueues, ts_kube_res_resourceflavors,
     ts_kube_res_cohorts, ts_kube_res_workloadpriorityclasses, ts_kube_res_admissionchecks,
-    ts_kube_res_crds;
+    ts_kube_res_priorityclasses, ts_kube_res_crds;
 
 enum ts_kube_verb {
     TS_KUBE_GET = 0,

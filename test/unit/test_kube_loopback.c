@@ -128,6 +128,10 @@ static void server_stop(struct server *s)
         fprintf(stderr, "cannot remove %s\n", s->dir);
 }
 
+/* test/e2e/data/crd-mini-kueue.yaml serves v1beta1 only. */
+static const struct ts_kube_resource cq_v1beta1 = {"kueue.x-k8s.io", "v1beta1", "clusterqueues",
+                                                   "ClusterQueue", 0};
+
 static void install_crds(struct ts_kube_client *c)
 {
     struct ts_yaml_stream ys = TS_YAML_STREAM_INIT;
@@ -361,7 +365,7 @@ static void test_status_subresource(void **state)
     cJSON *cq = json("{\"apiVersion\":\"kueue.x-k8s.io/v1beta1\",\"kind\":\"ClusterQueue\","
                      "\"metadata\":{\"name\":\"status-cq\"},\"spec\":{}}");
     cJSON *st = json("{\"status\":{\"pendingWorkloads\":7},\"spec\":{\"cohort\":\"ignored\"}}");
-    struct ts_kube_req r = {.verb = TS_KUBE_CREATE, .res = &ts_kube_res_clusterqueues, .body = cq};
+    struct ts_kube_req r = {.verb = TS_KUBE_CREATE, .res = &cq_v1beta1, .body = cq};
     cJSON *got;
     int64_t gen = 0, pending = 0;
 
@@ -369,7 +373,7 @@ static void test_status_subresource(void **state)
     NEED_SERVER();
     cJSON_Delete(expect(tc, &r, 0, "create cq"));
     r = (struct ts_kube_req){.verb = TS_KUBE_PATCH,
-                             .res = &ts_kube_res_clusterqueues,
+                             .res = &cq_v1beta1,
                              .name = "status-cq",
                              .subresource = "status",
                              .body = st};
@@ -385,10 +389,8 @@ static void test_status_subresource(void **state)
     r.body = got;
     cJSON_Delete(expect(tc, &r, 0, "update status"));
     cJSON_Delete(got);
-    r = (struct ts_kube_req){.verb = TS_KUBE_GET,
-                             .res = &ts_kube_res_clusterqueues,
-                             .name = "status-cq",
-                             .subresource = "status"};
+    r = (struct ts_kube_req){
+        .verb = TS_KUBE_GET, .res = &cq_v1beta1, .name = "status-cq", .subresource = "status"};
     got = expect(tc, &r, 0, "get status");
     ts_json_get_i64(ts_json_get(got, "status.pendingWorkloads"), &pending);
     assert_int_equal(pending, 9);
@@ -403,7 +405,7 @@ static void test_error_classes(void **state)
                       "\"metadata\":{\"name\":\"bad-cq\"},\"spec\":{\"queueingStrategy\":"
                       "\"Bogus\"}}");
     cJSON *p = json("{\"spec\":{\"cohort\":\"x\"}}");
-    struct ts_kube_req r = {.verb = TS_KUBE_CREATE, .res = &ts_kube_res_clusterqueues, .body = bad};
+    struct ts_kube_req r = {.verb = TS_KUBE_CREATE, .res = &cq_v1beta1, .body = bad};
     struct ts_kube_result res;
     struct ts_kubeconfig wrong;
     struct ts_kube_client *wc;
@@ -422,7 +424,7 @@ static void test_error_classes(void **state)
     (void)res;
     /* UnsupportedMediaType: strategic merge on a custom resource */
     r = (struct ts_kube_req){.verb = TS_KUBE_PATCH,
-                             .res = &ts_kube_res_clusterqueues,
+                             .res = &cq_v1beta1,
                              .name = "status-cq",
                              .patch = TS_KUBE_PATCH_STRATEGIC,
                              .body = p};
