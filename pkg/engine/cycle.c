@@ -84,11 +84,17 @@ static void tell_one(struct ts__eng_wl *wl, void *arg)
 {
     const struct tell *t = arg;
 
-    pending(t->c, wl, t->from->last_reason, t->from->last_message);
+    if (!wl->last_reason)
+        pending(t->c, wl, t->from->last_reason, t->from->last_message);
 }
 
-/* A parked class shares its head's verdict: when the head's message
- * changes, so do the messages of the workloads parked behind it. */
+/* A parked class shares its head's verdict: a workload parked behind it
+ * gets the head's reason once, so every pending workload says why it
+ * waits.  Later changes of the head's message (the amounts in it move
+ * with every admission) are written to the head only, as Kueue writes
+ * only the heads it evaluates: rewriting the whole class each time was a
+ * write storm (2.5 Workload writes per admission on Kueue's baseline,
+ * and 43,000 writes in 16 minutes at 50 QPS). */
 static void tell_class(struct ts__eng_cq *cq, const struct ts__eng_wl *wl, struct ts_cycle *c)
 {
     struct tell t = {c, wl};

@@ -185,6 +185,60 @@ static void test_order_best_effort_fifo(void **state)
     order_is_admission_order("BestEffortFIFO");
 }
 
+/* Pending reasons without a write storm: workloads parked behind a head
+ * get its reason once; when the head's message changes (the amounts in it
+ * move with every admission) only the head is rewritten, not the 7
+ * workloads behind it. */
+static void test_parked_class_told_once(void **state)
+{
+    struct ts_sim *s = ts_sim_new(NULL);
+    struct ts_engine *e = ts_sim_engine(s);
+    size_t members = 0;
+
+    (void)state;
+    add_yaml(s, base);
+    add_cq(s, 4, "");
+    add_wl(s, "big", "lq", 3, 1, 0, 9, "2026-11-21T07:00:00Z");
+    ts_sim_run(s, 0, NOW);
+    for (int i = 0; i < 10; i++) {
+        char name[16], created[32];
+
+        snprintf(name, sizeof(name), "w%d", i);
+        snprintf(created, sizeof(created), "2026-11-21T08:%02d:00Z", i);
+        add_wl(s, name, "lq", 2, 1, 0, 0, created);
+    }
+    ts_sim_run(s, 0, NOW);
+    for (int i = 0; i < 10; i++) { /* each says why it waits */
+        char name[16];
+        const struct ts_workload *w;
+
+        snprintf(name, sizeof(name), "w%d", i);
+        w = ts_sim_find(s, "default", name);
+        assert_non_null(w);
+        assert_non_null(ts_conditions_find(&w->status.conditions, "QuotaReserved"));
+    }
+    /* big finishes: w0 and w1 take its place, and the next head's "1 more
+     * needed" becomes "2 more needed" */
+    assert_int_equal(ts_sim_finish(s, "default", "big", NOW), 0);
+    for (int cycle = 0; cycle < 5; cycle++) {
+        struct ts_cycle c;
+
+        ts_cycle_init(&c);
+        ts_engine_cycle(e, NOW, &c);
+        for (size_t d = 0; d < c.n; d++) {
+            if (c.items[d].kind == TS_DECISION_ADMIT)
+                ts_engine_admit_confirm(e, c.items[d].ns, c.items[d].name);
+            else if (c.items[d].kind == TS_DECISION_PENDING && c.items[d].name[0] == 'w')
+                members++;
+        }
+        ts_cycle_release(&c);
+    }
+    assert_true(members >= 1); /* the head's new message */
+    if (members > 2)
+        fail_msg("%zu pending-reason writes for one change of the head's message", members);
+    ts_sim_free(s);
+}
+
 static void explain(struct ts_sim *s, const char *name, struct ts_explanation *x)
 {
     assert_int_equal(ts_engine_explain(ts_sim_engine(s), "default", name, x), 0);
@@ -296,6 +350,7 @@ int main(void)
         cmocka_unit_test(test_pending_positions),
         cmocka_unit_test(test_order_strict_fifo),
         cmocka_unit_test(test_order_best_effort_fifo),
+        cmocka_unit_test(test_parked_class_told_once),
         cmocka_unit_test(test_cf_never_then_more_quota),
         cmocka_unit_test(test_cf_partial_then_min_count),
         cmocka_unit_test(test_cf_priority_then_higher_priority),
