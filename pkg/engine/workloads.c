@@ -103,13 +103,19 @@ void ts__eng_wl_add_usage(struct ts__eng_wl *wl, int sign)
     }
 }
 
-/* Takes wl out of whatever queue holds it. */
+/* Takes wl out of whatever queue holds it.  A queued workload may be the
+ * one its parked class released (park.c): the next of the class takes its
+ * place, or the class would wait for the next requeue, which a quiet
+ * cluster never brings (the soak found Workloads that fit, pending for
+ * good after a deleted job). */
 static void unqueue(struct ts__eng_wl *wl)
 {
     struct ts__eng_cq *cq = wl->cq;
 
-    if (cq && ts_heap_contains(&cq->pending, wl))
+    if (cq && ts_heap_contains(&cq->pending, wl)) {
         ts_heap_remove(&cq->pending, wl);
+        ts__eng_release_next(cq, wl->shape);
+    }
     if (cq)
         ts__eng_unpark(cq, wl);
 }
