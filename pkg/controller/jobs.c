@@ -9,7 +9,9 @@
 #include "json/json.h"
 #include "util/alloc.h"
 #include "util/log.h"
+#include "util/parse.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,7 +91,55 @@ struct jobwrite {
     struct jobwrite *then;
     cJSON *then_body;
     int create; /* the Workload's creation: a refusal is reported on the job */
+    int job;    /* a write of the job itself (counted in c->job_writes) */
 };
+
+#define EXPECT_NS (2 * TS_TIME_SECOND)
+
+/* Remembers the resourceVersion a landed job write produced. */
+static void expect_rv(struct ts_ctl *c, const char *key, const cJSON *job)
+{
+    struct ts__ctl_expect *x;
+    int64_t rv;
+
+    if (ts_parse_i64_c(ts_json_get_string(job, "metadata.resourceVersion"), &rv))
+        return; /* not a number: nothing to compare, trust the cache */
+    if (!(x = ts_hmap_get(&c->job_expect, key))) {
+        x = ts_xcalloc(1, sizeof(*x));
+        ts_hmap_put(&c->job_expect, key, x);
+    }
+    x->rv = rv;
+    x->deadline = ts_loop_now(c->loop) + EXPECT_NS;
+}
+
+/* Whether the cached job may lag behind our own write: its
+ * resourceVersion is older than the one the write produced (numbers, as
+ * etcd's revisions and turnstile-apiserver's are), for at most
+ * EXPECT_NS. */
+static int cache_behind(struct ts_ctl *c, const char *key, const cJSON *job)
+{
+    struct ts__ctl_expect *x = ts_hmap_get(&c->job_expect, key);
+    int64_t rv;
+
+    if (!x)
+        return 0;
+    if (job && !ts_parse_i64_c(ts_json_get_string(job, "metadata.resourceVersion"), &rv) &&
+        rv < x->rv && ts_loop_now(c->loop) < x->deadline)
+        return 1;
+    free(ts_hmap_del(&c->job_expect, key));
+    return 0;
+}
+
+/* Counts job writes in flight per key (d = +1 or -1). */
+static void count_job_write(struct ts_ctl *c, const char *key, int d)
+{
+    uintptr_t n = (uintptr_t)ts_hmap_get(&c->job_writes, key) + (uintptr_t)(intptr_t)d;
+
+    if (n)
+        ts_hmap_put(&c->job_writes, key, (void *)n);
+    else
+        ts_hmap_del(&c->job_writes, key);
+}
 
 static void measure(struct jobwrite *w)
 {
@@ -139,6 +189,11 @@ static void job_written(struct ts_kube_client *kc, struct ts_kube_result *res, v
 
     (void)kc;
     w->c->inflight--;
+    if (w->job) {
+        count_job_write(w->c, w->key, -1);
+        if (!res->code)
+            expect_rv(w->c, w->key, res->obj);
+    }
     if (res->code && res->code != TS_EEXIST) {
         ts_log_info("controller", "job=%s write failed: %s", w->key, res->err.msg);
         if (w->create &&
@@ -274,6 +329,8 @@ static void execute(struct ts_ctl *c, const char *key, const cJSON *job,
         r.body = p->job;
         w->then = status;
         w->then_body = status_body;
+        w->job = 1;
+        count_job_write(c, key, +1);
         status = NULL;
         status_body = NULL;
         send(w, &r);
@@ -344,9 +401,22 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
         ts__ctl_reconcile_finalizer(c, key);
         return;
     }
+    if (ts_hmap_get(&c->job_writes, key)) {
+        /* our last write of this job is still in flight: a plan made now
+         * would see the job as it was (a stop already sent would look
+         * undone, a start not yet landed would look absent) */
+        ts_workqueue_add_after(q, key, 20 * 1000 * 1000, ts_loop_now(c->loop));
+        ts_workqueue_done(q, key);
+        return;
+    }
     memset(&fl, 0, sizeof(fl));
     fl.c = c;
     job = job_of_key(c, key, &k);
+    if (job && cache_behind(c, key, job)) { /* the watch brings our write soon */
+        ts_workqueue_add_after(q, key, 20 * 1000 * 1000, ts_loop_now(c->loop));
+        ts_workqueue_done(q, key);
+        return;
+    }
     if (!job || !c->synced) { /* deleted (its Workload goes by GC), or too early */
         if (job)
             ts_workqueue_add_after(q, key, 100 * 1000 * 1000, ts_loop_now(c->loop));

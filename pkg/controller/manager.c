@@ -204,6 +204,11 @@ void ts_ctl_free(struct ts_ctl *c)
         while (ts_hmap_next(&c->status_inflight, &it, &k, &v))
             free(v);
         ts_hmap_release(&c->status_inflight);
+        ts_hmap_release(&c->job_writes); /* values are counts, not pointers */
+        it = 0;
+        while (ts_hmap_next(&c->job_expect, &it, &k, &v))
+            free(v);
+        ts_hmap_release(&c->job_expect);
     }
     ts_engine_free(c->engine);
     ts_loop_free(c->loop);

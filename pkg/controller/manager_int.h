@@ -48,6 +48,11 @@ struct ts__ctl_feed {
     enum ts__ctl_inf which;
 };
 
+struct ts__ctl_expect {
+    int64_t rv;       /* the resourceVersion our write produced */
+    int64_t deadline; /* loop time after which the cache is trusted anyway */
+};
+
 struct ts_ctl {
     struct ts_ctl_opts opts;
     struct ts_kubeconfig kc;
@@ -68,6 +73,12 @@ struct ts_ctl {
     /* queue status writes not yet answered, "resource/ns/name" -> owned
      * struct (sched.c): at most one per queue in flight */
     struct ts_hmap status_inflight;
+    /* Job keys with a job write in flight -> count (boxed as a pointer):
+     * their reconcile waits, the cache may not show the write yet. */
+    struct ts_hmap job_writes;
+    /* Job keys whose last write landed -> struct ts__ctl_expect: their
+     * reconcile waits until the cache shows that resourceVersion. */
+    struct ts_hmap job_expect;
     struct ts_metrics_registry *registry;
     struct ts_kmetrics *metrics;
     struct ts_metrics_server *metrics_server;
