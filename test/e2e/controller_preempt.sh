@@ -41,8 +41,12 @@ check "low1 still running" unsuspended low1
 out=$(K get events -n team-a 2>&1)
 check "Preempted event" contains "$out" "Preempted"
 
+# counted when the victim's status write lands, which may follow the checks above
+preempted_metric() {
+    metrics | grep -qF 'kueue_preempted_workloads_total{preempting_cluster_queue="cq",reason="InClusterQueue",replica_role="standalone"} 1'
+}
+wait_for "metric preempted_workloads_total" preempted_metric
 out=$(metrics)
-check "metric preempted_workloads_total" contains "$out" 'kueue_preempted_workloads_total{preempting_cluster_queue="cq",reason="InClusterQueue",replica_role="standalone"} 1'
 check "metric evicted_workloads_total" contains "$out" "kueue_evicted_workloads_total{cluster_queue=\"cq\",priority_class=\"low\",reason=\"Preempted\""
 
 # low2 waits for quota again; finishing high lets it back in

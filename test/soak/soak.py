@@ -286,7 +286,7 @@ class Soak:
         spec = {"cohortName": "pool", "namespaceSelector": {},
                 "queueingStrategy": "BestEffortFIFO",
                 "resourceGroups": [{"coveredResources": ["cpu", "memory"], "flavors": flavors}]}
-        if cq != "cq-a":  # the others preempt: eviction paths under faults and kills too
+        if cq != "cq-a" and self.a.preemption:  # eviction under faults and kills too
             spec["preemption"] = {"withinClusterQueue": "LowerPriority",
                                   "reclaimWithinCohort": "Any"}
         return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue",
@@ -686,6 +686,8 @@ def main():
                    help="seconds the controller may take to see a quota edit")
     p.add_argument("--grace", type=float, default=15)
     p.add_argument("--quiesce-every", type=int, default=100)
+    p.add_argument("--preemption", action="store_true",
+                   help="cq-b and cq-c preempt (LowerPriority, reclaim Any); see docs/reliability.md")
     p.add_argument("--quiesce-timeout", type=float, default=30)
     a = p.parse_args()
     os.makedirs(a.dir, exist_ok=True)
