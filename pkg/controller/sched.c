@@ -197,21 +197,13 @@ static void write_victims(struct ts_ctl *c, const struct ts_decision *d, ts_time
 static void pods_ready_at_admission(const struct ts_ctl *c, struct ts_workload *wl, ts_time now)
 {
     const struct ts_owner_ref *o = ts_object_meta_controller(&wl->meta);
-    cJSON *job;
-    int managed;
 
-    if (!c->opts.config.wait_for_pods_ready || !o || !o->api_version || !o->kind ||
+    if (!c->opts.config.wait_for_pods_ready || !o || !o->kind || !ts_jobkind_by_kind(o->kind) ||
         ts_conditions_find(&wl->status.conditions, TS_WL_COND_PODS_READY))
         return;
-    job = cJSON_CreateObject();
-    cJSON_AddStringToObject(job, "apiVersion", o->api_version);
-    cJSON_AddStringToObject(job, "kind", o->kind);
-    managed = ts_jobkind_of(job) != NULL;
-    cJSON_Delete(job);
-    if (managed)
-        ts_conditions_set(&wl->status.conditions, TS_WL_COND_PODS_READY, "False",
-                          TS_WL_REASON_WAIT_FOR_START, TS_WL_MSG_WAIT_FOR_START,
-                          wl->meta.generation, now);
+    ts_conditions_set(&wl->status.conditions, TS_WL_COND_PODS_READY, "False",
+                      TS_WL_REASON_WAIT_FOR_START, TS_WL_MSG_WAIT_FOR_START, wl->meta.generation,
+                      now);
 }
 
 static void write_decision(struct ts_ctl *c, const struct ts_decision *d, ts_time now)
