@@ -152,6 +152,7 @@ struct ts_ctl *ts_ctl_new(const struct ts_ctl_opts *o, struct ts_err *err)
         ts_err_set(err, TS_EIO, "cannot create the event loop");
         goto fail;
     }
+    ts__ctl_tell_init(c);
     co.qps = o->config.qps;
     co.burst = o->config.burst;
     c->client = ts_kube_client_new(c->loop, &c->kc, &co, err);
@@ -210,6 +211,7 @@ void ts_ctl_free(struct ts_ctl *c)
             free(v);
         ts_hmap_release(&c->job_expect);
     }
+    ts__ctl_tell_release(c);
     ts_engine_free(c->engine);
     ts_loop_free(c->loop);
     ts_kubeconfig_release(&c->kc);

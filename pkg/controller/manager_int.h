@@ -15,6 +15,7 @@
 #include "kube/kubeconfig.h"
 #include "kube/leader.h"
 #include "kube/loop.h"
+#include "kube/ratelimit.h"
 #include "kube/workqueue.h"
 #include "metrics/kueue.h"
 #include "metrics/server.h"
@@ -79,6 +80,12 @@ struct ts_ctl {
     /* Job keys whose last write landed -> struct ts__ctl_expect: their
      * reconcile waits until the cache shows that resourceVersion. */
     struct ts_hmap job_expect;
+    /* Pending reasons to write (tell.c): "ns/name" -> owned struct
+     * ts__ctl_tell, queued in one of two lists sorted by due time (0:
+     * first tell, 1: refresh) or in flight. */
+    struct ts_hmap tells;
+    struct ts__ctl_tell *tell_due[2], *tell_last[2];
+    struct ts_ratelimit tell_rl;
     struct ts_metrics_registry *registry;
     struct ts_kmetrics *metrics;
     struct ts_metrics_server *metrics_server;
@@ -102,10 +109,36 @@ void ts__ctl_kick(struct ts_ctl *c);
 
 /* sched.c */
 void ts__ctl_cycle(struct ts_loop *loop, void *data);
+/* The cached Workload ns/name, typed: 0, or TS_ENOTFOUND or a decode
+ * error.  Ownership: the caller releases *wl (ts_workload_release()). */
+int ts__ctl_cached_workload(struct ts_ctl *c, const char *ns, const char *name,
+                            struct ts_workload *wl);
+/* PUTs wl's status; `why` is the decision (or NULL for a victim), `target`
+ * the victim's entry and `preemptor` its preemptor's queue.  The answer
+ * confirms or forgets an admission, and reports a PENDING write to
+ * ts__ctl_tell_done(). */
+void ts__ctl_put_status(struct ts_ctl *c, const struct ts_workload *wl, enum ts_decision_kind kind,
+                        const struct ts_decision *why, const struct ts_decision_target *target,
+                        const char *preemptor);
 /* Whether Kueue's local_queue_* series are kept for LocalQueue ns/name:
  * metrics.localQueueMetrics.enable and its selector on the LQ's labels. */
 int ts__ctl_lq_metrics(struct ts_ctl *c, const char *ns, const char *name);
 void ts__ctl_queue_status(struct ts_loop *loop, void *data);
+
+/* Writes that only inform (pending reasons, queue status) go out while
+ * this much of the client's burst is left for the writes that decide
+ * (admissions, evictions, jobs): see ts_kube_client_spare(). */
+#define TS__CTL_SPARE 0.5
+
+/* tell.c: pending reasons, written late and coalesced (see there). */
+void ts__ctl_tell_init(struct ts_ctl *c);
+void ts__ctl_tell_release(struct ts_ctl *c);
+/* The engine has a (new) pending verdict for ns/name. */
+void ts__ctl_tell(struct ts_ctl *c, const char *ns, const char *name, ts_time now);
+/* A pending-reason write of ns/name was answered (ok: it landed). */
+void ts__ctl_tell_done(struct ts_ctl *c, const char *ns, const char *name, int ok, ts_time now);
+/* Writes the verdicts that are due, while the budget allows. */
+void ts__ctl_tell_flush(struct ts_ctl *c, ts_time now);
 
 /* jobs.c */
 void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data);

@@ -90,13 +90,13 @@ static void written(struct ts_kube_client *kc, struct ts_kube_result *res, void 
 
     (void)kc;
     c->inflight--;
+    if (w->kind != TS_DECISION_ADMIT && !w->victim)
+        ts__ctl_tell_done(c, w->ns, w->name, !res->code, ts__ctl_now(c));
     if (res->code) {
         ts_log_info("controller", "workload=%s/%s status write failed: %s", w->ns, w->name,
                     res->err.msg);
         if (w->kind == TS_DECISION_ADMIT && !w->victim)
             ts_engine_admit_forget(c->engine, w->ns, w->name);
-        else if (!w->victim)
-            ts_engine_forget_verdict(c->engine, w->ns, w->name);
         ts__ctl_kick(c);
     } else {
         if (w->kind == TS_DECISION_ADMIT && !w->victim)
@@ -111,8 +111,8 @@ static void written(struct ts_kube_client *kc, struct ts_kube_result *res, void 
     free(w);
 }
 
-/* The cached Workload, typed.  Returns 0 when found and decodable. */
-static int cached(struct ts_ctl *c, const char *ns, const char *name, struct ts_workload *wl)
+int ts__ctl_cached_workload(struct ts_ctl *c, const char *ns, const char *name,
+                            struct ts_workload *wl)
 {
     const cJSON *obj = ts_informer_get_ns(c->inf[TS__CTL_WL], ns, name);
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
@@ -134,11 +134,9 @@ static char *dup_or_null(const char *s)
     return s ? ts_xstrdup(s) : NULL;
 }
 
-/* Writes wl's status; `why` is the decision (or NULL for a victim),
- * `target` the victim's entry and `preemptor` its preemptor's queue. */
-static void put_status(struct ts_ctl *c, const struct ts_workload *wl, enum ts_decision_kind kind,
-                       const struct ts_decision *why, const struct ts_decision_target *target,
-                       const char *preemptor)
+void ts__ctl_put_status(struct ts_ctl *c, const struct ts_workload *wl, enum ts_decision_kind kind,
+                        const struct ts_decision *why, const struct ts_decision_target *target,
+                        const char *preemptor)
 {
     cJSON *body = ts_workload_encode(wl);
     struct write *w = ts_xcalloc(1, sizeof(*w));
@@ -181,10 +179,10 @@ static void write_victims(struct ts_ctl *c, const struct ts_decision *d, ts_time
     for (size_t t = 0; t < d->n_targets; t++) {
         struct ts_workload v;
 
-        if (cached(c, d->targets[t].ns, d->targets[t].name, &v))
+        if (ts__ctl_cached_workload(c, d->targets[t].ns, d->targets[t].name, &v))
             continue;
         ts_apply_preempted(&v, &d->targets[t], now);
-        put_status(c, &v, TS_DECISION_PREEMPT, NULL, &d->targets[t], d->cluster_queue);
+        ts__ctl_put_status(c, &v, TS_DECISION_PREEMPT, NULL, &d->targets[t], d->cluster_queue);
         ts_workload_release(&v);
     }
 }
@@ -206,20 +204,23 @@ static void pods_ready_at_admission(const struct ts_ctl *c, struct ts_workload *
                       now);
 }
 
+/* An admission is written at once; a pending verdict (a preemptor's
+ * too) is told later by tell.c; victims are evicted at once. */
 static void write_decision(struct ts_ctl *c, const struct ts_decision *d, ts_time now)
 {
     struct ts_workload wl;
 
-    if (cached(c, d->ns, d->name, &wl)) {
-        if (d->kind == TS_DECISION_ADMIT) /* gone meanwhile: give the quota back */
-            ts_engine_admit_forget(c->engine, d->ns, d->name);
+    if (d->kind != TS_DECISION_ADMIT) {
+        ts__ctl_tell(c, d->ns, d->name, now);
+    } else if (ts__ctl_cached_workload(c, d->ns, d->name, &wl)) {
+        ts_engine_admit_forget(c->engine, d->ns, d->name); /* gone meanwhile: give it back */
         return;
-    }
-    ts_apply_decision(&wl, d, now);
-    if (d->kind == TS_DECISION_ADMIT)
+    } else {
+        ts_apply_decision(&wl, d, now);
         pods_ready_at_admission(c, &wl, now);
-    put_status(c, &wl, d->kind, d, NULL, NULL);
-    ts_workload_release(&wl);
+        ts__ctl_put_status(c, &wl, d->kind, d, NULL, NULL);
+        ts_workload_release(&wl);
+    }
     write_victims(c, d, now);
 }
 
@@ -245,7 +246,10 @@ void ts__ctl_cycle(struct ts_loop *loop, void *data)
     if (!c->synced && !(c->synced = all_synced(c)))
         return; /* never decide on a partial view of the cluster */
     __atomic_store_n(&c->ready, 1, __ATOMIC_RELEASE);
-    if (!c->dirty || c->stopping || (c->leader && !ts_leader_is_leader(c->leader)))
+    if (c->stopping || (c->leader && !ts_leader_is_leader(c->leader)))
+        return;
+    ts__ctl_tell_flush(c, now);
+    if (!c->dirty)
         return;
     c->dirty = 0;
     ts_cycle_init(&cy);
@@ -298,8 +302,8 @@ static void write_if_changed(struct ts_ctl *c, const struct ts_kube_resource *re
         return;
     snprintf(key, sizeof(key), "%s/%s/%s", res->resource, ns ? ns : "",
              ts_json_get_string(obj, "metadata.name"));
-    if (ts_hmap_get(&c->status_inflight, key))
-        return;
+    if (ts_hmap_get(&c->status_inflight, key) || !ts_kube_client_spare(c->client, TS__CTL_SPARE))
+        return; /* next period: a queue's status only informs, like a pending reason */
     w = ts_xmalloc(sizeof(*w) + strlen(key) + 1);
     w->c = c;
     memcpy(w->key, key, strlen(key) + 1);

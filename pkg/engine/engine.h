@@ -185,10 +185,13 @@ size_t ts_engine_cycle(struct ts_engine *e, ts_time now, struct ts_cycle *out);
 void ts_engine_admit_confirm(struct ts_engine *e, const char *ns, const char *name);
 void ts_engine_admit_forget(struct ts_engine *e, const char *ns, const char *name);
 
-/* Forgets the pending verdict recorded for a workload, so the next cycle
- * that looks at it emits its reason and message again (the controller
- * calls this when writing that status failed). */
-void ts_engine_forget_verdict(struct ts_engine *e, const char *ns, const char *name);
+/* The latest pending verdict (QuotaReserved=False reason and message) of a
+ * workload that is still pending: 0 and *reason, *message set, or
+ * TS_ENOTFOUND (unknown, admitted, or no verdict yet).  The strings are
+ * the engine's, valid until the next call that changes the engine: the
+ * controller writes a verdict late (coalesced) and asks for it then. */
+int ts_engine_verdict(const struct ts_engine *e, const char *ns, const char *name,
+                      const char **reason, const char **message);
 
 /* An evicted workload's job has stopped: its quota is released and it is
  * queued again (what ts_engine_put_workload() does when the workload's

@@ -99,6 +99,11 @@ struct ts__eng_blocked {
     char *message;
 };
 
+struct ts__eng_members {
+    struct ts__eng_wl **items;
+    size_t n, cap;
+};
+
 struct ts__eng_lq {
     char *key; /* ns/name */
     char *cq_name;
@@ -136,6 +141,7 @@ struct ts__eng_wl {
     char *name;
     char *uid;
     char *lq_name;
+    size_t lq_pos; /* index in its by_lq members */
     int32_t priority;
     uint64_t shape; /* hash of everything that decides fit: requests, placement, priority */
     ts_time created;
@@ -161,16 +167,24 @@ struct ts__eng_wl {
     char *last_message;
 };
 
+/* The workloads naming LocalQueue ns/name, or NULL when none does. */
+const struct ts__eng_members *ts__eng_lq_members(const struct ts_engine *e, const char *ns,
+                                                 const char *name);
+
 struct ts_engine {
     struct ts_engine_config config;
-    struct ts_hmap flavors;      /* name -> ts__eng_flavor */
-    struct ts_hmap cqs;          /* name -> ts__eng_cq */
-    struct ts_hmap cohorts;      /* name -> ts__eng_cohort */
-    struct ts_hmap lqs;          /* ns/name -> ts__eng_lq */
-    struct ts_hmap namespaces;   /* name -> struct ts_strmap */
-    struct ts_hmap wpcs;         /* name -> int32 (boxed) */
-    struct ts_hmap pcs;          /* name -> int32 (boxed) */
-    struct ts_hmap workloads;    /* ns/name -> ts__eng_wl */
+    struct ts_hmap flavors;    /* name -> ts__eng_flavor */
+    struct ts_hmap cqs;        /* name -> ts__eng_cq */
+    struct ts_hmap cohorts;    /* name -> ts__eng_cohort */
+    struct ts_hmap lqs;        /* ns/name -> ts__eng_lq */
+    struct ts_hmap namespaces; /* name -> struct ts_strmap */
+    struct ts_hmap wpcs;       /* name -> int32 (boxed) */
+    struct ts_hmap pcs;        /* name -> int32 (boxed) */
+    struct ts_hmap workloads;  /* ns/name -> ts__eng_wl */
+    /* "ns/queueName" -> struct ts__eng_members: the workloads naming each
+     * LocalQueue (whether it exists or not), so a LocalQueue's status
+     * costs its own workloads, not all of them */
+    struct ts_hmap by_lq;
     struct ts_hmap resource_ids; /* resource name -> id + 1 */
     char **resource_names;
     size_t n_resources, cap_resources;

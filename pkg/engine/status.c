@@ -133,16 +133,13 @@ int ts_engine_cohort_status(const struct ts_engine *e, const char *name,
 void ts_engine_lq_pending(const struct ts_engine *e, const char *ns, const char *name,
                           size_t *active, size_t *inadmissible)
 {
-    size_t it = 0;
-    const char *k;
-    void *v;
+    const struct ts__eng_members *m = ts__eng_lq_members(e, ns, name);
 
     *active = *inadmissible = 0;
-    while (ts_hmap_next(&e->workloads, &it, &k, &v)) {
-        const struct ts__eng_wl *wl = v;
+    for (size_t i = 0; m && i < m->n; i++) {
+        const struct ts__eng_wl *wl = m->items[i];
 
-        if (wl->state != TS__ENG_WL_PENDING || !wl->lq_name || strcmp(wl->lq_name, name) ||
-            strcmp(wl->ns, ns))
+        if (wl->state != TS__ENG_WL_PENDING)
             continue;
         if (wl->inadmissible)
             ++*inadmissible;
@@ -156,16 +153,12 @@ void ts_engine_lq_pending(const struct ts_engine *e, const char *ns, const char 
 static void lq_scan(const struct ts_engine *e, const char *ns, const char *name, int64_t *reserved,
                     int64_t *admitted, struct ts_local_queue_status *st)
 {
-    size_t it = 0;
-    const char *k;
-    void *v;
+    const struct ts__eng_members *m = ts__eng_lq_members(e, ns, name);
 
-    while (ts_hmap_next(&e->workloads, &it, &k, &v)) {
-        const struct ts__eng_wl *wl = v;
+    for (size_t i = 0; m && i < m->n; i++) {
+        const struct ts__eng_wl *wl = m->items[i];
         int holds = wl->state == TS__ENG_WL_ASSUMED || wl->state == TS__ENG_WL_ADMITTED;
 
-        if (!wl->lq_name || strcmp(wl->lq_name, name) || strcmp(wl->ns, ns))
-            continue;
         if (wl->state == TS__ENG_WL_PENDING)
             st->pending_workloads++;
         if (!holds || !wl->admission)

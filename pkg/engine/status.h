@@ -38,13 +38,13 @@ int ts_engine_cohort_status(const struct ts_engine *e, const char *cohort,
  * its ClusterQueue's flavors and resources) and the Active condition
  * (True/Ready "Can submit new workloads to localQueue"; False/Stopped;
  * False/ClusterQueueDoesNotExist or ClusterQueueIsInactive "Can't submit
- * new workloads to clusterQueue").  O(workloads).  Returns TS_ENOTFOUND
+ * new workloads to clusterQueue").  O(its workloads).  Returns TS_ENOTFOUND
  * for unknown queues. */
 int ts_engine_lq_status(const struct ts_engine *e, const char *ns, const char *name, ts_time now,
                         struct ts_local_queue_status *st);
 
 /* Pending workloads of a LocalQueue split as ts_engine_cq_pending() does
- * (Kueue's local_queue_pending_workloads).  O(workloads). */
+ * (Kueue's local_queue_pending_workloads).  O(its workloads). */
 void ts_engine_lq_pending(const struct ts_engine *e, const char *ns, const char *name,
                           size_t *active, size_t *inadmissible);
 

@@ -41,8 +41,62 @@ static void podsets_free(struct ts__eng_wl *wl)
     wl->n_podsets = 0;
 }
 
-static void wl_clear(struct ts__eng_wl *wl)
+static void members_key(char *key, size_t len, const struct ts__eng_wl *wl)
 {
+    snprintf(key, len, "%s/%s", wl->ns, wl->lq_name);
+}
+
+static void members_add(struct ts_engine *e, struct ts__eng_wl *wl)
+{
+    struct ts__eng_members *m;
+    char key[512];
+
+    if (!wl->lq_name)
+        return;
+    members_key(key, sizeof(key), wl);
+    if (!(m = ts_hmap_get(&e->by_lq, key))) {
+        m = ts_xcalloc(1, sizeof(*m));
+        ts_hmap_put(&e->by_lq, key, m);
+    }
+    if (m->n == m->cap) {
+        m->cap = m->cap ? 2 * m->cap : 8;
+        m->items = ts_xrealloc(m->items, m->cap * sizeof(*m->items));
+    }
+    wl->lq_pos = m->n;
+    m->items[m->n++] = wl;
+}
+
+static void members_del(struct ts_engine *e, struct ts__eng_wl *wl)
+{
+    struct ts__eng_members *m;
+    char key[512];
+
+    if (!wl->lq_name)
+        return;
+    members_key(key, sizeof(key), wl);
+    if (!(m = ts_hmap_get(&e->by_lq, key)))
+        return;
+    m->items[wl->lq_pos] = m->items[--m->n];
+    m->items[wl->lq_pos]->lq_pos = wl->lq_pos;
+    if (!m->n) {
+        ts_hmap_del(&e->by_lq, key);
+        free(m->items);
+        free(m);
+    }
+}
+
+const struct ts__eng_members *ts__eng_lq_members(const struct ts_engine *e, const char *ns,
+                                                 const char *name)
+{
+    char key[512];
+
+    snprintf(key, sizeof(key), "%s/%s", ns, name);
+    return ts_hmap_get(&e->by_lq, key);
+}
+
+static void wl_clear(struct ts_engine *e, struct ts__eng_wl *wl)
+{
+    members_del(e, wl);
     ts__eng_psa_free(wl->admission, wl->n_podsets); /* sized by the pod sets: first */
     wl->admission = NULL;
     podsets_free(wl);
@@ -54,9 +108,9 @@ static void wl_clear(struct ts__eng_wl *wl)
     wl->uid = wl->lq_name = wl->admission_cq = wl->job_uid = wl->limits_message = NULL;
 }
 
-static void wl_free(struct ts__eng_wl *wl)
+static void wl_free(struct ts_engine *e, struct ts__eng_wl *wl)
 {
-    wl_clear(wl);
+    wl_clear(e, wl);
     free(wl->key);
     free(wl->ns);
     free(wl->name);
@@ -424,6 +478,7 @@ static int fill(struct ts_engine *e, struct ts__eng_wl *wl, const struct ts_work
     wl->reserved_at = qr ? qr->last_transition_time : 0;
     wl->pods_ready = pr && pr->status && !strcmp(pr->status, "True");
     wl->lq_name = src->spec.queue_name ? ts_xstrdup(src->spec.queue_name) : NULL;
+    members_add(e, wl);
     wl->priority = resolve_priority(e, src);
     wl->created = src->meta.creation_timestamp;
     wl->queue_ts = queue_order_ts(src);
@@ -496,7 +551,7 @@ int ts_engine_put_workload(struct ts_engine *e, const struct ts_workload *src, t
         return 0;
     if (wl) {
         freed = wl_detach(e, wl);
-        wl_clear(wl);
+        wl_clear(e, wl);
     } else {
         wl = ts_xcalloc(1, sizeof(*wl));
         wl->key = ts_xstrdup(key);
@@ -532,7 +587,7 @@ void ts_engine_delete_workload(struct ts_engine *e, const char *ns, const char *
     if (!wl)
         return;
     freed = wl_detach(e, wl);
-    wl_free(wl);
+    wl_free(e, wl);
     if (freed)
         ts__eng_requeue_tree(e, freed);
 }
@@ -566,17 +621,16 @@ void ts_engine_admit_forget(struct ts_engine *e, const char *ns, const char *nam
         release(e, wl);
 }
 
-void ts_engine_forget_verdict(struct ts_engine *e, const char *ns, const char *name)
+int ts_engine_verdict(const struct ts_engine *e, const char *ns, const char *name,
+                      const char **reason, const char **message)
 {
-    struct ts__eng_wl *wl = find(e, ns, name);
+    const struct ts__eng_wl *wl = find(e, ns, name);
 
-    if (!wl)
-        return;
-    free(wl->last_reason);
-    free(wl->last_message);
-    wl->last_reason = wl->last_message = NULL;
-    if (wl->state == TS__ENG_WL_PENDING && !wl->cq)
-        mark_dirty(e, wl); /* an orphan is re-evaluated only when dirty */
+    if (!wl || wl->state != TS__ENG_WL_PENDING || !wl->last_reason)
+        return TS_ENOTFOUND;
+    *reason = wl->last_reason;
+    *message = wl->last_message ? wl->last_message : "";
+    return 0;
 }
 
 void ts_engine_release(struct ts_engine *e, const char *ns, const char *name)
@@ -613,9 +667,10 @@ void ts__eng_free_workloads(struct ts_engine *e)
         struct ts__eng_wl *wl = v;
 
         unqueue(wl);
-        wl_free(wl);
+        wl_free(e, wl);
     }
     ts_hmap_release(&e->workloads);
+    ts_hmap_release(&e->by_lq); /* emptied by wl_free() */
     free(e->dirty);
     e->dirty = NULL;
     e->n_dirty = e->cap_dirty = 0;

@@ -128,6 +128,19 @@ void ts_kube_client_set_gate(struct ts_kube_client *c, ts_kube_gate_fn fn, void 
     c->gate_data = data;
 }
 
+int ts_kube_client_spare(struct ts_kube_client *c, double fraction)
+{
+    int64_t now = ts_loop_now(c->loop);
+    double need = fraction * c->rl.burst;
+
+    if (c->rl.qps <= 0)
+        return 1;
+    /* the queue is FIFO in token order: if its last call may go now, no
+     * call waits for a token */
+    return (!c->qtail || c->qtail->ready_at <= now) &&
+           ts_ratelimit_has(&c->rl, now, need < 1 ? 1 : need);
+}
+
 void ts_kube_client_stats(const struct ts_kube_client *c, struct ts_kube_stats *out)
 {
     *out = c->stats;

@@ -175,6 +175,13 @@ const struct ts_kubeconfig *ts_kube_client_config(const struct ts_kube_client *c
 /* Installs the write gate (NULL removes it). */
 void ts_kube_client_set_gate(struct ts_kube_client *c, ts_kube_gate_fn fn, void *data);
 
+/* Whether a request submitted now would go out at once and leave at
+ * least `fraction` of the burst in the bucket: no request waits for a
+ * token.  Writes that only inform (pending reasons) go out when this
+ * holds, so they never delay the writes that decide (admissions,
+ * evictions).  Always 1 without a rate limit. */
+int ts_kube_client_spare(struct ts_kube_client *c, double fraction);
+
 /* Counters since creation. */
 void ts_kube_client_stats(const struct ts_kube_client *c, struct ts_kube_stats *out);
 

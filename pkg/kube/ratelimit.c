@@ -47,6 +47,14 @@ int ts_ratelimit_try(struct ts_ratelimit *rl, int64_t now)
     return 1;
 }
 
+int ts_ratelimit_has(struct ts_ratelimit *rl, int64_t now, double n)
+{
+    if (rl->qps <= 0)
+        return 1;
+    refill(rl, now);
+    return rl->tokens >= n;
+}
+
 void ts_ratelimit_cancel(struct ts_ratelimit *rl)
 {
     if (rl->qps > 0 && rl->tokens + 1 <= rl->burst)

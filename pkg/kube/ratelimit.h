@@ -37,6 +37,9 @@ int64_t ts_ratelimit_reserve(struct ts_ratelimit *rl, int64_t now);
 /* Takes a token only if one is available now; returns 1 if taken. */
 int ts_ratelimit_try(struct ts_ratelimit *rl, int64_t now);
 
+/* Whether at least n tokens are in the bucket now (always, unlimited). */
+int ts_ratelimit_has(struct ts_ratelimit *rl, int64_t now, double n);
+
 /* Gives back a token taken by ts_ratelimit_reserve() that was not used
  * (a cancelled request). */
 void ts_ratelimit_cancel(struct ts_ratelimit *rl);

@@ -109,12 +109,48 @@ static void test_backoff(void **state)
     }
 }
 
+/* ts_ratelimit_has() looks without taking: informing writes wait until
+ * the bucket holds what the deciding writes may need (pkg/controller). */
+static void test_bucket_has(void **state)
+{
+    static const struct {
+        double qps;
+        int burst;
+        int taken;     /* reserved at t0 */
+        int64_t later; /* asked at t0 + later */
+        double n;
+        int want;
+    } cases[] = {
+        {50, 100, 0, 0, 50, 1},         /* full bucket */
+        {50, 100, 60, 0, 50, 0},        /* 40 left */
+        {50, 100, 60, 200 * MS, 50, 1}, /* 10 came back */
+        {50, 100, 110, 0, 1, 0},        /* promised beyond the bucket */
+        {50, 100, 110, SEC, 1, 1},      /* ...until they refill */
+        {-1, 0, 1000, 0, 1e9, 1},       /* unlimited */
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct ts_ratelimit rl;
+
+        ts_ratelimit_init(&rl, cases[i].qps, cases[i].burst, 0);
+        for (int t = 0; t < cases[i].taken; t++)
+            ts_ratelimit_reserve(&rl, 0);
+        if (ts_ratelimit_has(&rl, cases[i].later, cases[i].n) != cases[i].want)
+            fail_msg("case %zu: has(%g) != %d", i, cases[i].n, cases[i].want);
+        /* looking takes nothing */
+        if (ts_ratelimit_has(&rl, cases[i].later, cases[i].n) != cases[i].want)
+            fail_msg("case %zu: a second look differs", i);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bucket_kueue_defaults),
         cmocka_unit_test(test_bucket_throughput_over_time),
         cmocka_unit_test(test_bucket_try_cancel_unlimited),
+        cmocka_unit_test(test_bucket_has),
         cmocka_unit_test(test_backoff),
     };
 
