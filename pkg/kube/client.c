@@ -154,6 +154,12 @@ static void unqueue(struct ts_kube_call *call)
     struct ts_kube_client *c = call->c;
     struct ts_kube_call **pp = &c->qhead, *prev = NULL;
 
+    /* only a call cancelled while it waits for a token is in the queue:
+     * walking it for every finished call was O(queue) per request, most
+     * of the controller's CPU behind a deep Event queue */
+    if (!call->queued)
+        return;
+    call->queued = 0;
     while (*pp && *pp != call) {
         prev = *pp;
         pp = &(*pp)->qnext;
@@ -209,6 +215,7 @@ static void on_queue(struct ts_loop *loop, void *data)
         if (!c->qhead)
             c->qtail = NULL;
         call->qnext = NULL;
+        call->queued = 0;
         c->stats.throttled_ns += now - call->queued_at;
         start(call);
     }
@@ -233,6 +240,7 @@ static void enqueue(struct ts_kube_call *call)
         c->stats.throttled++;
     call->queued_at = now;
     call->ready_at = now + wait;
+    call->queued = 1;
     if (c->qtail)
         c->qtail->qnext = call;
     else

@@ -35,6 +35,7 @@ struct ts_kube_call {
     struct ts_kube_client *c;
     struct ts_kube_call *prev, *next; /* c->all */
     struct ts_kube_call *qnext;
+    int queued; /* in the rate limiter's queue (qhead..qtail) */
     enum ts_kube_verb verb;
     unsigned flags;
     const char *method, *content_type;

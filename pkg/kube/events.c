@@ -16,7 +16,12 @@
 #include "util/log.h"
 #include "util/time.h"
 
-#define CACHE_MAX  4096
+#define CACHE_MAX 4096
+/* Events waiting for the recorder's client: beyond this, new ones are
+ * dropped, as client-go's broadcaster drops past its 1000-event queue.
+ * Unbounded, a controller admitting faster than its Event budget queued
+ * ~10,000 Events (memory, and CPU: every new one scanned them all). */
+#define QUEUED_MAX 1000
 #define SPAM_BURST 25
 #define SPAM_QPS   (1.0 / 300)
 
@@ -35,6 +40,7 @@ struct ts_recorder {
     struct ts_hmap aggs; /* key -> struct agg * */
     struct ts_hmap spam; /* object key -> struct ts_ratelimit * */
     uint64_t seq;
+    size_t queued; /* aggregates with a create or patch in flight */
     struct ts_recorder_stats st;
 };
 
@@ -51,6 +57,8 @@ struct ts_recorder *ts_recorder_new(struct ts_kube_client *c, const char *compon
 
 static void agg_free(struct agg *a)
 {
+    if (a->call)
+        a->r->queued--;
     ts_kube_cancel(a->call);
     free(a->key);
     free(a->name);
@@ -102,6 +110,7 @@ static void on_patched(struct ts_kube_client *c, struct ts_kube_result *res, voi
 
     (void)c;
     a->call = NULL;
+    a->r->queued--;
     if (res->code == TS_ENOTFOUND) { /* the Event expired: create it again */
         submit_create(a);
         return;
@@ -122,6 +131,7 @@ static void on_created(struct ts_kube_client *c, struct ts_kube_result *res, voi
 
     (void)c;
     a->call = NULL;
+    a->r->queued--;
     if (res->code) {
         a->r->st.failed++;
         ts_log_debug("events", "create event %s/%s: %s", a->ns, a->name, res->err.msg);
@@ -152,6 +162,8 @@ static void submit_create(struct agg *a)
     a->pending = 0;
     if (ts_kube_submit(a->r->c, &q, on_created, a, &a->call, &e))
         ts_log_debug("events", "create event: %s", e.msg);
+    else
+        a->r->queued++;
 }
 
 static void submit_patch(struct agg *a)
@@ -172,6 +184,8 @@ static void submit_patch(struct agg *a)
     a->pending = 0;
     if (ts_kube_submit(a->r->c, &q, on_patched, a, &a->call, &e))
         ts_log_debug("events", "patch event: %s", e.msg);
+    else
+        a->r->queued++;
     cJSON_Delete(p);
 }
 
@@ -307,11 +321,16 @@ void ts_recorder_event(struct ts_recorder *r, const cJSON *obj, const char *type
         r->st.dropped++;
     } else {
         ts_buf_addf(&key, "\x1f%s\x1f%s\x1f%s", type, reason, msg.ptr);
-        if ((a = ts_hmap_get(&r->aggs, key.ptr))) {
+        a = ts_hmap_get(&r->aggs, key.ptr);
+        if (a && a->call) { /* folded into the patch after the call in flight */
             a->count++;
             a->pending = 1;
-            if (!a->call)
-                submit_patch(a);
+        } else if (r->queued >= QUEUED_MAX) {
+            r->st.dropped++;
+        } else if (a) {
+            a->count++;
+            a->pending = 1;
+            submit_patch(a);
         } else {
             a = new_agg(r, key.ptr, obj, msg.ptr);
             a->count = 1;

@@ -11,7 +11,9 @@
  * Repeats arriving while the first create is still in flight are folded
  * into one patch when it completes.  A repeat whose Event has expired on
  * the server (404 on patch) is created anew.  Recording never blocks and
- * never fails the caller: write errors are logged at debug level.
+ * never fails the caller: write errors are logged at debug level.  With
+ * 1000 Events waiting for the client's budget, new ones are dropped
+ * (counted in stats.dropped), as client-go's broadcaster drops them.
  * (client-go's "combined from similar events" grouping of events that
  * differ only in their message is not done.)
  *

@@ -1026,6 +1026,40 @@ static void test_event_aggregation(void **state)
     ts_recorder_free(rec);
 }
 
+/* Behind a client budget the recorder keeps at most 1000 Events waiting
+ * and drops the rest (client-go's broadcaster does too); the client's
+ * queue never walks itself per request (the controller's CPU at 50 QPS). */
+static void test_event_queue_bounded(void **state)
+{
+    struct ts_err e = {0};
+    struct ts_kube_client *slow = ts_kube_client_new(
+        loop, &http_srv.cfg, &(struct ts_kube_client_opts){.qps = 1, .burst = 1}, &e);
+    struct ts_recorder *rec = ts_recorder_new(slow, "turnstile-test", NULL);
+    struct ts_recorder_stats st;
+    cJSON *obj = cm("many", "x");
+
+    (void)state;
+    NEED_SERVER();
+    assert_non_null(slow);
+    ts_json_set_string(obj, "metadata.namespace", "events", NULL);
+    for (int i = 0; i < 1200; i++) {
+        char name[32];
+
+        snprintf(name, sizeof(name), "obj-%d", i); /* distinct objects: no spam filter */
+        ts_json_set_string(obj, "metadata.name", name, NULL);
+        ts_recorder_event(rec, obj, "Normal", "Admitted", "admitted");
+    }
+    ts_recorder_stats(rec, &st);
+    assert_int_equal(st.dropped, 200);
+    ts_loop_run_once(loop, 10 * MS); /* the first goes out; the queue stays full */
+    ts_recorder_event(rec, obj, "Normal", "Other", "one more");
+    ts_recorder_stats(rec, &st);
+    assert_int_equal(st.dropped, 201);
+    cJSON_Delete(obj);
+    ts_recorder_free(rec);
+    ts_kube_client_free(slow);
+}
+
 /* --- leader election ------------------------------------------------------------------------ */
 
 struct cand {
@@ -1163,6 +1197,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_watch_cut_mid_stream),
         cmocka_unit_test(test_informer_relist_after_410),
         cmocka_unit_test(test_event_aggregation),
+        cmocka_unit_test(test_event_queue_bounded),
         cmocka_unit_test(test_leader_handover),
     };
     char self[512];
