@@ -15,10 +15,10 @@
 
 #define USAGE                                                                                      \
     "usage: turnstilectl bench FILE --ideal [--write-budget QPS/BURST] [--runs N]\n"               \
-    "                               [-o table|json] [--check RANGEFILE]\n"                         \
+    "                               [-o table|json] [--check RANGEFILE] [--series FILE]\n"         \
     "       turnstilectl bench FILE --live [--qps Q --burst B] [--runs N] [-o table|json]\n"       \
     "                               [--check RANGEFILE] [--bin-dir DIR] [--crds DIR]\n"            \
-    "                               [--timeout SECONDS] [--keep]\n"
+    "                               [--timeout SECONDS] [--keep] [--series FILE]\n"
 
 /* "50/100" -> qps 50, burst 100. */
 static int parse_budget(const char *s, double *qps, double *burst)
@@ -63,6 +63,8 @@ static int parse(int argc, char **argv, struct ts__bench_opts *o, FILE *err)
             o->burst = (double)n;
         } else if (!strcmp(a, "--timeout") && v && !ts_parse_i64_c(v, &n) && n > 0) {
             o->timeout_s = (double)n;
+        } else if (!strcmp(a, "--series") && v) {
+            o->series = v;
         } else if (!strcmp(a, "--bin-dir") && v) {
             o->bin_dir = v;
         } else if (!strcmp(a, "--crds") && v) {
@@ -151,6 +153,8 @@ static int run_ideal(const struct ts__bench_opts *o, const struct ts_bench_plan 
 
         if (!rc)
             ts_bench_report_build(plan, &r, &reps[i]);
+        if (!rc && !i && o->series)
+            rc = ts__bench_write_series(o->series, plan, &r, err) ? TS_EIO : 0;
         ts_bench_result_release(&r);
         if (rc) {
             fprintf(err, "error: %s: %s\n", o->file, e.msg);
@@ -168,8 +172,9 @@ static int run_live(const struct ts__bench_opts *o, const struct ts_bench_plan *
     struct ts__bench_opts io = *o;
 
     for (size_t i = 0; i < o->runs; i++) {
-        if (ts__bench_live_run(o, plan, &reps[i], &live[i], err))
+        if (ts__bench_live_run(&io, plan, &reps[i], &live[i], err))
             return 1;
+        io.series = NULL; /* the first run's */
     }
     io.runs = 1;
     return run_ideal(&io, plan, ideal, err);

@@ -22,7 +22,13 @@ struct ts__bench_opts {
     const char *crds;    /* Kueue's CRDs, default "crds" */
     double timeout_s;    /* give up after this long (default 3600) */
     int keep;            /* keep the temporary directory (logs) */
+    const char *series;  /* per-workload series of the first run, or NULL */
 };
+
+/* Writes a run's per-workload series (class, creation, first admission and
+ * time to admission, seconds) to path.  Returns 0 or 1 (said on err). */
+int ts__bench_write_series(const char *path, const struct ts_bench_plan *plan,
+                           const struct ts_bench_result *r, FILE *err);
 
 /* What a live run measured besides the report. */
 struct ts__bench_live {

@@ -534,6 +534,8 @@ int ts__bench_live_run(const struct ts__bench_opts *o, const struct ts_bench_pla
     live->admissions = x.r.admissions;
     teardown(&x, live, err);
     ts_bench_report_build(plan, &x.r, rep);
+    if (!rc && o->series)
+        rc = ts__bench_write_series(o->series, plan, &x.r, err);
     live->wall_s = rep->wall;
     if (x.errors)
         fprintf(err, "warning: %zu runner request(s) failed\n", x.errors);

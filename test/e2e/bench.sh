@@ -13,6 +13,24 @@ grep -q "^range check test/perf/smoke-range.yaml: ok$" "$tmp/out" || { cat "$tmp
 grep -q "^admitted: 24  finished: 24  never admitted: 0  evictions: 6$" "$tmp/out" || { cat "$tmp/out"; exit 1; }
 echo "ok: smoke ideal within its range"
 
+# --series: one line per workload whose class means are the report's
+"$bin" bench test/perf/smoke.yaml --ideal -o json --series "$tmp/series.tsv" >"$tmp/report.json"
+python3 - "$tmp/series.tsv" "$tmp/report.json" <<'PY'
+import json, sys
+rows = [l.split("\t") for l in open(sys.argv[1]) if not l.startswith("#")]
+rep = json.load(open(sys.argv[2]))
+assert len(rows) == 24, len(rows)
+by = {}
+for cls, created, admitted, tta in rows:
+    assert abs(float(admitted) - float(created) - float(tta)) < 0.002, (created, admitted, tta)
+    by.setdefault(cls, []).append(float(tta))
+for cls, v in by.items():
+    want = rep["classes"][cls]["meanSeconds"]["mean"]
+    assert len(v) == rep["classes"][cls]["count"], cls
+    assert abs(sum(v) / len(v) - want) < 0.002, (cls, sum(v) / len(v), want)
+PY
+echo "ok: --series matches the report"
+
 cat >"$tmp/tight.yaml" <<'YAML'
 cmd: {maxWallMs: 100}
 wlClassesMaxAvgTimeToAdmissionMs: {small: 1, huge: 5}
