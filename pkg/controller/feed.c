@@ -98,6 +98,7 @@ static void del(struct ts_ctl *c, enum ts__ctl_inf which, const cJSON *obj)
     case TS__CTL_CQ:
         ts_engine_delete_cluster_queue(c->engine, name);
         ts_kmetrics_forget_cq(c->metrics, name);
+        ts__ctl_status_forget(c, &ts_kube_res_clusterqueues, NULL, name);
         break;
     case TS__CTL_COHORT:
         ts_engine_delete_cohort(c->engine, name);
@@ -105,6 +106,7 @@ static void del(struct ts_ctl *c, enum ts__ctl_inf which, const cJSON *obj)
     case TS__CTL_LQ:
         ts_engine_delete_local_queue(c->engine, orempty(ns), name);
         ts_kmetrics_forget_lq(c->metrics, orempty(ns), name);
+        ts__ctl_status_forget(c, &ts_kube_res_localqueues, ns, name);
         break;
     case TS__CTL_WPC:
         ts_engine_delete_workload_priority_class(c->engine, name);

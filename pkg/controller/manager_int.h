@@ -74,6 +74,10 @@ struct ts_ctl {
     /* queue status writes not yet answered, "resource/ns/name" -> owned
      * struct (sched.c): at most one per queue in flight */
     struct ts_hmap status_inflight;
+    /* "resource/ns/name" -> owned int64_t: loop time of the last queue
+     * status write sent, so a queue's status waits for spare budget at
+     * most TS__CTL_STATUS_MAX_WAIT */
+    struct ts_hmap status_last;
     /* Job keys with a job write in flight -> count (boxed as a pointer):
      * their reconcile waits, the cache may not show the write yet. */
     struct ts_hmap job_writes;
@@ -124,11 +128,17 @@ void ts__ctl_put_status(struct ts_ctl *c, const struct ts_workload *wl, enum ts_
  * metrics.localQueueMetrics.enable and its selector on the LQ's labels. */
 int ts__ctl_lq_metrics(struct ts_ctl *c, const char *ns, const char *name);
 void ts__ctl_queue_status(struct ts_loop *loop, void *data);
+/* Forgets a deleted queue's last status write time. */
+void ts__ctl_status_forget(struct ts_ctl *c, const struct ts_kube_resource *res, const char *ns,
+                           const char *name);
 
 /* Writes that only inform (pending reasons, queue status) go out while
  * this much of the client's burst is left for the writes that decide
  * (admissions, evictions, jobs): see ts_kube_client_spare(). */
 #define TS__CTL_SPARE 0.5
+/* ...but a queue whose status changed is written at least this often:
+ * 60 queues cost 2 writes/s of a saturated budget. */
+#define TS__CTL_STATUS_MAX_WAIT (30 * TS_TIME_SECOND)
 
 /* tell.c: pending reasons, written late and coalesced (see there). */
 void ts__ctl_tell_init(struct ts_ctl *c);

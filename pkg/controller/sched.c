@@ -284,11 +284,27 @@ static void status_written(struct ts_kube_client *kc, struct ts_kube_result *res
     free(w);
 }
 
+static void status_key(char *key, size_t len, const struct ts_kube_resource *res, const char *ns,
+                       const char *name)
+{
+    snprintf(key, len, "%s/%s/%s", res->resource, ns ? ns : "", name ? name : "");
+}
+
+void ts__ctl_status_forget(struct ts_ctl *c, const struct ts_kube_resource *res, const char *ns,
+                           const char *name)
+{
+    char key[512];
+
+    status_key(key, sizeof(key), res, ns, name);
+    free(ts_hmap_del(&c->status_last, key));
+}
+
 /* Writes the status of a queue object when it differs from what the
  * informer holds, and no write of it is still on its way: no write
  * storms.  (Behind a tight client budget a write per period per queue
  * piled up: 60 queues at 50 QPS queued stale writes that conflicted and
- * starved the Workload writes, see docs/benchmarks.md.) */
+ * starved the Workload writes, see docs/benchmarks.md.)  It waits for
+ * spare budget, up to TS__CTL_STATUS_MAX_WAIT. */
 static void write_if_changed(struct ts_ctl *c, const struct ts_kube_resource *res, const cJSON *obj,
                              const cJSON *body)
 {
@@ -296,14 +312,23 @@ static void write_if_changed(struct ts_ctl *c, const struct ts_kube_resource *re
     const char *ns = ts_json_get_string(obj, "metadata.namespace");
     struct ts_kube_req r = {0};
     struct status_write *w;
+    int64_t now = ts_loop_now(c->loop), *last;
     char key[512];
 
     if (before && ts_json_equal(before, cJSON_GetObjectItemCaseSensitive(body, "status")))
         return;
-    snprintf(key, sizeof(key), "%s/%s/%s", res->resource, ns ? ns : "",
-             ts_json_get_string(obj, "metadata.name"));
-    if (ts_hmap_get(&c->status_inflight, key) || !ts_kube_client_spare(c->client, TS__CTL_SPARE))
+    status_key(key, sizeof(key), res, ns, ts_json_get_string(obj, "metadata.name"));
+    if (ts_hmap_get(&c->status_inflight, key))
+        return;
+    last = ts_hmap_get(&c->status_last, key);
+    if (last && now - *last < TS__CTL_STATUS_MAX_WAIT &&
+        !ts_kube_client_spare(c->client, TS__CTL_SPARE))
         return; /* next period: a queue's status only informs, like a pending reason */
+    if (!last) {
+        last = ts_xmalloc(sizeof(*last));
+        ts_hmap_put(&c->status_last, key, last);
+    }
+    *last = now;
     w = ts_xmalloc(sizeof(*w) + strlen(key) + 1);
     w->c = c;
     memcpy(w->key, key, strlen(key) + 1);
