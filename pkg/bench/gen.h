@@ -127,4 +127,17 @@ void ts_bench_plan_release(struct ts_bench_plan *p);
  * absolute time `created`.  Ownership: caller cJSON_Delete()s it. */
 cJSON *ts_bench_plan_workload(const struct ts_bench_plan *p, size_t i, ts_time created);
 
+/* Plan workload i as a suspended batch/v1 Job (live --jobs): queue-name
+ * label, priority class TS_BENCH_PRIORITY_CLASS<priority>, one pod of the
+ * request, and the runtime in turnstile-apiserver's
+ * turnstile.dev/simulated-runtime annotation (--simulate-job-runtime).
+ * Ownership: caller cJSON_Delete()s it. */
+cJSON *ts_bench_plan_job(const struct ts_bench_plan *p, size_t i);
+
+/* The WorkloadPriorityClasses the plan's Jobs name, one per distinct
+ * priority.  Ownership: caller cJSON_Delete()s the array. */
+cJSON *ts_bench_plan_priority_classes(const struct ts_bench_plan *p);
+
+#define TS_BENCH_PRIORITY_CLASS "bench-priority-"
+
 #endif

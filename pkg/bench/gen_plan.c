@@ -212,3 +212,59 @@ cJSON *ts_bench_plan_workload(const struct ts_bench_plan *p, size_t i, ts_time c
     add_quantity(req, "cpu", w->request_milli);
     return o;
 }
+
+cJSON *ts_bench_plan_job(const struct ts_bench_plan *p, size_t i)
+{
+    const struct ts_bench_wl *w = &p->wls[i];
+    cJSON *o = cJSON_CreateObject(), *meta, *labels, *ann, *spec, *c, *req;
+    char v[64];
+
+    cJSON_AddStringToObject(o, "apiVersion", "batch/v1");
+    cJSON_AddStringToObject(o, "kind", "Job");
+    meta = cJSON_AddObjectToObject(o, "metadata");
+    cJSON_AddStringToObject(meta, "namespace", TS_BENCH_NAMESPACE);
+    cJSON_AddStringToObject(meta, "name", w->name);
+    labels = cJSON_AddObjectToObject(meta, "labels");
+    cJSON_AddStringToObject(labels, "kueue.x-k8s.io/queue-name", p->queues[w->queue].name);
+    snprintf(v, sizeof(v), TS_BENCH_PRIORITY_CLASS "%d", (int)w->priority);
+    cJSON_AddStringToObject(labels, "kueue.x-k8s.io/priority-class", v);
+    ann = cJSON_AddObjectToObject(meta, "annotations");
+    snprintf(v, sizeof(v), "%lldms", (long long)(w->runtime / 1000000));
+    cJSON_AddStringToObject(ann, "turnstile.dev/simulated-runtime", v);
+    spec = cJSON_AddObjectToObject(o, "spec");
+    cJSON_AddNumberToObject(spec, "parallelism", 1);
+    cJSON_AddNumberToObject(spec, "completions", 1);
+    cJSON_AddBoolToObject(spec, "suspend", 1);
+    spec = cJSON_AddObjectToObject(cJSON_AddObjectToObject(spec, "template"), "spec");
+    cJSON_AddStringToObject(spec, "restartPolicy", "Never");
+    c = cJSON_CreateObject();
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(spec, "containers"), c);
+    cJSON_AddStringToObject(c, "name", "c");
+    cJSON_AddStringToObject(c, "image", "registry.k8s.io/pause:3.9");
+    req = cJSON_AddObjectToObject(cJSON_AddObjectToObject(c, "resources"), "requests");
+    add_quantity(req, "cpu", w->request_milli);
+    return o;
+}
+
+cJSON *ts_bench_plan_priority_classes(const struct ts_bench_plan *p)
+{
+    cJSON *out = cJSON_CreateArray(), *o;
+    int32_t *seen = ts_xcalloc(p->n_wls + 1, sizeof(*seen));
+    size_t n = 0, j;
+
+    for (size_t i = 0; i < p->n_wls; i++) {
+        char name[64];
+
+        for (j = 0; j < n && seen[j] != p->wls[i].priority; j++)
+            ;
+        if (j < n)
+            continue;
+        seen[n++] = p->wls[i].priority;
+        snprintf(name, sizeof(name), TS_BENCH_PRIORITY_CLASS "%d", (int)p->wls[i].priority);
+        o = object("WorkloadPriorityClass", NULL, name);
+        cJSON_AddNumberToObject(o, "value", p->wls[i].priority);
+        cJSON_AddItemToArray(out, o);
+    }
+    free(seen);
+    return out;
+}

@@ -18,7 +18,7 @@
     "                               [-o table|json] [--check RANGEFILE] [--series FILE]\n"         \
     "       turnstilectl bench FILE --live [--qps Q --burst B] [--runs N] [-o table|json]\n"       \
     "                               [--check RANGEFILE] [--bin-dir DIR] [--crds DIR]\n"            \
-    "                               [--timeout SECONDS] [--keep] [--series FILE]\n"
+    "                               [--timeout SECONDS] [--keep] [--series FILE] [--jobs]\n"
 
 /* "50/100" -> qps 50, burst 100. */
 static int parse_budget(const char *s, double *qps, double *burst)
@@ -45,8 +45,12 @@ static int parse(int argc, char **argv, struct ts__bench_opts *o, FILE *err)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int64_t n;
 
-        if (!strcmp(a, "--ideal") || !strcmp(a, "--live") || !strcmp(a, "--keep")) {
-            *(!strcmp(a, "--ideal") ? &o->ideal : !strcmp(a, "--live") ? &o->live : &o->keep) = 1;
+        if (!strcmp(a, "--ideal") || !strcmp(a, "--live") || !strcmp(a, "--keep") ||
+            !strcmp(a, "--jobs")) {
+            *(!strcmp(a, "--ideal")  ? &o->ideal
+              : !strcmp(a, "--live") ? &o->live
+              : !strcmp(a, "--jobs") ? &o->jobs
+                                     : &o->keep) = 1;
             continue;
         }
         if (!strcmp(a, "--write-budget") && v && !parse_budget(v, &o->qps, &o->burst)) {
@@ -78,10 +82,12 @@ static int parse(int argc, char **argv, struct ts__bench_opts *o, FILE *err)
         }
         i++;
     }
-    if (!o->file || o->ideal == o->live || (o->qps > 0) != (o->burst > 0)) {
+    if (!o->file || o->ideal == o->live || (o->qps > 0) != (o->burst > 0) ||
+        (o->jobs && !o->live)) {
         fprintf(err, "turnstilectl bench: %s\n" USAGE,
                 !o->file              ? "no generator file"
                 : o->ideal == o->live ? "give --ideal or --live"
+                : o->jobs && !o->live ? "--jobs is for --live"
                 : o->live             ? "give --qps and --burst together"
                                       : "bad --write-budget");
         return 2;

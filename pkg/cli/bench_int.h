@@ -22,6 +22,7 @@ struct ts__bench_opts {
     const char *crds;    /* Kueue's CRDs, default "crds" */
     double timeout_s;    /* give up after this long (default 3600) */
     int keep;            /* keep the temporary directory (logs) */
+    int jobs;            /* live: batch Jobs (run by the API server's job simulator) */
     const char *series;  /* per-workload series of the first run, or NULL */
 };
 

@@ -3,7 +3,11 @@
  * (in memory) and turnstile (client budget --qps/--burst) are started
  * here; the runner creates the Workloads at the generator's pace,
  * records each admission from a watch, and marks each Finished (status
- * subresource) its runtime after the admission. */
+ * subresource) its runtime after the admission.  With --jobs it creates
+ * suspended batch Jobs instead: the controller makes their Workloads and
+ * starts and stops them, the API server's job simulator runs each for its
+ * runtime, and the controller marks the Workload Finished: the whole
+ * Job -> Workload -> unsuspend -> finish path. */
 #include "cli/bench_int.h"
 
 #include "api/object.h"
@@ -67,13 +71,17 @@ static void sleep_ms(long ms)
 static int start_apiserver(struct live *x, FILE *err)
 {
     char bin[4096], kc[128], out[128], log[128];
-    char *argv[] = {bin, "--listen", "127.0.0.1:0", "--kubeconfig-out", kc, NULL};
+    char *argv[] = {bin, "--listen", "127.0.0.1:0", "--kubeconfig-out", kc, NULL, NULL, NULL};
     struct stat st;
 
     ts__bench_bin(x->o->bin_dir, "turnstile-apiserver", bin, sizeof(bin));
     snprintf(kc, sizeof(kc), "%s/kubeconfig", x->dir);
     snprintf(out, sizeof(out), "%s/apiserver.out", x->dir);
     snprintf(log, sizeof(log), "%s/apiserver.log", x->dir);
+    if (x->o->jobs) { /* each Job's runtime is in its annotation */
+        argv[5] = "--simulate-job-runtime";
+        argv[6] = "1h";
+    }
     if ((x->as_pid = ts__bench_spawn(argv, out, log, err)) < 0)
         return -1;
     for (int i = 0; i < 400 && (stat(kc, &st) || !st.st_size); i++)
@@ -198,6 +206,16 @@ static int create_queues(struct live *x, FILE *err)
         if (!rc)
             rc = create(x, res, res->namespaced ? TS_BENCH_NAMESPACE : NULL, obj, err);
     }
+    if (x->o->jobs) {
+        cJSON *wpcs = ts_bench_plan_priority_classes(x->p);
+
+        cJSON_ArrayForEach(obj, wpcs)
+        {
+            if (!rc)
+                rc = create(x, &ts_kube_res_workloadpriorityclasses, NULL, obj, err);
+        }
+        cJSON_Delete(wpcs);
+    }
     return rc;
 }
 
@@ -273,12 +291,13 @@ static void creations(struct ts_loop *loop, void *data)
     const struct ts_bench_plan *p = x->p;
 
     while (x->next_create < p->n_wls && p->wls[x->next_create].created <= since(x)) {
-        cJSON *obj = ts_bench_plan_workload(p, x->next_create++, 0);
+        size_t i = x->next_create++;
+        cJSON *obj = x->o->jobs ? ts_bench_plan_job(p, i) : ts_bench_plan_workload(p, i, 0);
         struct ts_kube_req r = {0};
         struct ts_err e = {0};
 
         r.verb = TS_KUBE_CREATE;
-        r.res = &ts_kube_res_workloads;
+        r.res = x->o->jobs ? &ts_kube_res_jobs : &ts_kube_res_workloads;
         r.ns = TS_BENCH_NAMESPACE;
         r.body = obj;
         if (ts_kube_submit(x->c, &r, count_error, x, NULL, &e))
@@ -390,10 +409,27 @@ static void release(struct live *x, struct wl *w, const cJSON *obj)
     cJSON_Delete(body);
 }
 
+/* --jobs: the controller marked the Workload Finished (its Job completed). */
+static void job_finished(struct live *x, size_t i)
+{
+    if (x->w[i].running)
+        hold_end(x, i);
+    x->w[i].finished = 1;
+    x->r.wls[i].finished = since(x);
+    if (++x->finished == x->p->n_wls)
+        ts_loop_stop(x->loop);
+}
+
 static void observe(struct ts_informer *inf, const cJSON *obj, void *data)
 {
     struct live *x = data;
-    void *v = ts_hmap_get(&x->by_name, ts_json_get_string(obj, "metadata.name"));
+    /* --jobs: a Workload is its Job's (named after the plan's workload) */
+    const char *name =
+        x->o->jobs
+            ? ts_json_get_string(
+                  cJSON_GetArrayItem(ts_json_get(obj, "metadata.ownerReferences"), 0), "name")
+            : ts_json_get_string(obj, "metadata.name");
+    void *v = name ? ts_hmap_get(&x->by_name, name) : NULL;
     size_t i = (size_t)(uintptr_t)v - 1;
     struct wl *w;
     int held = condition(obj, "QuotaReserved");
@@ -410,9 +446,14 @@ static void observe(struct ts_informer *inf, const cJSON *obj, void *data)
         x->r.admissions++;
         if (x->r.wls[i].admitted < 0)
             x->r.wls[i].admitted = w->held_from;
-        w->timer = ts_loop_timer_add(x->loop, x->p->wls[i].runtime, finish, w);
+        if (!x->o->jobs)
+            w->timer = ts_loop_timer_add(x->loop, x->p->wls[i].runtime, finish, w);
     }
-    if (held && condition(obj, "Evicted")) {
+    if (x->o->jobs && condition(obj, "Finished")) {
+        job_finished(x, i);
+    } else if (x->o->jobs && held && condition(obj, "Evicted")) {
+        /* the controller stops the Job and releases the quota */
+    } else if (held && condition(obj, "Evicted")) {
         ts_loop_timer_cancel(x->loop, w->timer); /* its pods stop: the run is lost */
         if (!w->releasing)
             release(x, w, obj);
@@ -488,8 +529,9 @@ static void teardown(struct live *x, struct ts__bench_live *out, FILE *err)
     if (ts__bench_count_writes(log, &out->writes, &out->ctl_wl_writes))
         fprintf(err, "warning: cannot read %s\n", log);
     /* what remains after the runner's creates, Finished patches and
-     * quota releases */
-    out->runner_wl_writes = x->p->n_wls + x->patched + x->n_released;
+     * quota releases; with --jobs the controller makes the creates and
+     * the Finished writes itself: they are left out alike */
+    out->runner_wl_writes = x->p->n_wls + (x->o->jobs ? x->finished : x->patched + x->n_released);
     out->ctl_wl_writes -=
         out->ctl_wl_writes >= out->runner_wl_writes ? out->runner_wl_writes : out->ctl_wl_writes;
 }

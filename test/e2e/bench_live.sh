@@ -5,7 +5,8 @@
 # runner as a job integration would, and admitted again), the report's numbers agree
 # with each other (live never beats the ideal, CPU and RSS measured, one
 # controller status write per admission at least, the runner's own writes
-# counted exactly) and a range check applies to live runs.
+# counted exactly), --jobs runs batch Jobs end to end, and a range check
+# applies to live runs.
 set -eu
 cd "$(dirname "$0")/../.."
 bin=${TS_BUILD:-build}/bin/turnstilectl
@@ -48,12 +49,21 @@ PY
 cat >"$tmp/rss.yaml" <<'YAML'
 cmd: {maxrss: 1}
 YAML
-if "$bin" bench test/perf/smoke.yaml --live --timeout 60 --check "$tmp/rss.yaml" >"$tmp/out" 2>&1; then
+# --jobs: batch Jobs through the whole path (the controller makes the
+# Workloads and starts the Jobs, the API server's simulator runs them for
+# their runtime, the controller marks them Finished); also the range check
+if "$bin" bench test/perf/smoke.yaml --live --jobs --timeout 60 --check "$tmp/rss.yaml" >"$tmp/out" 2>&1; then
     echo "FAIL: a controller above maxrss must fail the check"; exit 1
 fi
 grep -qF "> cmd.maxrss 1" "$tmp/out" || { cat "$tmp/out"; exit 1; }
-grep -q "^admitted: 24  finished: 24  never admitted: 0" "$tmp/out" || { cat "$tmp/out"; exit 1; }
-echo "ok: live range check on the controller's peak RSS"
+for want in "admitted: 24  finished: 24  never admitted: 0" "POST jobs 24" "POST workloads 24" \
+    "POST workloadpriorityclasses 2"; do
+    grep -q "^$want" "$tmp/out" || { echo "FAIL: missing '$want'"; cat "$tmp/out"; exit 1; }
+done
+if grep -q "PATCH workloads/status" "$tmp/out"; then
+    echo "FAIL: with --jobs the runner must not mark Workloads Finished"; cat "$tmp/out"; exit 1
+fi
+echo "ok: live --jobs runs every Job to the end; range check on the controller's peak RSS"
 
 if "$bin" bench test/perf/smoke.yaml --live --qps 5 2>"$tmp/err"; then
     echo "FAIL: --qps without --burst accepted"; exit 1
