@@ -32,9 +32,10 @@
 struct live;
 
 struct wl {
-    struct live *x;    /* back pointer for its timer */
-    int64_t held_from; /* loop time of the admission being run */
-    uint64_t timer;    /* its finish timer */
+    struct live *x;       /* back pointer for its timer */
+    int64_t held_from;    /* loop time of the admission being run */
+    uint64_t timer;       /* its finish timer */
+    uint64_t retry_timer; /* a conflicted release's retry */
     int running, finished, releasing;
 };
 
@@ -364,14 +365,34 @@ static int condition(const cJSON *obj, const char *type)
     return 0;
 }
 
+static void release(struct live *x, struct wl *w, const cJSON *obj);
+
+/* A release that conflicted, tried again on the cache as it is now: the
+ * update that made it conflict may have arrived while it was in flight,
+ * and no other may follow (a run hung on two such Workloads). */
+static void release_again(struct ts_loop *loop, void *data)
+{
+    struct wl *w = data;
+    struct live *x = w->x;
+    const cJSON *obj = ts_informer_get_ns(x->inf, TS_BENCH_NAMESPACE, x->p->wls[w - x->w].name);
+
+    (void)loop;
+    w->retry_timer = 0;
+    if (obj && !w->finished && !w->releasing && condition(obj, "QuotaReserved") &&
+        condition(obj, "Evicted"))
+        release(x, w, obj);
+}
+
 static void released(struct ts_kube_client *c, struct ts_kube_result *res, void *data)
 {
     struct wl *w = data;
 
     (void)c;
-    w->releasing = 0; /* a conflict is retried on the next update */
+    w->releasing = 0;
     w->x->n_released += !res->code;
-    if (res->code && res->code != TS_ECONFLICT)
+    if (res->code == TS_ECONFLICT && !w->retry_timer)
+        w->retry_timer = ts_loop_timer_add(w->x->loop, 100 * 1000 * 1000, release_again, w);
+    else if (res->code)
         count_error(c, res, w->x);
 }
 

@@ -97,6 +97,8 @@ static void written(struct ts_kube_client *kc, struct ts_kube_result *res, void 
                     res->err.msg);
         if (w->kind == TS_DECISION_ADMIT && !w->victim)
             ts_engine_admit_forget(c->engine, w->ns, w->name);
+        else if (w->victim)
+            ts_engine_evict_forget(c->engine, w->ns, w->name);
         ts__ctl_kick(c);
     } else {
         if (w->kind == TS_DECISION_ADMIT && !w->victim)
@@ -179,8 +181,10 @@ static void write_victims(struct ts_ctl *c, const struct ts_decision *d, ts_time
     for (size_t t = 0; t < d->n_targets; t++) {
         struct ts_workload v;
 
-        if (ts__ctl_cached_workload(c, d->targets[t].ns, d->targets[t].name, &v))
+        if (ts__ctl_cached_workload(c, d->targets[t].ns, d->targets[t].name, &v)) {
+            ts_engine_evict_forget(c->engine, d->targets[t].ns, d->targets[t].name);
             continue;
+        }
         ts_apply_preempted(&v, &d->targets[t], now);
         ts__ctl_put_status(c, &v, TS_DECISION_PREEMPT, NULL, &d->targets[t], d->cluster_queue);
         ts_workload_release(&v);

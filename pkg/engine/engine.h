@@ -193,6 +193,13 @@ void ts_engine_admit_forget(struct ts_engine *e, const char *ns, const char *nam
 int ts_engine_verdict(const struct ts_engine *e, const char *ns, const char *name,
                       const char **reason, const char **message);
 
+/* The eviction a cycle chose for a victim was not written (the write
+ * failed, or the Workload was gone from the cache): the victim counts as
+ * running again, so a later cycle can choose it, or others, anew.
+ * Without this its preemptor waited for good for an eviction that never
+ * came.  Unknown names are ignored. */
+void ts_engine_evict_forget(struct ts_engine *e, const char *ns, const char *name);
+
 /* An evicted workload's job has stopped: its quota is released and it is
  * queued again (what ts_engine_put_workload() does when the workload's
  * QuotaReserved turns False).  Unknown names are ignored. */

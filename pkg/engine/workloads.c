@@ -621,6 +621,17 @@ void ts_engine_admit_forget(struct ts_engine *e, const char *ns, const char *nam
         release(e, wl);
 }
 
+void ts_engine_evict_forget(struct ts_engine *e, const char *ns, const char *name)
+{
+    struct ts__eng_wl *wl = find(e, ns, name);
+
+    if (wl && wl->evicting) {
+        wl->evicting = 0;
+        if (wl->cq)
+            ts__eng_requeue_tree(e, &wl->cq->node); /* its preemptor may be parked */
+    }
+}
+
 int ts_engine_verdict(const struct ts_engine *e, const char *ns, const char *name,
                       const char **reason, const char **message)
 {

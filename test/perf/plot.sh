@@ -8,17 +8,16 @@ set -eu
 live=${1:?usage: plot.sh LIVE.tsv IDEAL.tsv OUT.png [TITLE]}
 ideal=${2:?usage: plot.sh LIVE.tsv IDEAL.tsv OUT.png [TITLE]}
 out=${3:?usage: plot.sh LIVE.tsv IDEAL.tsv OUT.png [TITLE]}
-title=${4:-time to admission}
+title=$(printf '%s' "${4:-time to admission}" | tr -d "'")
 command -v gnuplot >/dev/null 2>&1 || {
     echo "plot.sh: gnuplot missing; install with: sudo apt-get install -y gnuplot-nox" >&2
     exit 1
 }
 classes=$(grep -v '^#' "$live" | cut -f1 | sort -u | tr '\n' ' ')
-plots=""
+plots="'$ideal' using 2:4 with points pt 7 ps 0.3 lc rgb '#c8c8c8' title 'ideal (every class)'"
 color=1
 for c in $classes; do
-    plots="$plots${plots:+, }'$live' using (strcol(1) eq '$c' ? \$2 : 1/0):4 with points pt 7 ps 0.25 lc $color title '$c live'"
-    plots="$plots, '$ideal' using (strcol(1) eq '$c' ? \$2 : 1/0):4 with points pt 6 ps 0.25 lc $((color + 3)) title '$c ideal'"
+    plots="$plots, '$live' using (strcol(1) eq '$c' ? \$2 : 1/0):4 with points pt 7 ps 0.2 lc $color title '$c live'"
     color=$((color + 1))
 done
 gnuplot <<GP
