@@ -146,7 +146,7 @@ class Soak:
         self.port = 0
         self.as_proc = None
         self.ctl_proc = None
-        self.ctl_starts = 0
+        self.ctl_log_at = 0
         self.api = None
         self.n = dict(steps=0, created=0, completed=0, deleted=0, quota_edits=0,
                       ctl_restarts=0, as_restarts=0, checks=0, quiescences=0, violations=0)
@@ -226,8 +226,8 @@ class Soak:
         self.note("apiserver killed and restarted")
 
     def start_controller(self):
-        self.ctl_starts += 1
         log = open(os.path.join(self.dir, "ctl.log"), "a")
+        self.ctl_log_at = os.path.getsize(log.name)  # where the newest one's lines begin
         self.ctl_proc = subprocess.Popen(
             self.wrap + [self.a.bin + "/turnstile", "--kubeconfig", os.path.join(self.dir, "kc"),
                          "--metrics-bind-address", "0", "--visibility-bind-address", "0"],
@@ -244,8 +244,9 @@ class Soak:
     def ctl_started(self):
         """Whether the newest controller has logged its start (it has its
         signal handling then; a SIGTERM before that just ends it)."""
-        with open(os.path.join(self.dir, "ctl.log"), errors="replace") as f:
-            return sum("controller: started against" in ln for ln in f) >= self.ctl_starts
+        with open(os.path.join(self.dir, "ctl.log"), "rb") as f:
+            f.seek(self.ctl_log_at)
+            return b"controller: started against" in f.read()
 
     def stop(self):
         """SIGTERM both; each must stop by itself, in time, with exit 0
