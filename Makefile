@@ -4,7 +4,7 @@
 #   make test       check dependencies, build, run every test, print a summary
 #   make asan       the same tests built with ASan+UBSan (into build/asan/)
 #   make valgrind   unit tests under valgrind, then bad_input.sh and a 100-step
-#                   soak_short.sh with the binaries under valgrind (~N min)
+#                   soak_short.sh with the binaries under valgrind (~8 min)
 #   make fuzz       libFuzzer on every test/fuzz target (clang; FUZZ_SECONDS each)
 #   make lint / fmt clang-format check / rewrite, cppcheck, banned functions
 #   make bench-engine  engine throughput on Kueue's performance shapes

@@ -145,8 +145,8 @@ eq() {
 }
 
 # A wrapper's log with a report in it is a finding (valgrind -q writes only
-# its reports: errors, leaks at exit, a fatal signal; warnings and leaks
-# that are no errors, "possibly lost" thread stacks of glibc's cache, are
+# its reports: errors, leaks at exit, a fatal signal; warnings and the leak
+# kinds that are no errors, "possibly lost" and "still reachable", are
 # not).  A SIGKILLed process gets no leak check, but its errors are there.
 wrap_check_logs() {
     for f in "$TS_WRAP_LOGS"/*; do
