@@ -29,7 +29,7 @@ ctl_start
 wait_for "the controller's log is written" test -s "$TS_WRAP_LOGS/vg-$CTL_PID.log"
 wait_for "the controller runs" grep -q "controller: started" "$T/ctl.log"
 check "the controller's PID is the controller's" contains "$(tr '\0' ' ' </proc/$CTL_PID/cmdline)" \
-    build/bin/turnstile
+    "$CTL --kubeconfig"
 kill -9 "$CTL_PID" "$PID"
 wait "$CTL_PID" "$PID" 2>/dev/null
 check "SIGKILL of the PID stopped the wrapped controller" sh -c "! kill -0 $CTL_PID 2>/dev/null"
