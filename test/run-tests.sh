@@ -1,7 +1,11 @@
 #!/bin/sh
 # Runs every test binary in BUILD/test (cmocka), then prints one summary.
 # Usage: test/run-tests.sh BUILD_DIR [NAME_FILTER]
-# TS_TEST_WRAPPER (e.g. valgrind ...) is prefixed to every command.
+# NAME_FILTER: substrings separated by spaces; a test runs when its name
+# contains one of them.  TS_UNIT=0 skips the cmocka programs, TS_E2E=0 the
+# end-to-end scripts.
+# TS_TEST_WRAPPER (e.g. valgrind ...) is prefixed to every cmocka program;
+# the e2e scripts put TS_BIN_WRAPPER before the binaries they start.
 # Tests run from the repository root so they find test/data and ../shared.
 set -u
 build=${1:?usage: run-tests.sh BUILD_DIR [FILTER]}
@@ -10,11 +14,19 @@ cd "$(dirname "$0")/.." || exit 1
 log_dir=$build/test-logs
 mkdir -p "$log_dir"
 
+selected() {
+    [ -z "$filter" ] && return 0
+    for f in $filter; do
+        case "$1" in *"$f"*) return 0 ;; esac
+    done
+    return 1
+}
+
 passed=0 failed=0 bins=0 bad_bins=""
 for t in "$build"/test/test_*; do
-    [ -x "$t" ] || continue
+    [ "${TS_UNIT:-1}" != 0 ] && [ -x "$t" ] || continue
     name=$(basename "$t")
-    case "$name" in *"$filter"*) ;; *) continue ;; esac
+    selected "$name" || continue
     bins=$((bins + 1))
     log=$log_dir/$name.log
     # shellcheck disable=SC2086
@@ -39,9 +51,9 @@ done
 # the build directory in TS_BUILD and may print "skip: why" and exit 77.
 skipped=0
 for t in test/e2e/*.sh; do
-    [ -x "$t" ] || continue
+    [ "${TS_E2E:-1}" != 0 ] && [ -x "$t" ] || continue
     name=$(basename "$t" .sh)
-    case "$name" in *"$filter"*) ;; *) continue ;; esac
+    selected "$name" || continue
     bins=$((bins + 1))
     log=$log_dir/e2e-$name.log
     TS_BUILD=$build ${TS_E2E_WRAPPER:-} "$t" >"$log" 2>&1

@@ -26,6 +26,14 @@ struct fin {
     char *key;
 };
 
+static void fin_free(void *data)
+{
+    struct fin *f = data;
+
+    free(f->key);
+    free(f);
+}
+
 static void finalized(struct ts_kube_client *kc, struct ts_kube_result *res, void *data)
 {
     struct fin *f = data;
@@ -39,8 +47,7 @@ static void finalized(struct ts_kube_client *kc, struct ts_kube_result *res, voi
     } else {
         ts_workqueue_forget(f->c->jobs, f->key);
     }
-    free(f->key);
-    free(f);
+    fin_free(f);
 }
 
 static int has_finalizer(const cJSON *obj)
@@ -104,6 +111,7 @@ static void submit(struct ts_ctl *c, const char *key, const cJSON *obj)
     r.ns = ts_json_get_string(obj, "metadata.namespace");
     r.name = ts_json_get_string(obj, "metadata.name");
     r.body = patch;
+    r.release = fin_free; /* still unanswered when the controller stops */
     c->inflight++;
     if (ts_kube_submit(c->client, &r, finalized, f, NULL, &err)) {
         struct ts_kube_result res = {0};

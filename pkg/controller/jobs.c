@@ -228,6 +228,11 @@ static void jobwrite_free(struct jobwrite *w)
     free(w);
 }
 
+static void jobwrite_release(void *data)
+{
+    jobwrite_free(data);
+}
+
 /* A write for key; a landed status write of `metric_of` (may be NULL) is
  * counted in Kueue's metrics.  Ownership: sent (and freed) by send(). */
 static struct jobwrite *prepare(struct ts_ctl *c, const char *key,
@@ -261,6 +266,7 @@ static void send(struct jobwrite *w, struct ts_kube_req *r)
 {
     struct ts_err err = {0};
 
+    r->release = jobwrite_release; /* still unanswered when the controller stops */
     w->c->inflight++;
     if (ts_kube_submit(w->c->client, r, job_written, w, NULL, &err)) {
         struct ts_kube_result res = {0};

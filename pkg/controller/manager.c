@@ -134,6 +134,15 @@ static int served(struct ts_ctl *c, const struct ts_kube_resource *res)
     }
 }
 
+static const int stop_signals[] = {SIGTERM, SIGINT};
+
+static void on_signal(struct ts_loop *loop, int signo, void *data)
+{
+    (void)loop;
+    ts_log_info("controller", "signal %d: shutting down", signo);
+    ts_ctl_stop(data);
+}
+
 struct ts_ctl *ts_ctl_new(const struct ts_ctl_opts *o, struct ts_err *err)
 {
     struct ts_kubeconfig_opts ko = {0};
@@ -153,6 +162,14 @@ struct ts_ctl *ts_ctl_new(const struct ts_ctl_opts *o, struct ts_err *err)
         goto fail;
     }
     ts__ctl_tell_init(c);
+    /* Before the metrics and visibility servers start their threads, which
+     * inherit the blocked mask: else the kernel hands a SIGTERM to one of
+     * them and its default action ends the process, undrained, the Lease
+     * kept (and a leak check at exit sees everything still reachable). */
+    if (ts_loop_signals(c->loop, stop_signals, 2, on_signal, c)) {
+        ts_err_set(err, TS_EIO, "cannot watch signals");
+        goto fail;
+    }
     co.qps = o->config.qps;
     co.burst = o->config.burst;
     c->client = ts_kube_client_new(c->loop, &c->kc, &co, err);
@@ -260,13 +277,6 @@ void ts_ctl_stop(struct ts_ctl *c)
     ts_loop_timer_add(c->loop, 0, drain, c);
 }
 
-static void on_signal(struct ts_loop *loop, int signo, void *data)
-{
-    (void)loop;
-    ts_log_info("controller", "signal %d: shutting down", signo);
-    ts_ctl_stop(data);
-}
-
 static void started_leading(struct ts_leader *l, void *data)
 {
     struct ts_ctl *c = data;
@@ -363,11 +373,8 @@ static int start_informers(struct ts_ctl *c, struct ts_err *err)
 
 int ts_ctl_run(struct ts_ctl *c, struct ts_err *err)
 {
-    static const int sigs[] = {SIGTERM, SIGINT};
     int64_t period = c->opts.status_period_ns ? c->opts.status_period_ns : TS_TIME_SECOND;
 
-    if (ts_loop_signals(c->loop, sigs, 2, on_signal, c))
-        return ts_err_set(err, TS_EIO, "cannot watch signals");
     if (start_informers(c, err) || start_leader(c, err))
         return err->code;
     if (ts_workqueue_run_on(c->jobs, c->loop, 64, ts__ctl_reconcile_job, c))

@@ -83,6 +83,18 @@ static void landed(struct ts_ctl *c, const struct write *w, const cJSON *obj, ts
     }
 }
 
+static void write_free(void *data)
+{
+    struct write *w = data;
+
+    free(w->ns);
+    free(w->name);
+    free(w->cq);
+    free(w->reason);
+    free(w->message);
+    free(w);
+}
+
 static void written(struct ts_kube_client *kc, struct ts_kube_result *res, void *data)
 {
     struct write *w = data;
@@ -105,12 +117,7 @@ static void written(struct ts_kube_client *kc, struct ts_kube_result *res, void 
             ts_engine_admit_confirm(c->engine, w->ns, w->name);
         landed(c, w, res->obj, ts__ctl_now(c));
     }
-    free(w->ns);
-    free(w->name);
-    free(w->cq);
-    free(w->reason);
-    free(w->message);
-    free(w);
+    write_free(w);
 }
 
 int ts__ctl_cached_workload(struct ts_ctl *c, const char *ns, const char *name,
@@ -165,6 +172,7 @@ void ts__ctl_put_status(struct ts_ctl *c, const struct ts_workload *wl, enum ts_
     r.name = w->name;
     r.subresource = "status";
     r.body = body;
+    r.release = write_free; /* still unanswered when the controller stops */
     c->inflight++;
     if (ts_kube_submit(c->client, &r, written, w, NULL, &err)) {
         struct ts_kube_result res = {0};

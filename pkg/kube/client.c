@@ -176,6 +176,8 @@ static void call_free(struct ts_kube_call *call)
 {
     struct ts_kube_client *c = call->c;
 
+    if (call->release)
+        call->release(call->data);
     unqueue(call);
     ts_loop_timer_cancel(c->loop, call->timer);
     ts_http_cancel(call->http);
@@ -254,6 +256,7 @@ static void enqueue(struct ts_kube_call *call)
 static void finish(struct ts_kube_call *call, struct ts_kube_result *res)
 {
     res->attempts = call->attempts;
+    call->release = NULL; /* fn has data now */
     call->fn(call->c, res, call->data);
     cJSON_Delete(res->obj);
     ts_kube_status_release(&res->status);
@@ -562,6 +565,7 @@ static int submit(struct ts_kube_client *c, const struct ts_kube_req *r, int pag
         return rc;
     }
     call->paging = paging;
+    call->release = r->release; /* only now: on an error above, the caller keeps data */
     enqueue(call);
     if (out)
         *out = call;

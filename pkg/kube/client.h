@@ -123,6 +123,10 @@ struct ts_kube_req {
     int64_t timeout_ns; /* 0: the client's default */
     unsigned flags;     /* enum ts_kube_req_flags */
     void *stream_data;  /* passed to on_stream */
+    /* Runs with the callback's data when the callback never will: the call
+     * cancelled, or the client freed first (not when ts_kube_submit()
+     * fails).  For a caller whose data would otherwise leak. NULL: none. */
+    void (*release)(void *data);
 };
 
 struct ts_kube_result {
@@ -165,7 +169,8 @@ struct ts_kube_client *ts_kube_client_new(struct ts_loop *loop, const struct ts_
                                           const struct ts_kube_client_opts *opts,
                                           struct ts_err *err);
 
-/* Cancels pending calls (callbacks not run) and frees.  NULL ok. */
+/* Cancels pending calls (callbacks not run; their release, if any, does)
+ * and frees.  NULL ok. */
 void ts_kube_client_free(struct ts_kube_client *c);
 
 /* The loop, the kubeconfig and the default namespace.  Borrowed. */
@@ -192,7 +197,8 @@ void ts_kube_client_stats(const struct ts_kube_client *c, struct ts_kube_stats *
 int ts_kube_submit(struct ts_kube_client *c, const struct ts_kube_req *r, ts_kube_done_fn fn,
                    void *data, struct ts_kube_call **out, struct ts_err *err);
 
-/* Cancels a call; its callback will not run.  NULL does nothing. */
+/* Cancels a call; its callback will not run, its release does.  NULL
+ * does nothing. */
 void ts_kube_cancel(struct ts_kube_call *call);
 
 /* Runs the loop until the request is done.  Returns its code; on success

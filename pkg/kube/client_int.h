@@ -46,6 +46,7 @@ struct ts_kube_call {
     ts_kube_stream_fn on_stream;
     void *stream_data;
     ts_kube_done_fn fn;
+    void (*release)(void *data); /* runs in call_free() unless fn ran */
     void *data;
     int64_t ready_at, queued_at;
     uint64_t timer;

@@ -79,7 +79,7 @@ MODE=no-webhook S=a
 # the webhooks: configurations applied (failurePolicy Fail), the webhook
 # server injects its CA into them
 K apply -f config/webhook/manifests.yaml >/dev/null
-"$CTL" --webhook-only --webhook-port "$PORT" --health-port -1 --kubeconfig "$KC" \
+$WRAP "$CTL" --webhook-only --webhook-port "$PORT" --health-port -1 --kubeconfig "$KC" \
     --namespace turnstile-system --service-name turnstile-webhook-service >>"$T/webhook.log" 2>&1 &
 WH_PID=$!
 PIDS="$PIDS $WH_PID"

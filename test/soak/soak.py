@@ -30,9 +30,19 @@ controller running, the driver idle) within --quiesce-timeout seconds:
              Workloads holding quota
   fits       every pending Workload that fits in its ClusterQueue
              (quota and cohort) is admitted.
+and at the end:
+  stop       both processes stop on SIGTERM by themselves, in time, with
+             exit 0 (the controller once it has logged its start).
 
 Prints the counts (steps, faults injected per kind, restarts, checks,
 violations) and exits 1 when there is a violation, naming the objects.
+
+--wrapper CMD (default: $TS_BIN_WRAPPER), e.g. valgrind, is put before both
+binaries; its logs go to $TS_WRAP_LOGS (default DIR/wrap, passed on in the
+environment: valgrind's --log-file=%q{TS_WRAP_LOGS}/vg-%p.log), and a log
+with a report in it is a violation ("wrapper").  Start and stop waits are
+longer under a wrapper.  $TS_SOAK_ARGS is appended to the arguments (so it
+wins), for make targets that run a shorter or slower soak.
 The driver's own writes carry the exemption header too: it plays the
 users, the faults are for the controller.
 """
@@ -42,6 +52,8 @@ import http.client
 import json
 import os
 import random
+import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -134,6 +146,7 @@ class Soak:
         self.port = 0
         self.as_proc = None
         self.ctl_proc = None
+        self.ctl_log_at = 0
         self.api = None
         self.n = dict(steps=0, created=0, completed=0, deleted=0, quota_edits=0,
                       ctl_restarts=0, as_restarts=0, checks=0, quiescences=0, violations=0)
@@ -147,6 +160,11 @@ class Soak:
         self.max_running = 0
         self.violations = []
         self.log = open(os.path.join(a.dir, "steps.log"), "w", buffering=1)
+        self.wrap = shlex.split(a.wrapper)
+        self.slow = 8 if self.wrap else 1  # valgrind: 10-50x the CPU per request
+        self.env = dict(os.environ)
+        self.env.setdefault("TS_WRAP_LOGS", os.path.join(a.dir, "wrap"))
+        os.makedirs(self.env["TS_WRAP_LOGS"], exist_ok=True)
 
     def note(self, what):
         self.log.write(f"{time.time():.3f} step={self.n['steps']} {what}\n")
@@ -162,8 +180,8 @@ class Soak:
         if self.a.faults:
             # a new seed per incarnation: the same run, not the same faults again
             args += ["--faults", f"{self.a.faults},seed={self.a.seed * 1000 + self.n['as_restarts']}"]
-        self.as_proc = subprocess.Popen(args, stdout=out, stderr=log)
-        deadline = time.time() + 30
+        self.as_proc = subprocess.Popen(self.wrap + args, stdout=out, stderr=log, env=self.env)
+        deadline = time.time() + 30 * self.slow
         while time.time() < deadline:
             with open(os.path.join(self.dir, "server.out")) as f:
                 for line in f:
@@ -209,10 +227,11 @@ class Soak:
 
     def start_controller(self):
         log = open(os.path.join(self.dir, "ctl.log"), "a")
+        self.ctl_log_at = os.path.getsize(log.name)  # where the newest one's lines begin
         self.ctl_proc = subprocess.Popen(
-            [self.a.bin + "/turnstile", "--kubeconfig", os.path.join(self.dir, "kc"),
-             "--metrics-bind-address", "0", "--visibility-bind-address", "0"],
-            stdout=log, stderr=log)
+            self.wrap + [self.a.bin + "/turnstile", "--kubeconfig", os.path.join(self.dir, "kc"),
+                         "--metrics-bind-address", "0", "--visibility-bind-address", "0"],
+            stdout=log, stderr=log, env=self.env)
 
     def kill_controller(self):
         time.sleep(self.rng.random() * 0.3)  # a random moment of its work
@@ -222,18 +241,51 @@ class Soak:
         self.note("controller killed")
         self.start_controller()
 
+    def ctl_started(self):
+        """Whether the newest controller has logged its start (it has its
+        signal handling then; a SIGTERM before that just ends it)."""
+        with open(os.path.join(self.dir, "ctl.log"), "rb") as f:
+            f.seek(self.ctl_log_at)
+            return b"controller: started against" in f.read()
+
     def stop(self):
+        """SIGTERM both; each must stop by itself, in time, with exit 0
+        (its drain, and a wrapper's leak check, ran)."""
+        deadline = time.time() + 30 * self.slow
+        while self.ctl_proc and self.ctl_proc.poll() is None and not self.ctl_started() \
+                and time.time() < deadline:
+            time.sleep(0.1)
         for p in (self.ctl_proc, self.as_proc):
             if p and p.poll() is None:
+                name = os.path.basename(p.args[len(self.wrap)])
                 if p is self.as_proc:
                     self.collect_faults()
                 p.send_signal(signal.SIGTERM)
+                t0 = time.time()
                 try:
-                    p.wait(10)
+                    p.wait(10 * self.slow)
+                    self.note(f"{name} stopped in {time.time() - t0:.1f} s, exit {p.returncode}")
+                    if p.returncode != 0:
+                        self.violation("stop", f"{name} exited {p.returncode} on SIGTERM")
                 except subprocess.TimeoutExpired:
                     p.kill()
                     p.wait()
+                    self.violation("stop", f"{name} did not stop on SIGTERM within "
+                                           f"{10 * self.slow} s")
         self.bank_faults()
+
+    def check_wrapper_logs(self):
+        """A report in a wrapper's log (valgrind -q writes only those;
+        warnings and leaks that are no errors excepted) is a violation."""
+        d = self.env["TS_WRAP_LOGS"]
+        skip = re.compile(r"^==\d+== +(Warning|WARNING|.* (possibly lost|still reachable) in loss record)")
+        for f in sorted(os.listdir(d)):
+            with open(os.path.join(d, f), errors="replace") as fh:
+                lines = fh.read().splitlines()
+            reports = [ln for ln in lines if re.match(r"^==\d+== \S", ln) and not skip.match(ln)]
+            if reports:
+                self.violation("wrapper", f"{os.path.join(d, f)}: {len(reports)} report(s), "
+                                          f"first: {reports[0]}")
 
     # --- objects -------------------------------------------------------------
     def setup(self):
@@ -630,10 +682,12 @@ class Soak:
             while self.n["steps"] < self.a.steps:
                 if self.a.max_seconds and time.time() - t0 > self.a.max_seconds:
                     break
+                t_step = time.time()
                 self.step()
                 if self.as_proc.poll() is not None:
                     raise RuntimeError("turnstile-apiserver died; see server.log")
                 self.check()
+                time.sleep(max(0.0, t_step + self.a.pace - time.time()))
                 if self.n["steps"] % self.a.quiesce_every == 0:
                     self.quiesce()
             if self.ctl_proc.poll() is not None:
@@ -645,6 +699,7 @@ class Soak:
                                         f"want {self.a.min_restarts}")
         finally:
             self.stop()
+            self.check_wrapper_logs()
         self.report(time.time() - t0)
         return 1 if self.n["violations"] else 0
 
@@ -689,7 +744,11 @@ def main():
     p.add_argument("--preemption", action="store_true",
                    help="cq-b and cq-c preempt (LowerPriority, reclaim Any); see docs/reliability.md")
     p.add_argument("--quiesce-timeout", type=float, default=30)
-    a = p.parse_args()
+    p.add_argument("--pace", type=float, default=0,
+                   help="seconds a step takes at least (a slow controller gets time between kills)")
+    p.add_argument("--wrapper", default=os.environ.get("TS_BIN_WRAPPER", ""),
+                   help="command put before the binaries, e.g. valgrind (default $TS_BIN_WRAPPER)")
+    a = p.parse_args(sys.argv[1:] + shlex.split(os.environ.get("TS_SOAK_ARGS", "")))
     os.makedirs(a.dir, exist_ok=True)
     sys.exit(Soak(a).run())
 

@@ -1,8 +1,8 @@
 /* Tests for pkg/kube/client against a scripted HTTP server on loopback
  * (run by the same event loop): which failures are retried for which
  * verbs, Retry-After, backoff limits, 401 credential refresh, the
- * rate limiter measured with a fake clock, the write gate, timeouts and
- * connection reuse. */
+ * rate limiter measured with a fake clock, the write gate, timeouts,
+ * release of unanswered calls' data and connection reuse. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -466,6 +466,61 @@ static void test_timeout_and_user_agent(void **state)
     assert_string_equal(TS_KUBE_USER_AGENT, "turnstile/" TS_VERSION);
 }
 
+/* req.release: runs with the data exactly when the callback never will
+ * (cancelled, or the client freed with the call unanswered), so a caller
+ * can free its data; not after the callback, not when submit fails. */
+struct owned {
+    int answered, released;
+};
+
+static void owned_done(struct ts_kube_client *c, struct ts_kube_result *res, void *data)
+{
+    (void)c;
+    (void)res;
+    ((struct owned *)data)->answered++;
+}
+
+static void owned_release(void *data)
+{
+    ((struct owned *)data)->released++;
+}
+
+static void test_release(void **state)
+{
+    struct ts_kube_req r = {.verb = TS_KUBE_GET,
+                            .res = &ts_kube_res_configmaps,
+                            .ns = "default",
+                            .name = "x",
+                            .release = owned_release};
+    struct owned answered = {0}, cancelled = {0}, unanswered = {0}, refused = {0};
+    struct ts_kube_req bad = r;
+    struct ts_kube_call *call = NULL;
+    struct env e;
+
+    (void)state;
+    env_up(&e, NULL, 0, NULL);
+    assert_int_equal(ts_kube_submit(e.c, &r, owned_done, &answered, NULL, NULL), 0);
+    while (!answered.answered)
+        ts_loop_run_once(e.loop, -1);
+    assert_int_equal(ts_kube_submit(e.c, &r, owned_done, &cancelled, &call, NULL), 0);
+    ts_kube_cancel(call);
+    bad.name = NULL; /* a GET needs a name */
+    assert_int_equal(ts_kube_submit(e.c, &bad, owned_done, &refused, NULL, NULL), TS_EINVAL);
+    env_down(&e);
+    env_up(&e, NULL, 0, NULL);
+    ts_loop_unwatch(e.loop, e.srv.lfd); /* accepted by the kernel, never served */
+    assert_int_equal(ts_kube_submit(e.c, &r, owned_done, &unanswered, NULL, NULL), 0);
+    for (int i = 0; i < 5; i++) /* sent, waiting for the reply */
+        ts_loop_run_once(e.loop, 10 * MS);
+    env_down(&e);
+    assert_int_equal(answered.answered, 1);
+    assert_int_equal(answered.released, 0);
+    assert_int_equal(cancelled.answered + refused.answered + unanswered.answered, 0);
+    assert_int_equal(cancelled.released, 1);
+    assert_int_equal(refused.released, 0);
+    assert_int_equal(unanswered.released, 1);
+}
+
 static void test_request_validation(void **state)
 {
     struct env e;
@@ -546,15 +601,11 @@ static void test_paths(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_retry_policy),
-        cmocka_unit_test(test_retry_after_and_limit),
-        cmocka_unit_test(test_connection_refused),
-        cmocka_unit_test(test_unauthorized_refresh),
-        cmocka_unit_test(test_rate_limit_fake_clock),
-        cmocka_unit_test(test_write_gate),
-        cmocka_unit_test(test_timeout_and_user_agent),
-        cmocka_unit_test(test_request_validation),
-        cmocka_unit_test(test_paths),
+        cmocka_unit_test(test_retry_policy),           cmocka_unit_test(test_retry_after_and_limit),
+        cmocka_unit_test(test_connection_refused),     cmocka_unit_test(test_unauthorized_refresh),
+        cmocka_unit_test(test_rate_limit_fake_clock),  cmocka_unit_test(test_write_gate),
+        cmocka_unit_test(test_timeout_and_user_agent), cmocka_unit_test(test_release),
+        cmocka_unit_test(test_request_validation),     cmocka_unit_test(test_paths),
     };
 
     ts_alloc_init();

@@ -12,7 +12,14 @@
 #   jq_py EXPR            evaluates a Python expression on stdin's JSON as `d`
 #   check DESC COND...    runs COND; fails the test with DESC when false
 #   contains HAYSTACK NEEDLE
+#   wrap_check_logs       fail on a report in the wrapper's logs (finish does)
 # Everything started is killed by PID on exit (trap), and $T removed.
+#
+# TS_BIN_WRAPPER (e.g. "valgrind -q ... --log-file=%q{TS_WRAP_LOGS}/vg-%p.log",
+# see `make valgrind`) is put before every binary the tests start: $WRAP.
+# The process keeps its PID under valgrind (it execs), so kill by PID works.
+# Its logs go to $TS_WRAP_LOGS ($T/wrap, exported for the wrapper and
+# test/soak/soak.py); every waiting loop is $SLOW times longer under it.
 
 set -u
 BUILD=${TS_BUILD:-build}
@@ -21,6 +28,13 @@ PY=/usr/bin/python3
 FAILS=0
 T=$(mktemp -d /tmp/ts-e2e.XXXXXX)
 PIDS=""
+OURS="" # the PIDs of our binaries (as_start*, ctl_start): they stop cleanly
+WRAP=${TS_BIN_WRAPPER:-}
+SLOW=1
+[ -z "$WRAP" ] || SLOW=8
+TS_WRAP_LOGS=$T/wrap
+export TS_WRAP_LOGS
+mkdir -p "$TS_WRAP_LOGS"
 
 cleanup() {
     for p in $PIDS; do kill "$p" 2>/dev/null; done
@@ -45,13 +59,14 @@ as_start() {
     # later, and a second as_start would read the first server's address
     : >"$T/server.out"
     rm -f "$T/kc"
-    "$BIN" --listen 127.0.0.1:0 --kubeconfig-out "$T/kc" --token "$TOKEN" "$@" \
+    $WRAP "$BIN" --listen 127.0.0.1:0 --kubeconfig-out "$T/kc" --token "$TOKEN" "$@" \
         >>"$T/server.out" 2>>"$T/server.log" &
     PID=$!
     PIDS="$PIDS $PID"
+    OURS="$OURS $PID"
     KC=$T/kc
     i=0
-    while [ $i -lt 400 ]; do
+    while [ $i -lt $((400 * SLOW)) ]; do
         URL=$(sed -n 's/^turnstile-apiserver: serving on //p' "$T/server.out" 2>/dev/null)
         [ -n "$URL" ] && [ -s "$KC" ] && break
         sleep 0.05
@@ -61,7 +76,7 @@ as_start() {
     i=0
     until curl -sk "$URL/readyz" >/dev/null 2>&1; do
         i=$((i + 1))
-        [ $i -lt 400 ] || { echo "server not ready"; exit 1; }
+        [ $i -lt $((400 * SLOW)) ] || { echo "server not ready"; exit 1; }
         sleep 0.05
     done
 }
@@ -75,16 +90,17 @@ as_start_http() {
     [ $# -gt 0 ] && shift
     rm -f "$T/kc"
     : >"$T/server.out" # (see as_start)
-    "$BIN" --listen "127.0.0.1:$port" --insecure-http --data-dir "$T/data" \
+    $WRAP "$BIN" --listen "127.0.0.1:$port" --insecure-http --data-dir "$T/data" \
         --kubeconfig-out "$T/kc" "$@" >>"$T/server.out" 2>>"$T/server.log" &
     PID=$!
     PIDS="$PIDS $PID"
+    OURS="$OURS $PID"
     KC=$T/kc
     i=0
     until [ -s "$T/kc" ] && URL=$(sed -n 's/^turnstile-apiserver: serving on //p' "$T/server.out") &&
         [ -n "$URL" ] && curl -s "$URL/readyz" >/dev/null 2>&1; do
         i=$((i + 1))
-        [ $i -lt 400 ] || { echo "server did not start"; cat "$T/server.log"; exit 1; }
+        [ $i -lt $((400 * SLOW)) ] || { echo "server did not start"; cat "$T/server.log"; exit 1; }
         sleep 0.05
     done
 }
@@ -128,15 +144,37 @@ eq() {
     return 1
 }
 
+# A wrapper's log with a report in it is a finding (valgrind -q writes only
+# its reports: errors, leaks at exit, a fatal signal; warnings and the leak
+# kinds that are no errors, "possibly lost" and "still reachable", are
+# not).  A SIGKILLed process gets no leak check, but its errors are there.
+wrap_check_logs() {
+    for f in "$TS_WRAP_LOGS"/*; do
+        [ -s "$f" ] || continue
+        grep -v -E '^==[0-9]+== +(Warning|WARNING|.* (possibly lost|still reachable) in loss record)' "$f" |
+            grep -q -E '^==[0-9]+== [^ ]' || continue
+        echo "== $f"
+        head -100 "$f"
+        fail "wrapper report in $(basename "$f") (${TS_BIN_WRAPPER%% *})"
+    done
+}
+
 finish() {
-    # stop the servers first so sanitizer reports (leaks at exit) are seen
+    # stop the servers first so sanitizer reports (leaks at exit) are seen;
+    # ours must stop on SIGTERM, not die of it (exit 143: nothing drained,
+    # nothing freed, no leak check worth the name)
     for p in $PIDS; do kill "$p" 2>/dev/null; done
-    for p in $PIDS; do wait "$p" 2>/dev/null; done
+    for p in $PIDS; do
+        wait "$p" 2>/dev/null
+        rc=$?
+        case " $OURS " in *" $p "*) [ "$rc" -ne 143 ] || fail "PID $p died of SIGTERM instead of stopping" ;; esac
+    done
     PIDS=""
     if grep -q -E 'AddressSanitizer|LeakSanitizer|runtime error:' "$T/server.log" 2>/dev/null; then
         grep -A30 -E 'AddressSanitizer|LeakSanitizer|runtime error:' "$T/server.log" | head -60
         fail "sanitizer report in the server log"
     fi
+    wrap_check_logs
     if [ "$FAILS" -ne 0 ]; then
         echo "$FAILS check(s) failed; server log tail:"
         tail -20 "$T/server.log"

@@ -4,7 +4,8 @@
 #
 #   ctl_start            start the controller (log: $T/ctl.log), sets CTL_PID
 #   ctl_check_log        fail on sanitizer reports in the controller log
-#   wait_for DESC CMD..  poll CMD for up to 10 s (WAIT_TENTHS overrides)
+#   wait_for DESC CMD..  poll CMD for up to 10 s (WAIT_TENTHS overrides;
+#                        both times $SLOW under a wrapper)
 #   job NAME [PRIO]      create Job NAME in team-a, queue lq, 1 cpu
 #   wl_of JOB            name of the Workload owned by JOB
 #   admitted JOB / suspended JOB [KIND PATH] / unsuspended ... / gone JOB
@@ -13,9 +14,10 @@ CD=$(dirname "$0")/data/controller
 [ -x "$CTL" ] || { echo "skip: $CTL not built"; exit 77; }
 
 ctl_start() {
-    "$CTL" --kubeconfig "$KC" --metrics-bind-address 127.0.0.1:0 --visibility-bind-address 127.0.0.1:0 "$@" >>"$T/ctl.log" 2>&1 &
+    $WRAP "$CTL" --kubeconfig "$KC" --metrics-bind-address 127.0.0.1:0 --visibility-bind-address 127.0.0.1:0 "$@" >>"$T/ctl.log" 2>&1 &
     CTL_PID=$!
     PIDS="$PIDS $CTL_PID"
+    OURS="$OURS $CTL_PID"
 }
 
 ctl_check_log() {
@@ -32,7 +34,7 @@ wait_for() {
     i=0
     until "$@" >/dev/null 2>&1; do
         i=$((i + 1))
-        if [ $i -ge "${WAIT_TENTHS:-100}" ]; then
+        if [ $i -ge $((${WAIT_TENTHS:-100} * SLOW)) ]; then
             fail "$desc (timed out)"
             return 1
         fi
