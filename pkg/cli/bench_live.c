@@ -390,10 +390,12 @@ static void released(struct ts_kube_client *c, struct ts_kube_result *res, void 
     (void)c;
     w->releasing = 0;
     w->x->n_released += !res->code;
-    if (res->code == TS_ECONFLICT && !w->retry_timer)
-        w->retry_timer = ts_loop_timer_add(w->x->loop, 100 * 1000 * 1000, release_again, w);
-    else if (res->code)
+    if (res->code == TS_ECONFLICT) {
+        if (!w->retry_timer)
+            w->retry_timer = ts_loop_timer_add(w->x->loop, 100 * 1000 * 1000, release_again, w);
+    } else if (res->code) {
         count_error(c, res, w->x);
+    }
 }
 
 /* An evicted Workload has no job to stop: the runner plays the job
