@@ -26,7 +26,7 @@ set output '$out'
 set title '$title'
 set xlabel 'creation time (s from the start)'
 set ylabel 'time to admission (s)'
-set key top left
+set key outside right top
 set datafile separator '\t'
 set grid
 plot $plots
