@@ -103,8 +103,8 @@ static void drop(struct ts_ctl *c, struct ts__ctl_tell *t)
 }
 
 /* Writes t's workload's latest verdict if the cached Workload does not
- * say it yet.  Returns 1 when a write went out (t is in flight), 0 when t
- * was dropped: nothing to tell. */
+ * say it yet.  Returns 1 when a write went out (t is in flight), else 0:
+ * t was dropped (nothing to tell) or queued to look again. */
 static int tell_one(struct ts_ctl *c, struct ts__ctl_tell *t, ts_time now)
 {
     const char *slash = strchr(t->key, '/'), *reason, *message;
@@ -124,8 +124,12 @@ static int tell_one(struct ts_ctl *c, struct ts__ctl_tell *t, ts_time now)
     d.name = slash + 1;
     d.reason = reason;
     d.message = message;
-    changed = !wl.status.admission && ts_apply_pending(&wl, &d, now);
-    if (changed) {
+    if (wl.status.admission) {
+        /* pending to the engine, admitted in the cache: a release the
+         * cache does not show yet; look again once it may */
+        push(c, t, 1, now + TELL_DELAY);
+        changed = 0;
+    } else if ((changed = ts_apply_pending(&wl, &d, now))) {
         t->inflight = 1;
         ts__ctl_put_status(c, &wl, TS_DECISION_PENDING, &d, NULL, NULL);
     } else {
