@@ -93,9 +93,11 @@ static void written(struct ts_kube_client *kc, struct ts_kube_result *res, void 
     if (res->code) {
         ts_log_info("controller", "workload=%s/%s status write failed: %s", w->ns, w->name,
                     res->err.msg);
-        if (w->kind == TS_DECISION_ADMIT && !w->victim)
+        if (w->victim) /* not evicted: its preemptor would wait for it forever */
+            ts_engine_forget_eviction(c->engine, w->ns, w->name);
+        else if (w->kind == TS_DECISION_ADMIT)
             ts_engine_admit_forget(c->engine, w->ns, w->name);
-        else if (!w->victim)
+        else
             ts_engine_forget_verdict(c->engine, w->ns, w->name);
         ts__ctl_kick(c);
     } else {
@@ -181,8 +183,10 @@ static void write_victims(struct ts_ctl *c, const struct ts_decision *d, ts_time
     for (size_t t = 0; t < d->n_targets; t++) {
         struct ts_workload v;
 
-        if (cached(c, d->targets[t].ns, d->targets[t].name, &v))
+        if (cached(c, d->targets[t].ns, d->targets[t].name, &v)) {
+            ts_engine_forget_eviction(c->engine, d->targets[t].ns, d->targets[t].name);
             continue;
+        }
         ts_apply_preempted(&v, &d->targets[t], now);
         put_status(c, &v, TS_DECISION_PREEMPT, NULL, &d->targets[t], d->cluster_queue);
         ts_workload_release(&v);

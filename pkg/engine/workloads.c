@@ -99,7 +99,7 @@ void ts__eng_wl_add_usage(struct ts__eng_wl *wl, int sign)
             cq->n_admitted--;
         cq->holders[wl->holder_pos] = last;
         last->holder_pos = wl->holder_pos;
-        wl->evicting = 0;
+        wl->evicting = wl->evicted = 0;
     }
 }
 
@@ -471,6 +471,10 @@ static int put_admitted(struct ts_engine *e, struct ts__eng_wl *wl, const struct
     wl->state = TS__ENG_WL_ADMITTED;
     wl->cq = ts_hmap_get(&e->cqs, wl->admission_cq);
     ts__eng_wl_add_usage(wl, 1);
+    /* an eviction that landed is under way until the quota is released:
+     * evicting it again would only rewrite it (and count it) every cycle */
+    wl->evicted = ts_workload_is_evicted(src);
+    wl->evicting = wl->evicted;
     return 0;
 }
 
@@ -577,6 +581,16 @@ void ts_engine_forget_verdict(struct ts_engine *e, const char *ns, const char *n
     wl->last_reason = wl->last_message = NULL;
     if (wl->state == TS__ENG_WL_PENDING && !wl->cq)
         mark_dirty(e, wl); /* an orphan is re-evaluated only when dirty */
+}
+
+void ts_engine_forget_eviction(struct ts_engine *e, const char *ns, const char *name)
+{
+    struct ts__eng_wl *wl = find(e, ns, name);
+
+    /* an eviction chosen but never written leaves the victim holding
+     * quota that its preemptor waits for (and reserves) forever */
+    if (wl && wl->admission)
+        wl->evicting = wl->evicted;
 }
 
 void ts_engine_release(struct ts_engine *e, const char *ns, const char *name)
