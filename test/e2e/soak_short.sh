@@ -4,13 +4,16 @@
 # ClusterQueue quota edits, turnstile killed with SIGKILL at random
 # moments at least every 9th step, turnstile-apiserver killed and
 # restarted from its --data-dir) against turnstile-apiserver --faults,
-# with the invariant checker after every step and at quiescence.  Any
-# violation fails the test, naming the objects.
+# with preemption in two of the three ClusterQueues (--preemption: victims
+# evicted under the same faults and kills), the invariant checker after
+# every step and at quiescence.  Any violation fails the test, naming the
+# objects.
 . "$(dirname "$0")/lib/apiserver.sh"
 [ -x "$BIN" ] && [ -x "$BUILD/bin/turnstile" ] || { echo "skip: binaries not built"; exit 77; }
 $PY -c 'import yaml' 2>/dev/null || { echo "skip: python3-yaml not installed"; exit 77; }
 $PY test/soak/soak.py --bin "$BUILD/bin" --dir "$T/soak" --seed "${TS_SOAK_SEED:-1}" \
-    --steps 200 --restart-every 9 --controller-kill 0.06 --quiesce-every 100 >"$T/soak.out" 2>&1
+    --steps 200 --restart-every 9 --controller-kill 0.06 --quiesce-every 100 --preemption \
+    >"$T/soak.out" 2>&1
 rc=$?
 cat "$T/soak.out"
 for f in server.log ctl.log; do
