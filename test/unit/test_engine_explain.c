@@ -13,23 +13,14 @@
 
 #include "engine/explain.h"
 #include "sim/sim.h"
+#include "sim_test.h"
 #include "util/alloc.h"
-#include "yaml/yaml.h"
 
 #define NOW (INT64_C(1795255200) * TS_TIME_SECOND)
 
 static void add_yaml(struct ts_sim *s, const char *yaml)
 {
-    struct ts_yaml_stream st = TS_YAML_STREAM_INIT;
-    struct ts_err err = {0};
-
-    if (ts_yaml_decode(yaml, strlen(yaml), "test", &st, &err))
-        fail_msg("%s", err.msg);
-    for (size_t i = 0; i < st.n; i++) {
-        if (ts_sim_add(s, st.docs[i].root, NOW, &err))
-            fail_msg("add: %s", err.msg);
-    }
-    ts_yaml_stream_release(&st);
+    sim_add_yaml(s, yaml, NOW);
 }
 
 static const char base[] = "apiVersion: kueue.x-k8s.io/v1beta2\n"

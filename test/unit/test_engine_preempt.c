@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "sim/sim.h"
+#include "sim_test.h"
 #include "util/alloc.h"
-#include "yaml/yaml.h"
 
 #define NOW (INT64_C(1795255200) * TS_TIME_SECOND)
 
@@ -56,29 +56,17 @@ static void put_low(struct ts_sim *s, int evicted)
     const char *ev = evicted ? "  - {type: Evicted, status: 'True', reason: Preempted, message: m, "
                                "lastTransitionTime: '2026-11-21T08:05:00Z'}\n"
                              : "";
-    struct ts_yaml_stream st = TS_YAML_STREAM_INIT;
-    struct ts_err err = {0};
     char y[2048];
 
     snprintf(y, sizeof(y), fmt, ev);
-    if (ts_yaml_decode(y, strlen(y), "low", &st, &err) || ts_sim_add(s, st.docs[0].root, NOW, &err))
-        fail_msg("%s", err.msg);
-    ts_yaml_stream_release(&st);
+    sim_add_yaml(s, y, NOW);
 }
 
 static struct ts_sim *setup_sim(int evicted)
 {
     struct ts_sim *s = ts_sim_new(NULL);
-    struct ts_yaml_stream st = TS_YAML_STREAM_INIT;
-    struct ts_err err = {0};
 
-    if (ts_yaml_decode(objects, strlen(objects), "objects", &st, &err))
-        fail_msg("%s", err.msg);
-    for (size_t i = 0; i < st.n; i++) {
-        if (ts_sim_add(s, st.docs[i].root, NOW, &err))
-            fail_msg("add: %s", err.msg);
-    }
-    ts_yaml_stream_release(&st);
+    sim_add_yaml(s, objects, NOW);
     put_low(s, evicted);
     return s;
 }
