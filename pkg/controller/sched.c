@@ -93,10 +93,10 @@ static void written(struct ts_kube_client *kc, struct ts_kube_result *res, void 
     if (res->code) {
         ts_log_info("controller", "workload=%s/%s status write failed: %s", w->ns, w->name,
                     res->err.msg);
-        if (w->victim) /* not evicted: its preemptor would wait for it forever */
-            ts_engine_forget_eviction(c->engine, w->ns, w->name);
-        else if (w->kind == TS_DECISION_ADMIT)
+        if (w->kind == TS_DECISION_ADMIT && !w->victim)
             ts_engine_admit_forget(c->engine, w->ns, w->name);
+        else if (w->victim)
+            ts_engine_evict_forget(c->engine, w->ns, w->name);
         else
             ts_engine_forget_verdict(c->engine, w->ns, w->name);
         ts__ctl_kick(c);
@@ -184,7 +184,7 @@ static void write_victims(struct ts_ctl *c, const struct ts_decision *d, ts_time
         struct ts_workload v;
 
         if (cached(c, d->targets[t].ns, d->targets[t].name, &v)) {
-            ts_engine_forget_eviction(c->engine, d->targets[t].ns, d->targets[t].name);
+            ts_engine_evict_forget(c->engine, d->targets[t].ns, d->targets[t].name);
             continue;
         }
         ts_apply_preempted(&v, &d->targets[t], now);

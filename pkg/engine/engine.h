@@ -190,12 +190,13 @@ void ts_engine_admit_forget(struct ts_engine *e, const char *ns, const char *nam
  * calls this when writing that status failed). */
 void ts_engine_forget_verdict(struct ts_engine *e, const char *ns, const char *name);
 
-/* Forgets that a PREEMPT decision chose this workload as a victim (the
- * controller calls this when writing its Evicted condition failed), so
- * the next cycle that needs its quota evicts it again.  A workload whose
- * stored status says Evicted=True stays on its way out: as Kueue, the
- * engine never evicts it a second time. */
-void ts_engine_forget_eviction(struct ts_engine *e, const char *ns, const char *name);
+/* The eviction a cycle chose for a victim was not written (the write
+ * failed, or the Workload was gone from the cache): the victim counts as
+ * running again, so a later cycle can choose it, or others, anew.
+ * Without this its preemptor waited for good for an eviction that never
+ * came.  Unknown names are ignored.  (A victim whose stored status says
+ * Evicted=True stays on its way out: it is never evicted twice.) */
+void ts_engine_evict_forget(struct ts_engine *e, const char *ns, const char *name);
 
 /* An evicted workload's job has stopped: its quota is released and it is
  * queued again (what ts_engine_put_workload() does when the workload's

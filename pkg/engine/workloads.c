@@ -474,7 +474,6 @@ static int put_admitted(struct ts_engine *e, struct ts__eng_wl *wl, const struct
     /* an eviction that landed is under way until the quota is released:
      * evicting it again would only rewrite it (and count it) every cycle */
     wl->evicted = ts_workload_is_evicted(src);
-    wl->evicting = wl->evicted;
     return 0;
 }
 
@@ -570,6 +569,17 @@ void ts_engine_admit_forget(struct ts_engine *e, const char *ns, const char *nam
         release(e, wl);
 }
 
+void ts_engine_evict_forget(struct ts_engine *e, const char *ns, const char *name)
+{
+    struct ts__eng_wl *wl = find(e, ns, name);
+
+    if (wl && wl->evicting) {
+        wl->evicting = 0;
+        if (wl->cq)
+            ts__eng_requeue_tree(e, &wl->cq->node); /* its preemptor may be parked */
+    }
+}
+
 void ts_engine_forget_verdict(struct ts_engine *e, const char *ns, const char *name)
 {
     struct ts__eng_wl *wl = find(e, ns, name);
@@ -581,16 +591,6 @@ void ts_engine_forget_verdict(struct ts_engine *e, const char *ns, const char *n
     wl->last_reason = wl->last_message = NULL;
     if (wl->state == TS__ENG_WL_PENDING && !wl->cq)
         mark_dirty(e, wl); /* an orphan is re-evaluated only when dirty */
-}
-
-void ts_engine_forget_eviction(struct ts_engine *e, const char *ns, const char *name)
-{
-    struct ts__eng_wl *wl = find(e, ns, name);
-
-    /* an eviction chosen but never written leaves the victim holding
-     * quota that its preemptor waits for (and reserves) forever */
-    if (wl && wl->admission)
-        wl->evicting = wl->evicted;
 }
 
 void ts_engine_release(struct ts_engine *e, const char *ns, const char *name)

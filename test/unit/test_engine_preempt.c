@@ -100,14 +100,14 @@ static void test_failed_eviction_is_issued_again(void **state)
     (void)state;
     assert_int_equal(cycle_evicts_low(e), 1);
     assert_int_equal(cycle_evicts_low(e), 0); /* the write is in flight */
-    ts_engine_forget_eviction(e, "default", "low");
+    ts_engine_evict_forget(e, "default", "low");
     assert_int_equal(cycle_evicts_low(e), 1);
     /* this time it lands: the informer shows Evicted=True, quota held
      * until the job stops; nothing is evicted again meanwhile */
     put_low(s, 1);
     for (int i = 0; i < 3; i++)
         assert_int_equal(cycle_evicts_low(e), 0);
-    ts_engine_forget_eviction(e, "default", "ghost"); /* unknown: ignored */
+    ts_engine_evict_forget(e, "default", "ghost"); /* unknown: ignored */
     ts_sim_free(s);
 }
 
@@ -121,7 +121,7 @@ static void test_landed_eviction_is_not_issued_again(void **state)
 
     (void)state;
     assert_int_equal(cycle_evicts_low(e), 0);
-    ts_engine_forget_eviction(e, "default", "low");
+    ts_engine_evict_forget(e, "default", "low");
     assert_int_equal(cycle_evicts_low(e), 0);
     /* its job stopped: the quota goes to the preemptor */
     assert_int_equal(ts_sim_delete(s, "default", "low"), 0);
