@@ -13,7 +13,8 @@
 #   make bench-large   the same on Kueue's large-scale configuration
 #   make run        the local API server + webhook + controller + samples
 #   make soak       apiserver durability (20 kill -9 rounds x 10,000 writes), then the
-#                   crash-restart soak: 3,000 steps, >= 1,000 controller kills, --faults
+#                   crash-restart soak: 3,000 steps, >= 1,000 controller kills, --faults,
+#                   --preemption
 #   make deps       install the Debian packages (needs root)
 #   make help       this list
 #
@@ -189,7 +190,7 @@ soak: check-deps
 	rm -rf $(BUILD)/soak
 	python3 test/soak/soak.py --bin $(BUILD)/bin --dir $(BUILD)/soak --seed $(SOAK_SEED) \
 		--steps $(SOAK_STEPS) --restart-every 3 --quiesce-every 250 --min-restarts 1000 \
-		--max-seconds 3600
+		--max-seconds 3600 --preemption
 
 # libFuzzer, FUZZ_SECONDS (default 60) per target; says so and fails when
 # clang or libFuzzer is missing.

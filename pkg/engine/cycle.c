@@ -425,7 +425,7 @@ static void preempt(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
             free(need);
             return;
         }
-        fresh += !t[i].wl->evicting;
+        fresh += !t[i].wl->evicting && !t[i].wl->evicted;
     }
     if (nt) {
         reserve(resv, en, fr, need, n);
@@ -460,7 +460,7 @@ static void preempt(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
         for (size_t i = 0; i < nt; i++) {
             struct ts_decision_target *dt;
 
-            if (t[i].wl->evicting)
+            if (t[i].wl->evicting || t[i].wl->evicted) /* on its way out already */
                 continue;
             t[i].wl->evicting = 1;
             t[i].wl->evict_cycle = e->cycle_seq;

@@ -197,7 +197,8 @@ int ts_engine_verdict(const struct ts_engine *e, const char *ns, const char *nam
  * failed, or the Workload was gone from the cache): the victim counts as
  * running again, so a later cycle can choose it, or others, anew.
  * Without this its preemptor waited for good for an eviction that never
- * came.  Unknown names are ignored. */
+ * came.  Unknown names are ignored.  (A victim whose stored status says
+ * Evicted=True stays on its way out: it is never evicted twice.) */
 void ts_engine_evict_forget(struct ts_engine *e, const char *ns, const char *name);
 
 /* An evicted workload's job has stopped: its quota is released and it is

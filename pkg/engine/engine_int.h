@@ -159,6 +159,7 @@ struct ts__eng_wl {
     size_t holder_pos;             /* index in cq->holders while holding quota */
     ts_time reserved_at;           /* when its quota was reserved */
     int evicting;                  /* chosen as a preemption victim; usage not yet released */
+    int evicted;                   /* holds quota, stored Evicted=True: on its way out too */
     uint64_t evict_cycle;          /* the cycle that chose it */
     char *job_uid;                 /* label kueue.x-k8s.io/job-uid, for preemption messages */
     char *limits_message;          /* requests above limits (Misconfigured), or NULL */

@@ -162,9 +162,10 @@ static int cand_cmp(const void *pa, const void *pb)
 {
     const struct cand *a = pa, *b = pb;
     int across = a->kind != SAME_QUEUE, bcross = b->kind != SAME_QUEUE;
+    int ae = a->wl->evicting || a->wl->evicted, be = b->wl->evicting || b->wl->evicted;
 
-    if (a->wl->evicting != b->wl->evicting)
-        return a->wl->evicting ? -1 : 1;
+    if (ae != be) /* Kueue: evicted workloads first */
+        return ae ? -1 : 1;
     if (across != bcross)
         return across ? -1 : 1;
     if (a->wl->priority != b->wl->priority)

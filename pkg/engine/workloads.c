@@ -153,7 +153,7 @@ void ts__eng_wl_add_usage(struct ts__eng_wl *wl, int sign)
             cq->n_admitted--;
         cq->holders[wl->holder_pos] = last;
         last->holder_pos = wl->holder_pos;
-        wl->evicting = 0;
+        wl->evicting = wl->evicted = 0;
     }
 }
 
@@ -526,6 +526,9 @@ static int put_admitted(struct ts_engine *e, struct ts__eng_wl *wl, const struct
     wl->state = TS__ENG_WL_ADMITTED;
     wl->cq = ts_hmap_get(&e->cqs, wl->admission_cq);
     ts__eng_wl_add_usage(wl, 1);
+    /* an eviction that landed is under way until the quota is released:
+     * evicting it again would only rewrite it (and count it) every cycle */
+    wl->evicted = ts_workload_is_evicted(src);
     return 0;
 }
 

@@ -4,8 +4,10 @@
 # ClusterQueue quota edits, turnstile killed with SIGKILL at random
 # moments at least every 9th step, turnstile-apiserver killed and
 # restarted from its --data-dir) against turnstile-apiserver --faults,
-# with the invariant checker after every step and at quiescence.  Any
-# violation fails the test, naming the objects.
+# with preemption in two of the three ClusterQueues (--preemption: victims
+# evicted under the same faults and kills), the invariant checker after
+# every step and at quiescence.  Any violation fails the test, naming the
+# objects.
 #
 # `make valgrind` runs it with the binaries under valgrind (TS_BIN_WRAPPER,
 # which soak.py reads) and fewer steps: TS_SOAK_STEPS (a tenth of them at
@@ -17,7 +19,8 @@ export TS_SOAK_ARGS="--steps $STEPS ${TS_SOAK_ARGS:-}"
 [ -x "$BIN" ] && [ -x "$BUILD/bin/turnstile" ] || { echo "skip: binaries not built"; exit 77; }
 $PY -c 'import yaml' 2>/dev/null || { echo "skip: python3-yaml not installed"; exit 77; }
 $PY test/soak/soak.py --bin "$BUILD/bin" --dir "$T/soak" --seed "${TS_SOAK_SEED:-1}" \
-    --steps 200 --restart-every 9 --controller-kill 0.06 --quiesce-every 100 >"$T/soak.out" 2>&1
+    --steps 200 --restart-every 9 --controller-kill 0.06 --quiesce-every 100 --preemption \
+    >"$T/soak.out" 2>&1
 rc=$?
 cat "$T/soak.out"
 for f in server.log ctl.log; do

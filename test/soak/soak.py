@@ -565,9 +565,15 @@ class Soak:
                     j.get("_stable"):
                 self.violation("unsuspend", f"Job {name} runs without an admitted Workload "
                                             f"(Workloads {[(w['metadata']['name'], conds(w)) for w in mine]})")
-            for w in admitted:
+            # every Workload of the job, not only the admitted ones: one
+            # that stops being admitted (evicted and released, pending
+            # again) must restart the clock, or its next admission (which
+            # is suspended for a moment, as is an evicted one until its
+            # quota is released) reports the whole pending time as stuck
+            for w in mine:
                 late = self.persists(self.first_stuck, w["metadata"]["uid"], now,
-                                     j["spec"].get("suspend") is not False
+                                     is_true(w, "Admitted")
+                                     and j["spec"].get("suspend") is not False
                                      and not is_true(w, "Finished"))
                 if late:
                     self.violation("stuck", f"Workload {w['metadata']['name']} admitted but "

@@ -13,23 +13,14 @@
 
 #include "engine/explain.h"
 #include "sim/sim.h"
+#include "sim_test.h"
 #include "util/alloc.h"
-#include "yaml/yaml.h"
 
 #define NOW (INT64_C(1795255200) * TS_TIME_SECOND)
 
 static void add_yaml(struct ts_sim *s, const char *yaml)
 {
-    struct ts_yaml_stream st = TS_YAML_STREAM_INIT;
-    struct ts_err err = {0};
-
-    if (ts_yaml_decode(yaml, strlen(yaml), "test", &st, &err))
-        fail_msg("%s", err.msg);
-    for (size_t i = 0; i < st.n; i++) {
-        if (ts_sim_add(s, st.docs[i].root, NOW, &err))
-            fail_msg("add: %s", err.msg);
-    }
-    ts_yaml_stream_release(&st);
+    sim_add_yaml(s, yaml, NOW);
 }
 
 static const char base[] = "apiVersion: kueue.x-k8s.io/v1beta2\n"
@@ -239,46 +230,6 @@ static void test_parked_class_told_once(void **state)
     ts_sim_free(s);
 }
 
-/* Victims named in a cycle's PREEMPT decision: n_targets of the decision
- * for `preemptor` (-1 when the cycle decided nothing for it). */
-static int victims_of(struct ts_engine *e, const char *preemptor)
-{
-    struct ts_cycle c;
-    int n = -1;
-
-    ts_cycle_init(&c);
-    ts_engine_cycle(e, NOW, &c);
-    for (size_t d = 0; d < c.n; d++) {
-        if (c.items[d].kind == TS_DECISION_PREEMPT && !strcmp(c.items[d].name, preemptor))
-            n = (int)c.items[d].n_targets;
-    }
-    ts_cycle_release(&c);
-    return n;
-}
-
-/* An eviction whose write failed is forgotten: the next cycle evicts the
- * victim again instead of waiting for good for an eviction that never
- * came (a live benchmark hung on such a preemptor). */
-static void test_failed_eviction_chosen_again(void **state)
-{
-    struct ts_sim *s = ts_sim_new(NULL);
-    struct ts_engine *e = ts_sim_engine(s);
-
-    (void)state;
-    add_yaml(s, base);
-    add_cq(s, 4, "  preemption: {withinClusterQueue: LowerPriority}\n");
-    add_wl(s, "low", "lq", 4, 1, 0, 0, "2026-11-21T07:00:00Z");
-    ts_sim_run(s, 0, NOW);
-    assert_true(admitted(s, "low"));
-    add_wl(s, "high", "lq", 4, 1, 0, 10, "2026-11-21T08:00:00Z");
-    assert_int_equal(victims_of(e, "high"), 1);
-    /* the write evicting "low" failed: nothing changed on the object */
-    assert_true(victims_of(e, "high") <= 0); /* waiting for the eviction */
-    ts_engine_evict_forget(e, "default", "low");
-    assert_int_equal(victims_of(e, "high"), 1);
-    ts_sim_free(s);
-}
-
 static void explain(struct ts_sim *s, const char *name, struct ts_explanation *x)
 {
     assert_int_equal(ts_engine_explain(ts_sim_engine(s), "default", name, x), 0);
@@ -391,7 +342,6 @@ int main(void)
         cmocka_unit_test(test_order_strict_fifo),
         cmocka_unit_test(test_order_best_effort_fifo),
         cmocka_unit_test(test_parked_class_told_once),
-        cmocka_unit_test(test_failed_eviction_chosen_again),
         cmocka_unit_test(test_cf_never_then_more_quota),
         cmocka_unit_test(test_cf_partial_then_min_count),
         cmocka_unit_test(test_cf_priority_then_higher_priority),

@@ -1,0 +1,142 @@
+/* Tests for the engine's bookkeeping of preemption victims between a
+ * PREEMPT decision and the victim's quota release, as the controller
+ * drives it: the victim's Evicted write may fail (it is evicted again next
+ * cycle) or land (it is never evicted twice).  The soak found a preemptor
+ * waiting forever for a victim whose eviction write had failed, reserving
+ * the quota the other queues' heads needed. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/sim.h"
+#include "sim_test.h"
+#include "util/alloc.h"
+
+#define NOW (INT64_C(1795255200) * TS_TIME_SECOND)
+
+/* One queue of 4 cpu that preempts lower priorities; `low` holds all of
+ * it, `incoming` (higher priority) needs all of it. */
+static const char objects[] =
+    "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: default}\n---\n"
+    "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\n"
+    "spec:\n  namespaceSelector: {}\n"
+    "  preemption: {withinClusterQueue: LowerPriority, reclaimWithinCohort: Never}\n"
+    "  resourceGroups:\n  - coveredResources: [cpu]\n    flavors:\n    - name: default\n"
+    "      resources: [{name: cpu, nominalQuota: 4}]\n---\n"
+    "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+    "metadata: {namespace: default, name: lq}\nspec: {clusterQueue: cq}\n---\n"
+    "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\n"
+    "metadata: {namespace: default, name: incoming}\n"
+    "spec:\n  queueName: lq\n  priority: 10\n  podSets:\n  - name: main\n    count: 1\n"
+    "    template: {spec: {containers: [{name: c, image: busybox, "
+    "resources: {requests: {cpu: '4'}}}]}}\n";
+
+/* `low`, admitted; with its eviction landed when `evicted`. */
+static void put_low(struct ts_sim *s, int evicted)
+{
+    static const char fmt[] =
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\n"
+        "metadata: {namespace: default, name: low}\n"
+        "spec:\n  queueName: lq\n  priority: 1\n  podSets:\n  - name: main\n    count: 1\n"
+        "    template: {spec: {containers: [{name: c, image: busybox, "
+        "resources: {requests: {cpu: '4'}}}]}}\n"
+        "status:\n  admission:\n    clusterQueue: cq\n    podSetAssignments:\n"
+        "    - {name: main, count: 1, flavors: {cpu: default}, resourceUsage: {cpu: '4'}}\n"
+        "  conditions:\n"
+        "  - {type: QuotaReserved, status: 'True', reason: QuotaReserved, message: m, "
+        "lastTransitionTime: '2026-11-21T08:00:00Z'}\n"
+        "  - {type: Admitted, status: 'True', reason: Admitted, message: m, "
+        "lastTransitionTime: '2026-11-21T08:00:00Z'}\n"
+        "%s";
+    const char *ev = evicted ? "  - {type: Evicted, status: 'True', reason: Preempted, message: m, "
+                               "lastTransitionTime: '2026-11-21T08:05:00Z'}\n"
+                             : "";
+    char y[2048];
+
+    snprintf(y, sizeof(y), fmt, ev);
+    sim_add_yaml(s, y, NOW);
+}
+
+static struct ts_sim *setup_sim(int evicted)
+{
+    struct ts_sim *s = ts_sim_new(NULL);
+
+    sim_add_yaml(s, objects, NOW);
+    put_low(s, evicted);
+    return s;
+}
+
+/* Runs one cycle without applying it (the controller's writes are in
+ * flight); returns how many times it evicts `low`. */
+static int cycle_evicts_low(struct ts_engine *e)
+{
+    struct ts_cycle c;
+    int n = 0;
+
+    ts_cycle_init(&c);
+    ts_engine_cycle(e, NOW, &c);
+    for (size_t d = 0; d < c.n; d++) {
+        assert_int_not_equal(c.items[d].kind, TS_DECISION_ADMIT); /* low still holds it all */
+        for (size_t t = 0; t < c.items[d].n_targets; t++)
+            n += strcmp(c.items[d].targets[t].name, "low") == 0;
+    }
+    ts_cycle_release(&c);
+    return n;
+}
+
+/* The victim's Evicted write failed (a 409, a 5xx, a cut): the controller
+ * says so and the next cycle evicts it again.  Before, the engine kept it
+ * as "on its way out" and the preemptor waited for it forever. */
+static void test_failed_eviction_is_issued_again(void **state)
+{
+    struct ts_sim *s = setup_sim(0);
+    struct ts_engine *e = ts_sim_engine(s);
+
+    (void)state;
+    assert_int_equal(cycle_evicts_low(e), 1);
+    assert_int_equal(cycle_evicts_low(e), 0); /* the write is in flight */
+    ts_engine_evict_forget(e, "default", "low");
+    assert_int_equal(cycle_evicts_low(e), 1);
+    /* this time it lands: the informer shows Evicted=True, quota held
+     * until the job stops; nothing is evicted again meanwhile */
+    put_low(s, 1);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(cycle_evicts_low(e), 0);
+    ts_engine_evict_forget(e, "default", "ghost"); /* unknown: ignored */
+    ts_sim_free(s);
+}
+
+/* A victim whose eviction is stored (found so after a restart, or a write
+ * whose reply was lost but which landed) is never evicted a second time,
+ * even when a later write about it fails. */
+static void test_landed_eviction_is_not_issued_again(void **state)
+{
+    struct ts_sim *s = setup_sim(1);
+    struct ts_engine *e = ts_sim_engine(s);
+
+    (void)state;
+    assert_int_equal(cycle_evicts_low(e), 0);
+    ts_engine_evict_forget(e, "default", "low");
+    assert_int_equal(cycle_evicts_low(e), 0);
+    /* its job stopped: the quota goes to the preemptor */
+    assert_int_equal(ts_sim_delete(s, "default", "low"), 0);
+    ts_sim_run(s, 0, NOW);
+    assert_true(ts_workload_has_quota_reservation(ts_sim_find(s, "default", "incoming")));
+    ts_sim_free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_failed_eviction_is_issued_again),
+        cmocka_unit_test(test_landed_eviction_is_not_issued_again),
+    };
+
+    ts_alloc_init();
+    return cmocka_run_group_tests_name("engine_preempt", tests, NULL, NULL);
+}
