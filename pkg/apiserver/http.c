@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include "util/alloc.h"
@@ -150,6 +151,17 @@ static void serve(struct ts_apiserver *s, struct ts__as_req *q, struct ts__as_re
     }
 }
 
+/* Whether the client closed its connection (EOF waiting on the socket):
+ * it went away while --faults held its request. */
+static int client_gone(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    char b;
+
+    return ci && recv(ci->connect_fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload,
                                   size_t *upload_size, void **con_cls)
@@ -179,8 +191,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     t0 = clock_ns(CLOCK_MONOTONIC);
     fill_req(&q, s, c, url, method, st);
     ts__as_resp_init(&r);
-    if (!q.faulty || !ts__as_faults_before(&q, &r, &cut))
-        serve(s, &q, &r, st, c);
+    /* A request whose client went away while --faults held it (a pause,
+     * latency) is not served: kube-apiserver cancels a request's context
+     * when its client disconnects, and a write that has not reached
+     * storage then is not applied.  Applied late, a killed controller's
+     * admission landed after its successor had listed the Workloads and
+     * admitted into the same quota (the long soak's over-admission). */
+    if (!q.faulty || !ts__as_faults_before(&q, &r, &cut)) {
+        if (q.faulty && client_gone(c))
+            ts__as_reply_status(&r, 503, "ServiceUnavailable", "the client went away", NULL);
+        else
+            serve(s, &q, &r, st, c);
+    }
     if (s->opts.access_log)
         ts_log_info("apiserver", "method=%s path=%s code=%d bytes=%zu watch=%d dur_us=%lld", method,
                     url, r.code, r.body.len, r.watch != NULL,

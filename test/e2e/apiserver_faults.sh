@@ -3,7 +3,8 @@
 # 1: failed writes (409, 429 with Retry-After, 500, 503: a metav1.Status,
 # and nothing written), 410 Expired on watch and list resumes, replies cut
 # halfway, watch streams dropped after N events, latency, a pause, the
-# X-Turnstile-Faults: off exemption and the counts at /debug/faults.
+# X-Turnstile-Faults: off exemption, a held write of a client that went
+# away not applied, and the counts at /debug/faults.
 . "$(dirname "$0")/lib/apiserver.sh"
 CM=/api/v1/namespaces/default/configmaps
 TOKEN=unused # the server runs without one
@@ -77,6 +78,15 @@ restart "pause=2s@0s"
 t=$(curl -s -o /dev/null -w '%{time_total}' "$URL$CM")
 check "pause=2s@0s: a request waits for the end of the pause ($t)" $PY -c "import sys; sys.exit(not $t >= 1)"
 check "pause: counted" eq "$(exempt GET /debug/faults | field "d['injected']['pause']")" 1
+
+# a write whose client goes away while the pause holds it is not applied
+# (kube-apiserver cancels the request's context); one that waits is
+restart "pause=3s@0s"
+post gone -m 1 >/dev/null
+post waited >/dev/null
+check "pause: the waiting client's write is applied" eq "$(code)" 201
+exempt GET "$CM/gone" >/dev/null
+check "pause: the write of a client that went away is not applied" eq "$(code)" 404
 
 kill "$PID"
 wait "$PID" 2>/dev/null
