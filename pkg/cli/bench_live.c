@@ -244,10 +244,14 @@ static int start_controller(struct live *x, FILE *err)
     return (x->ctl_pid = ts__bench_spawn(argv, log, log, err)) < 0 ? -1 : 0;
 }
 
-/* The controller is up once it wrote a ClusterQueue's status. */
+/* The controller is up once it wrote a ClusterQueue's status.  Under a
+ * budget its first status writes (one per ClusterQueue and LocalQueue)
+ * take 2 x queues / qps seconds: 40 s for the large-scale file at 50. */
 static int wait_controller(struct live *x, FILE *err)
 {
-    for (int i = 0; i < 600; i++) {
+    double limit_s = 30 + (x->o->qps > 0 ? 2.0 * (double)x->p->n_queues / x->o->qps : 0);
+
+    for (int i = 0; i < (int)(limit_s * 20); i++) {
         struct ts_err e = {0};
         cJSON *cq = NULL;
         int ok = !ts_kube_get_sync(x->c, &ts_kube_res_clusterqueues, NULL, x->p->queues[0].name,
@@ -259,9 +263,10 @@ static int wait_controller(struct live *x, FILE *err)
             return 0;
         sleep_ms(50);
     }
-    fprintf(err,
-            "error: the controller wrote no ClusterQueue status in 30 s (see %s/controller.log)\n",
-            x->dir);
+    fprintf(
+        err,
+        "error: the controller wrote no ClusterQueue status in %.0f s (see %s/controller.log)\n",
+        limit_s, x->dir);
     return -1;
 }
 
