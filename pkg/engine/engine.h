@@ -177,7 +177,9 @@ void ts_cycle_init(struct ts_cycle *c);
 void ts_cycle_release(struct ts_cycle *c);
 
 /* Runs one scheduling cycle at time `now`, appending decisions to out.
- * Returns the number of decisions (0 = nothing changed). */
+ * Returns how much the queues moved: admissions, preemptions and heads
+ * parked (0 = a cycle now would decide the same again; pending verdicts
+ * alone do not count). */
 size_t ts_engine_cycle(struct ts_engine *e, ts_time now, struct ts_cycle *out);
 
 /* Confirms an assumed admission / forgets it (releasing its usage and
