@@ -226,6 +226,10 @@ void ts_ctl_free(struct ts_ctl *c)
         while (ts_hmap_next(&c->status_last, &it, &k, &v))
             free(v);
         ts_hmap_release(&c->status_last);
+        it = 0;
+        while (ts_hmap_next(&c->evict_retry, &it, &k, &v))
+            free(v);
+        ts_hmap_release(&c->evict_retry);
         ts_hmap_release(&c->job_writes); /* values are counts, not pointers */
         it = 0;
         while (ts_hmap_next(&c->job_expect, &it, &k, &v))

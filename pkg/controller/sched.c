@@ -95,6 +95,52 @@ static void write_free(void *data)
     free(w);
 }
 
+/* A victim's eviction write failed.  After a conflict the cache will
+ * bring the victim's newer version, and with it a fresh choice: choosing
+ * it again at once, on the stale copy, was a storm of 409s (a large-scale
+ * run behind its watch).  But an injected or spurious 409 brings no
+ * update, so the eviction is forgotten anyway after EVICT_RETRY; other
+ * failures are forgotten at once. */
+#define EVICT_RETRY (2 * TS_TIME_SECOND)
+
+static void eviction_failed(struct ts_ctl *c, const struct write *w, int code)
+{
+    char key[512];
+    int64_t *due;
+
+    if (code != TS_ECONFLICT) {
+        ts_engine_evict_forget(c->engine, w->ns, w->name);
+        return;
+    }
+    snprintf(key, sizeof(key), "%s/%s", w->ns, w->name);
+    if (!(due = ts_hmap_get(&c->evict_retry, key))) {
+        due = ts_xmalloc(sizeof(*due));
+        ts_hmap_put(&c->evict_retry, key, due);
+    }
+    *due = ts_loop_now(c->loop) + EVICT_RETRY;
+}
+
+/* Forgets the conflicted evictions whose wait is over. */
+static void evictions_retry(struct ts_ctl *c)
+{
+    int64_t now = ts_loop_now(c->loop);
+    size_t it = 0;
+    const char *k;
+    void *v;
+    char ns[256];
+
+    while (ts_hmap_next(&c->evict_retry, &it, &k, &v)) {
+        const char *slash = strchr(k, '/');
+
+        if (*(int64_t *)v > now || !slash)
+            continue;
+        snprintf(ns, sizeof(ns), "%.*s", (int)(slash - k), k);
+        ts_engine_evict_forget(c->engine, ns, slash + 1);
+        ts__ctl_kick(c);
+        free(ts_hmap_del(&c->evict_retry, k));
+    }
+}
+
 static void written(struct ts_kube_client *kc, struct ts_kube_result *res, void *data)
 {
     struct write *w = data;
@@ -110,7 +156,7 @@ static void written(struct ts_kube_client *kc, struct ts_kube_result *res, void 
         if (w->kind == TS_DECISION_ADMIT && !w->victim)
             ts_engine_admit_forget(c->engine, w->ns, w->name);
         else if (w->victim)
-            ts_engine_evict_forget(c->engine, w->ns, w->name);
+            eviction_failed(c, w, res->code);
         ts__ctl_kick(c);
     } else {
         if (w->kind == TS_DECISION_ADMIT && !w->victim)
@@ -261,6 +307,7 @@ void ts__ctl_cycle(struct ts_loop *loop, void *data)
     if (c->stopping || (c->leader && !ts_leader_is_leader(c->leader)))
         return;
     ts__ctl_tell_flush(c, now);
+    evictions_retry(c);
     if (!c->dirty)
         return;
     c->dirty = 0;
