@@ -84,12 +84,12 @@ struct ts_ctl {
     /* Job keys whose last write landed -> struct ts__ctl_expect: their
      * reconcile waits until the cache shows that resourceVersion. */
     struct ts_hmap job_expect;
-    /* Pending reasons to write (tell.c): "ns/name" -> owned struct
-     * ts__ctl_tell, queued in one of two lists sorted by due time (0:
-     * first tell, 1: refresh) or in flight. */
     /* Victims whose eviction write conflicted, "ns/name" -> owned int64_t
      * loop time after which the engine forgets the eviction (sched.c) */
     struct ts_hmap evict_retry;
+    /* Pending reasons to write (tell.c): "ns/name" -> owned struct
+     * ts__ctl_tell, queued in one of two lists sorted by due time (0: a
+     * first tell or a retry, 1: a refresh) or in flight. */
     struct ts_hmap tells;
     struct ts__ctl_tell *tell_due[2], *tell_last[2];
     struct ts_ratelimit tell_rl;

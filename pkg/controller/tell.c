@@ -55,8 +55,9 @@ void ts__ctl_tell_release(struct ts_ctl *c)
     c->tell_due[0] = c->tell_due[1] = c->tell_last[0] = c->tell_last[1] = NULL;
 }
 
-/* Appends t to due list `which` (0: first tell, 1: refresh).  Each list
- * adds a constant to the time of its appends, so each stays sorted. */
+/* Appends t to due list `which` (0: TELL_DELAY from now: a first tell or
+ * a retry; 1: TELL_REFRESH from now).  Each list adds its own constant to
+ * the time of its appends, so each stays sorted by due time. */
 static void push(struct ts_ctl *c, struct ts__ctl_tell *t, int which, ts_time due)
 {
     t->due = due;
@@ -93,7 +94,10 @@ void ts__ctl_tell_done(struct ts_ctl *c, const char *ns, const char *name, int o
     t->inflight = 0;
     /* look again later: for a newer verdict, or to retry a failed write
      * on a fresher cache */
-    push(c, t, 1, now + (ok ? TELL_REFRESH : TELL_DELAY));
+    if (ok)
+        push(c, t, 1, now + TELL_REFRESH);
+    else
+        push(c, t, 0, now + TELL_DELAY);
 }
 
 static void drop(struct ts_ctl *c, struct ts__ctl_tell *t)
@@ -127,7 +131,7 @@ static int tell_one(struct ts_ctl *c, struct ts__ctl_tell *t, ts_time now)
     if (wl.status.admission) {
         /* pending to the engine, admitted in the cache: a release the
          * cache does not show yet; look again once it may */
-        push(c, t, 1, now + TELL_DELAY);
+        push(c, t, 0, now + TELL_DELAY);
         changed = 0;
     } else if ((changed = ts_apply_pending(&wl, &d, now))) {
         t->inflight = 1;
