@@ -162,6 +162,11 @@ struct ts_ctl *ts_ctl_new(const struct ts_ctl_opts *o, struct ts_err *err)
         goto fail;
     }
     ts__ctl_tell_init(c);
+    {
+        double q = o->config.qps > 0 ? o->config.qps * TS__CTL_STATUS_SHARE : 0;
+
+        ts_ratelimit_init(&c->status_rl, q, q >= 1 ? (int)q : 1, ts_loop_now(c->loop));
+    }
     /* Before the metrics and visibility servers start their threads, which
      * inherit the blocked mask: else the kernel hands a SIGTERM to one of
      * them and its default action ends the process, undrained, the Lease

@@ -78,6 +78,7 @@ struct ts_ctl {
      * status write sent, so a queue's status waits for spare budget at
      * most TS__CTL_STATUS_MAX_WAIT */
     struct ts_hmap status_last;
+    struct ts_ratelimit status_rl; /* overdue queue status writes: TS__CTL_STATUS_SHARE */
     /* Job keys with a job write in flight -> count (boxed as a pointer):
      * their reconcile waits, the cache may not show the write yet. */
     struct ts_hmap job_writes;
@@ -139,9 +140,11 @@ void ts__ctl_status_forget(struct ts_ctl *c, const struct ts_kube_resource *res,
  * this much of the client's burst is left for the writes that decide
  * (admissions, evictions, jobs): see ts_kube_client_spare(). */
 #define TS__CTL_SPARE 0.5
-/* ...but a queue whose status changed is written at least this often:
- * 60 queues cost 2 writes/s of a saturated budget. */
+/* ...but a queue whose status changed is written at least this often
+ * (60 queues cost 2 writes/s of a saturated budget), within at most this
+ * share of the client's QPS (more queues wait longer). */
 #define TS__CTL_STATUS_MAX_WAIT (30 * TS_TIME_SECOND)
+#define TS__CTL_STATUS_SHARE    0.05
 
 /* tell.c: pending reasons, written late and coalesced (see there). */
 void ts__ctl_tell_init(struct ts_ctl *c);
