@@ -219,28 +219,11 @@ void ts_ctl_free(struct ts_ctl *c)
     ts_recorder_free(c->events);
     ts_kube_client_free(c->event_client);
     ts_kube_client_free(c->client); /* cancels the status writes in flight: free them */
-    {
-        size_t it = 0;
-        const char *k;
-        void *v;
-
-        while (ts_hmap_next(&c->status_inflight, &it, &k, &v))
-            free(v);
-        ts_hmap_release(&c->status_inflight);
-        it = 0;
-        while (ts_hmap_next(&c->status_last, &it, &k, &v))
-            free(v);
-        ts_hmap_release(&c->status_last);
-        it = 0;
-        while (ts_hmap_next(&c->evict_retry, &it, &k, &v))
-            free(v);
-        ts_hmap_release(&c->evict_retry);
-        ts_hmap_release(&c->job_writes); /* values are counts, not pointers */
-        it = 0;
-        while (ts_hmap_next(&c->job_expect, &it, &k, &v))
-            free(v);
-        ts_hmap_release(&c->job_expect);
-    }
+    ts_hmap_release_free(&c->status_inflight);
+    ts_hmap_release_free(&c->status_last);
+    ts_hmap_release_free(&c->evict_retry);
+    ts_hmap_release(&c->job_writes); /* values are counts, not pointers */
+    ts_hmap_release_free(&c->job_expect);
     ts__ctl_tell_release(c);
     ts_engine_free(c->engine);
     ts_loop_free(c->loop);

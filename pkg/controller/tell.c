@@ -45,13 +45,7 @@ void ts__ctl_tell_init(struct ts_ctl *c)
 
 void ts__ctl_tell_release(struct ts_ctl *c)
 {
-    size_t it = 0;
-    const char *k;
-    void *v;
-
-    while (ts_hmap_next(&c->tells, &it, &k, &v))
-        free(v);
-    ts_hmap_release(&c->tells);
+    ts_hmap_release_free(&c->tells);
     c->tell_due[0] = c->tell_due[1] = c->tell_last[0] = c->tell_last[1] = NULL;
 }
 

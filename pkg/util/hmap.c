@@ -34,6 +34,15 @@ void ts_hmap_release(struct ts_hmap *m)
     ts_hmap_init(m);
 }
 
+void ts_hmap_release_free(struct ts_hmap *m)
+{
+    for (size_t i = 0; i < m->cap; i++) {
+        if (m->slots[i].key && m->slots[i].key != TOMB)
+            free(m->slots[i].value);
+    }
+    ts_hmap_release(m);
+}
+
 /* Slot holding key, or NULL. */
 static struct ts_hmap_slot *find(const struct ts_hmap *m, const char *key, uint64_t h)
 {

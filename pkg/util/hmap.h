@@ -36,6 +36,8 @@ struct ts_hmap {
 void ts_hmap_init(struct ts_hmap *m);
 /* Frees keys and slots (not values). */
 void ts_hmap_release(struct ts_hmap *m);
+/* Frees every value with free(), then releases the map. */
+void ts_hmap_release_free(struct ts_hmap *m);
 
 /* The value stored under key, or NULL.  Borrowed. */
 void *ts_hmap_get(const struct ts_hmap *m, const char *key);
