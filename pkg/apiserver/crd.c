@@ -224,8 +224,10 @@ static void load_versions(struct ts__as_res *res, const cJSON *crd)
         ver->deprecated = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "deprecated"));
         if ((w = ts_json_get_string(v, "deprecationWarning")))
             ver->warning = ts_xstrdup(w);
-        if ((x = ts_json_get(v, "schema.openAPIV3Schema")))
+        if ((x = ts_json_get(v, "schema.openAPIV3Schema"))) {
             ver->schema = cJSON_Duplicate(x, 1);
+            ver->patterns = ts_schema_patterns_new(ver->schema);
+        }
         if ((x = cJSON_GetObjectItemCaseSensitive(v, "additionalPrinterColumns")))
             ver->columns = cJSON_Duplicate(x, 1);
         if ((x = cJSON_GetObjectItemCaseSensitive(v, "selectableFields")))
@@ -335,7 +337,7 @@ int ts__as_cr_prepare(struct ts__as_req *q, struct ts__as_resp *r, cJSON *obj)
     }
     ts_strlist_release(&pruned);
     ts_schema_default(schema, obj);
-    ts_schema_validate(schema, obj, "", &errs);
+    ts_schema_validate_with(schema, q->ver->patterns, obj, "", &errs);
     if (errs.n) {
         ts__as_reply_invalid(r, q->res, ts_json_get_string(obj, "metadata.name"), &errs);
         ts_field_errors_release(&errs);

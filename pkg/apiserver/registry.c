@@ -51,6 +51,7 @@ void ts__as_ver_release(struct ts__as_ver *v)
     free(v->name);
     free(v->warning);
     cJSON_Delete(v->schema);
+    ts_schema_patterns_free(v->patterns);
     cJSON_Delete(v->columns);
     cJSON_Delete(v->selectable);
     memset(v, 0, sizeof(*v));

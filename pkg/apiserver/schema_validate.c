@@ -8,10 +8,26 @@
 #include <math.h>
 #include <regex.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json/json.h"
+#include "util/alloc.h"
 #include "util/buf.h"
+#include "util/hmap.h"
+
+/* Compiled "pattern"s, by pattern text: a regex_t, or `unusable` for a
+ * pattern POSIX cannot compile (not checked). */
+struct ts_schema_patterns {
+    struct ts_hmap rx;
+};
+
+static regex_t unusable;
+
+struct vctx {
+    const struct ts_schema_patterns *pats; /* NULL: compile on each use */
+    struct ts_field_errors *errs;
+};
 
 static const cJSON *get(const cJSON *schema, const char *key)
 {
@@ -128,38 +144,101 @@ static void translate(const char *re, struct ts_buf *out)
     }
 }
 
-static void check_pattern(const char *pattern, const char *s, const char *path,
-                          struct ts_field_errors *errs)
+static void validate(const struct vctx *x, const cJSON *schema, const cJSON *obj, const char *path);
+
+static int compile(const char *pattern, regex_t *rx)
 {
     struct ts_buf re = TS_BUF_INIT;
-    regex_t rx;
+    int rc;
 
     translate(pattern, &re);
-    if (regcomp(&rx, re.ptr, REG_EXTENDED | REG_NOSUB) == 0) {
-        if (regexec(&rx, s, 0, NULL, 0) != 0)
-            ts_field_errors_add(errs, TS_FIELD_INVALID, path, s, 1, "%s in body should match '%s'",
-                                path, pattern);
-        regfree(&rx);
-    }
+    rc = regcomp(rx, re.ptr, REG_EXTENDED | REG_NOSUB);
     ts_buf_release(&re);
+    return rc;
+}
+
+static void check_pattern(const struct vctx *x, const char *pattern, const char *s,
+                          const char *path)
+{
+    const regex_t *known = x->pats ? ts_hmap_get(&x->pats->rx, pattern) : NULL;
+    regex_t rx;
+
+    if (known == &unusable)
+        return;
+    if (!known && compile(pattern, &rx))
+        return;
+    if (regexec(known ? known : &rx, s, 0, NULL, 0) != 0)
+        ts_field_errors_add(x->errs, TS_FIELD_INVALID, path, s, 1, "%s in body should match '%s'",
+                            path, pattern);
+    if (!known)
+        regfree(&rx);
+}
+
+static void collect(struct ts_schema_patterns *p, const cJSON *schema)
+{
+    const cJSON *c;
+    const char *pat = cJSON_GetStringValue(get(schema, "pattern"));
+
+    if (pat && !ts_hmap_get(&p->rx, pat)) {
+        regex_t *rx = ts_xmalloc(sizeof(*rx));
+
+        if (compile(pat, rx)) {
+            free(rx);
+            rx = &unusable;
+        }
+        ts_hmap_put(&p->rx, pat, rx);
+    }
+    cJSON_ArrayForEach(c, schema)
+    {
+        if (cJSON_IsObject(c) || cJSON_IsArray(c))
+            collect(p, c);
+    }
+}
+
+struct ts_schema_patterns *ts_schema_patterns_new(const cJSON *schema)
+{
+    struct ts_schema_patterns *p = ts_xcalloc(1, sizeof(*p));
+
+    ts_hmap_init(&p->rx);
+    if (schema)
+        collect(p, schema);
+    return p;
+}
+
+void ts_schema_patterns_free(struct ts_schema_patterns *p)
+{
+    size_t it = 0;
+    const char *k;
+    void *v;
+
+    if (!p)
+        return;
+    while (ts_hmap_next(&p->rx, &it, &k, &v)) {
+        if (v != &unusable) {
+            regfree(v);
+            free(v);
+        }
+    }
+    ts_hmap_release(&p->rx);
+    free(p);
 }
 
 static void check_string(const cJSON *schema, const cJSON *v, const char *path,
-                         struct ts_field_errors *errs)
+                         const struct vctx *x)
 {
     const cJSON *mx = get(schema, "maxLength"), *mn = get(schema, "minLength");
     const char *pat = cJSON_GetStringValue(get(schema, "pattern"));
     size_t n = strlen(v->valuestring);
 
     if (cJSON_IsNumber(mx) && (double)n > mx->valuedouble)
-        ts_field_errors_add(errs, TS_FIELD_TOO_LONG, path, NULL, 0, "may not be more than %d bytes",
-                            (int)mx->valuedouble);
+        ts_field_errors_add(x->errs, TS_FIELD_TOO_LONG, path, NULL, 0,
+                            "may not be more than %d bytes", (int)mx->valuedouble);
     if (cJSON_IsNumber(mn) && (double)n < mn->valuedouble)
-        ts_field_errors_add(errs, TS_FIELD_INVALID, path, v->valuestring, 1,
+        ts_field_errors_add(x->errs, TS_FIELD_INVALID, path, v->valuestring, 1,
                             "%s in body should be at least %d chars long", path,
                             (int)mn->valuedouble);
     if (pat)
-        check_pattern(pat, v->valuestring, path, errs);
+        check_pattern(x, pat, v->valuestring, path);
 }
 
 static void check_list_type(const cJSON *schema, const cJSON *v, const char *path,
@@ -195,8 +274,7 @@ static void check_list_type(const cJSON *schema, const cJSON *v, const char *pat
     ts_buf_release(&p);
 }
 
-static void check_array(const cJSON *schema, const cJSON *v, const char *path,
-                        struct ts_field_errors *errs)
+static void check_array(const cJSON *schema, const cJSON *v, const char *path, const struct vctx *x)
 {
     const cJSON *mx = get(schema, "maxItems"), *mn = get(schema, "minItems"), *c;
     int n = cJSON_GetArraySize(v), i = 0;
@@ -205,17 +283,17 @@ static void check_array(const cJSON *schema, const cJSON *v, const char *path,
 
     snprintf(num, sizeof(num), "%d", n);
     if (cJSON_IsNumber(mx) && n > mx->valuedouble)
-        ts_field_errors_add(errs, TS_FIELD_TOO_MANY, path, num, 0, "must have at most %d items",
+        ts_field_errors_add(x->errs, TS_FIELD_TOO_MANY, path, num, 0, "must have at most %d items",
                             (int)mx->valuedouble);
     if (cJSON_IsNumber(mn) && n < mn->valuedouble)
-        ts_field_errors_add(errs, TS_FIELD_INVALID, path, num, 0,
+        ts_field_errors_add(x->errs, TS_FIELD_INVALID, path, num, 0,
                             "%s in body should have at least %d items", path, (int)mn->valuedouble);
-    check_list_type(schema, v, path, errs);
+    check_list_type(schema, v, path, x->errs);
     cJSON_ArrayForEach(c, v)
     {
         ts_buf_reset(&p);
         ts_buf_addf(&p, "%s[%d]", path, i++);
-        ts_schema_validate(get(schema, "items"), c, p.ptr, errs);
+        validate(x, get(schema, "items"), c, p.ptr);
     }
     ts_buf_release(&p);
 }
@@ -230,7 +308,7 @@ static void child_path(const char *path, const char *key, struct ts_buf *out)
 }
 
 static void check_object(const cJSON *schema, const cJSON *v, const char *path,
-                         struct ts_field_errors *errs)
+                         const struct vctx *x)
 {
     const cJSON *props = get(schema, "properties"), *addl = get(schema, "additionalProperties");
     const cJSON *c;
@@ -241,7 +319,7 @@ static void check_object(const cJSON *schema, const cJSON *v, const char *path,
         if (!cJSON_IsString(c) || cJSON_GetObjectItemCaseSensitive(v, c->valuestring))
             continue;
         child_path(path, c->valuestring, &p);
-        ts_field_errors_add(errs, TS_FIELD_REQUIRED, p.ptr, NULL, 0, NULL);
+        ts_field_errors_add(x->errs, TS_FIELD_REQUIRED, p.ptr, NULL, 0, NULL);
     }
     cJSON_ArrayForEach(c, v)
     {
@@ -254,14 +332,15 @@ static void check_object(const cJSON *schema, const cJSON *v, const char *path,
             sub = addl;
         child_path(path, c->string, &p);
         if (sub)
-            ts_schema_validate(sub, c, p.ptr, errs);
+            validate(x, sub, c, p.ptr);
     }
     ts_buf_release(&p);
 }
 
-void ts_schema_validate(const cJSON *schema, const cJSON *obj, const char *path,
-                        struct ts_field_errors *errs)
+static void validate(const struct vctx *x, const cJSON *schema, const cJSON *obj, const char *path)
 {
+    struct ts_field_errors *errs = x->errs;
+
     if (!schema || !obj)
         return;
     if (cJSON_IsNull(obj)) {
@@ -282,9 +361,25 @@ void ts_schema_validate(const cJSON *schema, const cJSON *obj, const char *path,
     if (cJSON_IsNumber(obj))
         check_number(schema, obj, path, errs);
     else if (cJSON_IsString(obj))
-        check_string(schema, obj, path, errs);
+        check_string(schema, obj, path, x);
     else if (cJSON_IsArray(obj))
-        check_array(schema, obj, path, errs);
+        check_array(schema, obj, path, x);
     else if (cJSON_IsObject(obj))
-        check_object(schema, obj, path, errs);
+        check_object(schema, obj, path, x);
+}
+
+void ts_schema_validate(const cJSON *schema, const cJSON *obj, const char *path,
+                        struct ts_field_errors *errs)
+{
+    struct vctx x = {NULL, errs};
+
+    validate(&x, schema, obj, path);
+}
+
+void ts_schema_validate_with(const cJSON *schema, const struct ts_schema_patterns *pats,
+                             const cJSON *obj, const char *path, struct ts_field_errors *errs)
+{
+    struct vctx x = {pats, errs};
+
+    validate(&x, schema, obj, path);
 }

@@ -22,6 +22,7 @@
 
 #include "api/field.h"
 #include "apiserver/apiserver.h"
+#include "apiserver/schema.h"
 #include "util/buf.h"
 #include "util/hmap.h"
 #include "util/strlist.h"
@@ -49,11 +50,12 @@ struct ts__as_ver {
     int served;
     int storage;
     int deprecated;
-    char *warning;     /* deprecationWarning or NULL */
-    cJSON *schema;     /* openAPIV3Schema (owned) or NULL */
-    cJSON *columns;    /* additionalPrinterColumns (owned) or NULL */
-    cJSON *selectable; /* selectableFields (owned) or NULL */
-    int has_status;    /* status subresource */
+    char *warning;                       /* deprecationWarning or NULL */
+    cJSON *schema;                       /* openAPIV3Schema (owned) or NULL */
+    struct ts_schema_patterns *patterns; /* schema's, compiled (owned) or NULL */
+    cJSON *columns;                      /* additionalPrinterColumns (owned) or NULL */
+    cJSON *selectable;                   /* selectableFields (owned) or NULL */
+    int has_status;                      /* status subresource */
 };
 
 /* Built-in Table column: JSONPath cell or a computed one. */

@@ -226,6 +226,7 @@ static const char *schema_text =
     "\"properties\":{\"name\":{\"type\":\"string\",\"maxLength\":5,\"pattern\":\"^[a-z]+$\"},"
     "\"mode\":{\"type\":\"string\",\"enum\":[\"A\",\"B\"],\"default\":\"A\"},"
     "\"n\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":10},"
+    "\"re2\":{\"type\":\"string\",\"pattern\":\"(?i)^a$\"},"
     "\"q\":{\"x-kubernetes-int-or-string\":true},"
     "\"opt\":{\"type\":\"object\",\"default\":{},\"properties\":{\"w\":{\"type\":\"integer\","
     "\"default\":1}}},"
@@ -245,6 +246,8 @@ static void test_schema(void **state)
          "{\"kind\":\"X\",\"metadata\":{\"name\":\"a\"},\"spec\":{\"name\":\"ab\",\"mode\":\"A\","
          "\"opt\":{\"w\":1},\"free\":{\"u\":1}}}",
          "", "spec.zz,metadata.bogus"},
+        /* a pattern POSIX cannot compile is not checked */
+        {"{\"spec\":{\"name\":\"ab\",\"re2\":\"zzz\"}}", NULL, "", ""},
         {"{\"spec\":{\"mode\":\"C\",\"n\":0,\"q\":\"1Gi\"}}", NULL,
          "spec.name: Required value|spec.mode: Unsupported value: \"C\": supported values: "
          "\"A\", \"B\"|spec.n: Invalid value: 0: spec.n in body should be greater than or equal "
@@ -265,6 +268,7 @@ static void test_schema(void **state)
          ""},
     };
     cJSON *schema = parse(schema_text);
+    struct ts_schema_patterns *pats = ts_schema_patterns_new(schema);
 
     (void)state;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -285,6 +289,18 @@ static void test_schema(void **state)
             ts_buf_addf(&pr, "%s%s", j ? "," : "", pruned.items[j]);
         if (strcmp(got.ptr, cases[i].want_errs))
             fail_msg("case %zu errors:\n want %s\n got  %s", i, cases[i].want_errs, got.ptr);
+        /* the same with the schema's patterns compiled once */
+        ts_field_errors_release(&errs);
+        ts_buf_reset(&got);
+        ts_schema_validate_with(schema, pats, obj, "", &errs);
+        for (size_t j = 0; j < errs.n; j++) {
+            if (j)
+                ts_buf_addc(&got, '|');
+            ts_field_error_format(&errs.items[j], &got);
+        }
+        if (strcmp(got.ptr, cases[i].want_errs))
+            fail_msg("case %zu errors (compiled patterns):\n want %s\n got  %s", i,
+                     cases[i].want_errs, got.ptr);
         if (strcmp(pr.ptr, cases[i].want_pruned))
             fail_msg("case %zu pruned: want %s got %s", i, cases[i].want_pruned, pr.ptr);
         if (cases[i].want_obj) {
@@ -299,6 +315,7 @@ static void test_schema(void **state)
         ts_field_errors_release(&errs);
         cJSON_Delete(obj);
     }
+    ts_schema_patterns_free(pats);
     cJSON_Delete(schema);
 }
 
