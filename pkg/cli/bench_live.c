@@ -35,8 +35,11 @@ struct wl {
     struct live *x;       /* back pointer for its timer */
     int64_t held_from;    /* loop time of the admission being run */
     uint64_t timer;       /* its finish timer */
-    uint64_t retry_timer; /* a conflicted release's retry */
+    uint64_t retry_timer; /* a conflicted release's retry, or a look after one landed */
     int running, finished, releasing;
+    /* resourceVersion a release was made from: while the cache still
+     * shows it, that release's own update has not arrived yet */
+    char released_rv[32];
 };
 
 struct live {
@@ -372,19 +375,22 @@ static int condition(const cJSON *obj, const char *type)
 
 static void release(struct live *x, struct wl *w, const cJSON *obj);
 
-/* A release that conflicted, tried again on the cache as it is now: the
- * update that made it conflict may have arrived while it was in flight,
- * and no other may follow (a run hung on two such Workloads). */
+/* The cache as it is now, after a release was answered: an eviction seen
+ * while the release was in flight was not acted on (a run hung on
+ * Workloads evicted again before their release's answer came), and after
+ * a conflict the update that made it conflict may have arrived meanwhile
+ * with no other to follow. */
 static void release_again(struct ts_loop *loop, void *data)
 {
     struct wl *w = data;
     struct live *x = w->x;
     const cJSON *obj = ts_informer_get_ns(x->inf, TS_BENCH_NAMESPACE, x->p->wls[w - x->w].name);
+    const char *rv = obj ? ts_json_get_string(obj, "metadata.resourceVersion") : NULL;
 
     (void)loop;
     w->retry_timer = 0;
     if (obj && !w->finished && !w->releasing && condition(obj, "QuotaReserved") &&
-        condition(obj, "Evicted"))
+        condition(obj, "Evicted") && !(rv && !strcmp(rv, w->released_rv)))
         release(x, w, obj);
 }
 
@@ -395,12 +401,15 @@ static void released(struct ts_kube_client *c, struct ts_kube_result *res, void 
     (void)c;
     w->releasing = 0;
     w->x->n_released += !res->code;
-    if (res->code == TS_ECONFLICT) {
-        if (!w->retry_timer)
-            w->retry_timer = ts_loop_timer_add(w->x->loop, 100 * 1000 * 1000, release_again, w);
-    } else if (res->code) {
+    if (res->code && res->code != TS_ECONFLICT) {
         count_error(c, res, w->x);
+        return;
     }
+    if (res->code) /* the cache is behind: the next look tries whatever it shows */
+        w->released_rv[0] = 0;
+    if (!w->retry_timer)
+        w->retry_timer =
+            ts_loop_timer_add(w->x->loop, res->code ? 100 * 1000 * 1000 : 0, release_again, w);
 }
 
 /* An evicted Workload has no job to stop: the runner plays the job
@@ -408,6 +417,7 @@ static void released(struct ts_kube_client *c, struct ts_kube_result *res, void 
  * cleared), as Kueue's runner does. */
 static void release(struct live *x, struct wl *w, const cJSON *obj)
 {
+    const char *rv;
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
     struct ts_object o;
     struct ts_kube_req r = {0};
@@ -432,6 +442,8 @@ static void release(struct live *x, struct wl *w, const cJSON *obj)
     r.subresource = "status";
     r.body = body;
     w->releasing = 1;
+    rv = ts_json_get_string(obj, "metadata.resourceVersion");
+    snprintf(w->released_rv, sizeof(w->released_rv), "%s", rv ? rv : "");
     if (ts_kube_submit(x->c, &r, released, w, NULL, &e))
         released(x->c, &(struct ts_kube_result){.code = TS_EINVAL, .err = e}, w);
     cJSON_Delete(body);
