@@ -80,6 +80,7 @@
 /* --- PodsReady (waitForPodsReady) --------------------------------------- */
 #define TS_WL_REASON_WAIT_FOR_START "WaitForStart"
 #define TS_WL_MSG_WAIT_FOR_START    "Not all pods are ready or succeeded"
+#define TS_WL_MSG_REACTIVATED       "The workload was reactivated"
 
 /* --- Admitted reasons ----------------------------------------------------- */
 #define TS_WL_REASON_ADMITTED                          "Admitted"

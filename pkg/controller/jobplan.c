@@ -394,8 +394,8 @@ static int plan_deactivation(const struct ts_workload *wl, ts_time now, struct t
             return 0;
         ts_workload_copy(&p->workload, wl);
         ts_conditions_set(&p->workload.status.conditions, TS_WL_COND_REQUEUED, "True",
-                          TS_WL_REASON_REACTIVATED, "The workload was reactivated",
-                          wl->meta.generation, now);
+                          TS_WL_REASON_REACTIVATED, TS_WL_MSG_REACTIVATED, wl->meta.generation,
+                          now);
         p->ops |= TS_JOBPLAN_WORKLOAD_STATUS;
         return 1;
     }

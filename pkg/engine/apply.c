@@ -44,10 +44,32 @@ static struct ts_admission *admission_of(const struct ts_decision *d)
     return a;
 }
 
+/* A workload reactivated after a deactivation shows Requeued=True
+ * Reactivated (Kueue's workload controller).  The job reconciler writes
+ * it, but an admission that lands first would supersede the Evicted
+ * condition it keys on and the reconciler's write would conflict and be
+ * dropped; the admission carries it instead. */
+static void reactivated(struct ts_workload *wl, ts_time now)
+{
+    const struct ts_condition *ev = ts_conditions_find(&wl->status.conditions, TS_WL_COND_EVICTED);
+    const struct ts_condition *rq = ts_conditions_find(&wl->status.conditions, TS_WL_COND_REQUEUED);
+
+    if (!ev || !ev->status || strcmp(ev->status, "True") || !ev->reason ||
+        strncmp(ev->reason, TS_WL_REASON_DEACTIVATED, strlen(TS_WL_REASON_DEACTIVATED)))
+        return;
+    if (rq && rq->status && !strcmp(rq->status, "True") && rq->reason &&
+        !strcmp(rq->reason, TS_WL_REASON_REACTIVATED))
+        return;
+    ts_conditions_set(&wl->status.conditions, TS_WL_COND_REQUEUED, "True", TS_WL_REASON_REACTIVATED,
+                      TS_WL_MSG_REACTIVATED, wl->meta.generation, now);
+}
+
 int ts_apply_admit(struct ts_workload *wl, const struct ts_decision *d, ts_time now)
 {
     char msg[512];
     int changed = 1;
+
+    reactivated(wl, now);
 
     ts_admission_free(wl->status.admission);
     wl->status.admission = admission_of(d);
