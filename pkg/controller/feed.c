@@ -209,5 +209,8 @@ void ts__ctl_feed_handlers(struct ts_ctl *c)
 
 void ts__ctl_kick(struct ts_ctl *c)
 {
+    int64_t gap = TS__CTL_CYCLE_GAP_COST * c->cycle_cost;
+
     c->dirty = 1;
+    ts__ctl_cycle_soon(c, gap > TS__CTL_CYCLE_GAP_MIN ? gap : TS__CTL_CYCLE_GAP_MIN);
 }

@@ -126,16 +126,17 @@ static void submit(struct ts_ctl *c, const char *key, const cJSON *obj)
 void ts__ctl_reconcile_finalizer(struct ts_ctl *c, const char *key)
 {
     const char *rest = key + strlen(KEY_PREFIX), *slash = strchr(rest, '/');
-    const cJSON *obj = NULL;
+    cJSON *obj = NULL;
     char ns[256];
 
     if (slash && (size_t)(slash - rest) < sizeof(ns)) {
         snprintf(ns, sizeof(ns), "%.*s", (int)(slash - rest), rest);
-        obj = ts_informer_get_ns(c->inf[TS__CTL_WL], ns, slash + 1);
+        obj = ts_informer_fetch(c->inf[TS__CTL_WL], ns, slash + 1);
     }
     if (deleting(obj) && !c->stopping)
         submit(c, key, obj); /* the latest state the cache has */
     else
         ts_workqueue_forget(c->jobs, key);
+    cJSON_Delete(obj);
     ts_workqueue_done(c->jobs, key);
 }

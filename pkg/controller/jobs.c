@@ -154,8 +154,9 @@ static void measure(struct jobwrite *w)
 }
 
 /* The cached job of a work queue key ("<Kind>/ns/name"), NULL when gone
- * or not managed; *kind is its adapter.  Borrowed. */
-static const cJSON *job_of_key(struct ts_ctl *c, const char *key, const struct ts_jobkind **kind)
+ * or not managed; *kind is its adapter.  Ownership: a copy the caller
+ * frees with cJSON_Delete() (job informers are compact). */
+static cJSON *job_of_key(struct ts_ctl *c, const char *key, const struct ts_jobkind **kind)
 {
     const char *rest = strchr(key, '/') + 1, *slash = strchr(rest, '/');
     char name[64], ns[256];
@@ -165,7 +166,7 @@ static const cJSON *job_of_key(struct ts_ctl *c, const char *key, const struct t
     snprintf(ns, sizeof(ns), "%.*s", (int)(slash - rest), rest);
     *kind = ts_jobkind_by_kind(name); /* keys are made from the kinds' names */
     inf = *kind ? c->inf[TS__CTL_JOBKIND_INF(*kind - ts_jobkinds)] : NULL;
-    return inf ? ts_informer_get_ns(inf, ns, slash + 1) : NULL;
+    return inf ? ts_informer_fetch(inf, ns, slash + 1) : NULL;
 }
 
 /* The API or a webhook refused the Workload made from job `key`: say why
@@ -173,10 +174,11 @@ static const cJSON *job_of_key(struct ts_ctl *c, const char *key, const struct t
 static void refused(struct ts_ctl *c, const char *key, const char *msg)
 {
     const struct ts_jobkind *k;
-    const cJSON *job = job_of_key(c, key, &k);
+    cJSON *job = job_of_key(c, key, &k);
 
     if (job)
         ts_recorder_event(c->events, job, "Warning", "ErrWorkloadCompose", "%s", msg);
+    cJSON_Delete(job);
 }
 
 static void send(struct jobwrite *w, struct ts_kube_req *r);
@@ -363,8 +365,8 @@ static int owned(struct ts_ctl *c, const cJSON *job, const char *kind, const cha
 {
     char *name = ts_jobworkload_name(kind, group, ts_json_get_string(job, "metadata.name"),
                                      ts_json_get_string(job, "metadata.uid"));
-    const cJSON *obj =
-        ts_informer_get_ns(c->inf[TS__CTL_WL], ts_json_get_string(job, "metadata.namespace"), name);
+    cJSON *obj =
+        ts_informer_fetch(c->inf[TS__CTL_WL], ts_json_get_string(job, "metadata.namespace"), name);
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
     struct ts_object o;
     int found = 0;
@@ -377,6 +379,7 @@ static int owned(struct ts_ctl *c, const cJSON *job, const char *kind, const cha
         ts_object_release(&o);
     }
     ts_field_errors_release(&errs);
+    cJSON_Delete(obj);
     return found;
 }
 
@@ -384,7 +387,7 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
 {
     struct ts_ctl *c = data;
     const struct ts_jobkind *k = NULL;
-    const cJSON *job;
+    cJSON *job;
     struct ts_priority_lookup prio = {wpc, pc, default_pc, c->engine};
     struct flavors fl;
     struct ts_jobplan_env env = {&prio,
@@ -421,12 +424,14 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
     if (job && cache_behind(c, key, job)) { /* the watch brings our write soon */
         ts_workqueue_add_after(q, key, 20 * 1000 * 1000, ts_loop_now(c->loop));
         ts_workqueue_done(q, key);
+        cJSON_Delete(job);
         return;
     }
     if (!job || !c->synced) { /* deleted (its Workload goes by GC), or too early */
         if (job)
             ts_workqueue_add_after(q, key, 100 * 1000 * 1000, ts_loop_now(c->loop));
         ts_workqueue_done(q, key);
+        cJSON_Delete(job);
         return;
     }
     has = owned(c, job, k->res.kind, k->res.group, &wl);
@@ -445,5 +450,6 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
         ts_workload_release(&wl);
     for (size_t i = 0; i < fl.n; i++)
         ts_resource_flavor_release(&fl.rf[i]);
+    cJSON_Delete(job);
     ts_workqueue_done(q, key);
 }

@@ -264,6 +264,8 @@ void ts_ctl_stop(struct ts_ctl *c)
     c->stopping = 1;
     c->stopping_at = ts_loop_now(c->loop);
     ts_loop_timer_cancel(c->loop, c->cycle_timer);
+    if (c->soon_timer)
+        ts_loop_timer_cancel(c->loop, c->soon_timer);
     ts_loop_timer_cancel(c->loop, c->status_timer);
     ts_workqueue_shutdown(c->jobs);
     ts_loop_timer_add(c->loop, 0, drain, c);
@@ -353,6 +355,8 @@ static int start_informers(struct ts_ctl *c, struct ts_err *err)
                               "(kubectl apply -f crds/)",
                               res->group, res->version, res->resource);
         io.res = res;
+        /* the many (Workloads, jobs) are kept as text: a fifth of the memory */
+        io.compact = i == TS__CTL_WL || TS__CTL_IS_JOB_INF(i);
         c->inf[i] = ts_informer_new(c->client, &io);
     }
     ts__ctl_feed_handlers(c);

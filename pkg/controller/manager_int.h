@@ -68,7 +68,10 @@ struct ts_ctl {
     struct ts_workqueue *jobs; /* "<Kind>/ns/name" ("Job/ns/name", "TFJob/ns/name"), and
                                 * "Finalize/ns/name" */
     int dirty;                 /* something changed: a cycle is due */
-    uint64_t cycle_timer;
+    uint64_t cycle_timer;      /* every TS__CTL_CYCLE_PERIOD: pending reasons, retries, a cycle */
+    uint64_t soon_timer;       /* a cycle asked for by a change, or 0 */
+    int64_t cycle_end;         /* loop time the last engine cycle ended */
+    int64_t cycle_cost;        /* its duration, ns */
     uint64_t status_timer;
     size_t inflight; /* API writes not yet answered */
     /* queue status writes not yet answered, "resource/ns/name" -> owned
@@ -117,6 +120,9 @@ void ts__ctl_kick(struct ts_ctl *c);
 
 /* sched.c */
 void ts__ctl_cycle(struct ts_loop *loop, void *data);
+/* Runs a cycle `gap` ns after the last one ended (at once if that is
+ * past), unless one is already due sooner. */
+void ts__ctl_cycle_soon(struct ts_ctl *c, int64_t gap);
 /* The cached Workload ns/name, typed: 0, or TS_ENOTFOUND or a decode
  * error.  Ownership: the caller releases *wl (ts_workload_release()). */
 int ts__ctl_cached_workload(struct ts_ctl *c, const char *ns, const char *name,
@@ -135,6 +141,14 @@ void ts__ctl_queue_status(struct ts_loop *loop, void *data);
 /* Forgets a deleted queue's last status write time. */
 void ts__ctl_status_forget(struct ts_ctl *c, const struct ts_kube_resource *res, const char *ns,
                            const char *name);
+
+/* The scheduling cycle runs this often, and sooner after a change: at
+ * once while cycles make progress, otherwise once the last cycle is
+ * TS__CTL_CYCLE_GAP_MIN or TS__CTL_CYCLE_GAP_COST times its cost behind
+ * (so a stream of changes costs at most a fifth of a core in cycles). */
+#define TS__CTL_CYCLE_PERIOD   (20 * 1000 * 1000)
+#define TS__CTL_CYCLE_GAP_MIN  (1000 * 1000)
+#define TS__CTL_CYCLE_GAP_COST 4
 
 /* Writes that only inform (pending reasons, queue status) go out while
  * this much of the client's burst is left for the writes that decide

@@ -169,7 +169,7 @@ static void written(struct ts_kube_client *kc, struct ts_kube_result *res, void 
 int ts__ctl_cached_workload(struct ts_ctl *c, const char *ns, const char *name,
                             struct ts_workload *wl)
 {
-    const cJSON *obj = ts_informer_get_ns(c->inf[TS__CTL_WL], ns, name);
+    cJSON *obj = ts_informer_fetch(c->inf[TS__CTL_WL], ns, name);
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
     struct ts_object o;
     int rc;
@@ -178,6 +178,7 @@ int ts__ctl_cached_workload(struct ts_ctl *c, const char *ns, const char *name,
         return TS_ENOTFOUND;
     rc = ts_object_decode(obj, &o, &errs, NULL);
     ts_field_errors_release(&errs);
+    cJSON_Delete(obj);
     if (rc)
         return rc;
     *wl = o.u.wl; /* the payload moves out of the object */
@@ -291,38 +292,72 @@ static int all_synced(struct ts_ctl *c)
     return 1;
 }
 
-void ts__ctl_cycle(struct ts_loop *loop, void *data)
+static int may_decide(struct ts_ctl *c)
 {
-    struct ts_ctl *c = data;
+    return !c->stopping && (!c->leader || ts_leader_is_leader(c->leader));
+}
+
+static void run_cycle(struct ts_ctl *c, ts_time now)
+{
     struct ts_cycle cy;
-    ts_time now = ts__ctl_now(c);
     int64_t started;
     int admitted_any = 0;
     size_t changed;
 
-    c->cycle_timer = ts_loop_timer_add(loop, 20 * 1000 * 1000, ts__ctl_cycle, c);
-    if (!c->synced && !(c->synced = all_synced(c)))
-        return; /* never decide on a partial view of the cluster */
-    __atomic_store_n(&c->ready, 1, __ATOMIC_RELEASE);
-    if (c->stopping || (c->leader && !ts_leader_is_leader(c->leader)))
-        return;
-    ts__ctl_tell_flush(c, now);
-    evictions_retry(c);
     if (!c->dirty)
         return;
     c->dirty = 0;
     ts_cycle_init(&cy);
-    started = ts_loop_update_time(loop);
+    started = ts_loop_update_time(c->loop);
     changed = ts_engine_cycle(c->engine, now, &cy);
+    c->cycle_end = ts_loop_update_time(c->loop);
+    c->cycle_cost = c->cycle_end - started;
     for (size_t i = 0; i < cy.n; i++)
         admitted_any |= cy.items[i].kind == TS_DECISION_ADMIT;
-    ts_kmetrics_admission_attempt(c->metrics, admitted_any,
-                                  (double)(ts_loop_update_time(loop) - started) / 1e9);
+    ts_kmetrics_admission_attempt(c->metrics, admitted_any, (double)c->cycle_cost / 1e9);
     for (size_t i = 0; i < cy.n; i++)
         write_decision(c, &cy.items[i], now);
     ts_cycle_release(&cy);
-    if (changed)
-        c->dirty = 1; /* keep cycling while cycles make progress */
+    if (changed) {    /* keep cycling while cycles make progress, as Kueue does: */
+        c->dirty = 1; /* at most one head per ClusterQueue is admitted a cycle */
+        ts__ctl_cycle_soon(c, 0);
+    }
+}
+
+static void cycle_soon(struct ts_loop *loop, void *data)
+{
+    struct ts_ctl *c = data;
+
+    (void)loop;
+    c->soon_timer = 0;
+    if (c->synced && may_decide(c))
+        run_cycle(c, ts__ctl_now(c));
+}
+
+void ts__ctl_cycle_soon(struct ts_ctl *c, int64_t gap)
+{
+    int64_t delay;
+
+    if (c->soon_timer || !c->cycle_timer || c->stopping)
+        return; /* a pending one is never later than this one would be */
+    delay = c->cycle_end + gap - ts_loop_now(c->loop);
+    c->soon_timer = ts_loop_timer_add(c->loop, delay, cycle_soon, c);
+}
+
+void ts__ctl_cycle(struct ts_loop *loop, void *data)
+{
+    struct ts_ctl *c = data;
+    ts_time now = ts__ctl_now(c);
+
+    c->cycle_timer = ts_loop_timer_add(loop, TS__CTL_CYCLE_PERIOD, ts__ctl_cycle, c);
+    if (!c->synced && !(c->synced = all_synced(c)))
+        return; /* never decide on a partial view of the cluster */
+    __atomic_store_n(&c->ready, 1, __ATOMIC_RELEASE);
+    if (!may_decide(c))
+        return;
+    ts__ctl_tell_flush(c, now);
+    evictions_retry(c);
+    run_cycle(c, now);
 }
 
 /* --- ClusterQueue and LocalQueue status ----------------------------------- */

@@ -87,8 +87,8 @@ static int answer(struct ts_ctl *c, const struct ts_visibility_req *q, struct ts
     sum = ts_visibility_summary_new(q->version);
     for (size_t i = 0; i < l.n; i++) {
         const struct ts_pending_item *p = &l.items[i];
-        const cJSON *wl =
-            c->inf[TS__CTL_WL] ? ts_informer_get_ns(c->inf[TS__CTL_WL], p->ns, p->name) : NULL;
+        cJSON *wl =
+            c->inf[TS__CTL_WL] ? ts_informer_fetch(c->inf[TS__CTL_WL], p->ns, p->name) : NULL;
         struct ts_visibility_item it = {0};
 
         it.ns = p->ns;
@@ -101,6 +101,7 @@ static int answer(struct ts_ctl *c, const struct ts_visibility_req *q, struct ts
         it.owner_refs = ts_json_get(wl, "metadata.ownerReferences");
         it.creation_stamp = ts_json_get_string(wl, "metadata.creationTimestamp");
         ts_visibility_add_item(sum, &it);
+        cJSON_Delete(wl);
     }
     ts_pending_list_release(&l);
     return json_body(out, sum);

@@ -12,6 +12,7 @@
 #include "kube/backoff.h"
 #include "kube/watch.h"
 #include "util/alloc.h"
+#include "util/buf.h"
 #include "util/hmap.h"
 #include "util/log.h"
 
@@ -31,7 +32,9 @@ struct ts_informer {
     struct ts_kube_client *c;
     struct ts_informer_opts o;
     char *ns, *ls, *fs, *rv;
-    struct ts_hmap store; /* key -> cJSON * (owned) */
+    /* key -> cJSON * (owned); compact: "rv\0json\0" text (owned, see pack()) */
+    struct ts_hmap store;
+    struct ts_buf scratch; /* compact: pack()'s printing buffer */
     struct index idx[MAX_INDEXES];
     int nidx;
     struct ts_informer_handlers h[MAX_HANDLERS];
@@ -106,43 +109,110 @@ static void index_free(struct index *x)
 
 /* --- store changes ---------------------------------------------------------------- */
 
-/* Stores obj (consumed) under its key and notifies the handlers. */
+/* --- compact store: "rv\0json\0" -------------------------------------------------- */
+
+/* One allocation with the resourceVersion first (compared on every
+ * update without parsing) and the compact JSON after it. */
+static char *pack(struct ts_informer *inf, const cJSON *obj)
+{
+    const char *rv = ts_json_get_string(obj, "metadata.resourceVersion");
+    size_t rvlen = rv ? strlen(rv) : 0;
+    char *blob;
+
+    ts_buf_reset(&inf->scratch);
+    if (ts_json_print(obj, 0, &inf->scratch, NULL))
+        ts_buf_adds(&inf->scratch, "{}"); /* not from a parser: cannot happen */
+    blob = ts_xmalloc(rvlen + 1 + inf->scratch.len + 1);
+    memcpy(blob, rv ? rv : "", rvlen + 1);
+    memcpy(blob + rvlen + 1, inf->scratch.ptr, inf->scratch.len + 1);
+    return blob;
+}
+
+static const char *packed_rv(const void *v)
+{
+    return v;
+}
+
+static cJSON *unpack(const void *v)
+{
+    const char *json = (const char *)v + strlen(v) + 1;
+    cJSON *obj = NULL;
+
+    ts_json_parse(json, strlen(json), &obj, NULL);
+    return obj;
+}
+
+static const char *value_rv(const struct ts_informer *inf, const void *v)
+{
+    return inf->o.compact ? packed_rv(v) : ts_json_get_string(v, "metadata.resourceVersion");
+}
+
+static void value_free(const struct ts_informer *inf, void *v)
+{
+    if (inf->o.compact)
+        free(v);
+    else
+        cJSON_Delete(v);
+}
+
+/* The stored object as a tree: borrowed (*tmp NULL) or parsed into *tmp. */
+static const cJSON *value_obj(const struct ts_informer *inf, const void *v, cJSON **tmp)
+{
+    *tmp = NULL;
+    if (!v || !inf->o.compact)
+        return v;
+    return *tmp = unpack(v);
+}
+
+/* --- store changes ---------------------------------------------------------------- */
+
+/* Stores obj (consumed) under its key and notifies the handlers.  A
+ * compact informer hands on_update a NULL old object. */
 static void store_put(struct ts_informer *inf, const char *key, cJSON *obj)
 {
-    cJSON *old = ts_hmap_put(&inf->store, key, obj);
-    const char *orv = ts_json_get_string(old, "metadata.resourceVersion");
+    void *old = ts_hmap_put(&inf->store, key, inf->o.compact ? (void *)pack(inf, obj) : obj);
+    const char *orv = old ? value_rv(inf, old) : NULL;
     const char *nrv = ts_json_get_string(obj, "metadata.resourceVersion");
+    const cJSON *oldobj = inf->o.compact ? NULL : old;
 
-    if (old)
-        index_update(inf, key, old, 0);
+    if (oldobj)
+        index_update(inf, key, oldobj, 0);
     index_update(inf, key, obj, 1);
     if (!old) {
         inf->st.adds++;
         for (int i = 0; i < inf->nh; i++)
             if (inf->h[i].on_add)
                 inf->h[i].on_add(inf, obj, inf->h[i].data);
-    } else if (!orv || !nrv || strcmp(orv, nrv)) {
+    } else if (!orv || !nrv || !orv[0] || strcmp(orv, nrv)) {
         inf->st.updates++;
         for (int i = 0; i < inf->nh; i++)
             if (inf->h[i].on_update)
-                inf->h[i].on_update(inf, old, obj, inf->h[i].data);
+                inf->h[i].on_update(inf, oldobj, obj, inf->h[i].data);
     }
-    cJSON_Delete(old);
+    if (old)
+        value_free(inf, old);
+    if (inf->o.compact)
+        cJSON_Delete(obj);
 }
 
 /* Removes key; `last` (may be NULL) is the final state to report. */
 static void store_del(struct ts_informer *inf, const char *key, const cJSON *last)
 {
-    cJSON *old = ts_hmap_del(&inf->store, key);
+    void *old = ts_hmap_del(&inf->store, key);
+    cJSON *tmp;
+    const cJSON *oldobj;
 
     if (!old)
         return;
-    index_update(inf, key, old, 0);
+    oldobj = value_obj(inf, old, &tmp);
+    if (oldobj)
+        index_update(inf, key, oldobj, 0);
     inf->st.deletes++;
     for (int i = 0; i < inf->nh; i++)
-        if (inf->h[i].on_delete)
-            inf->h[i].on_delete(inf, last ? last : old, inf->h[i].data);
-    cJSON_Delete(old);
+        if (inf->h[i].on_delete && (last || oldobj))
+            inf->h[i].on_delete(inf, last ? last : oldobj, inf->h[i].data);
+    cJSON_Delete(tmp);
+    value_free(inf, old);
 }
 
 static void fill_type(const struct ts_informer *inf, cJSON *obj)
@@ -296,10 +366,15 @@ static void on_resync(struct ts_loop *loop, void *data)
     void *v;
 
     inf->resync_timer = ts_loop_timer_add(loop, inf->o.resync_ns, on_resync, inf);
-    while (inf->synced && ts_hmap_next(&inf->store, &it, &k, &v))
-        for (int i = 0; i < inf->nh; i++)
+    while (inf->synced && ts_hmap_next(&inf->store, &it, &k, &v)) {
+        cJSON *tmp;
+        const cJSON *obj = value_obj(inf, v, &tmp);
+
+        for (int i = 0; obj && i < inf->nh; i++)
             if (inf->h[i].on_update)
-                inf->h[i].on_update(inf, v, v, inf->h[i].data);
+                inf->h[i].on_update(inf, inf->o.compact ? NULL : obj, obj, inf->h[i].data);
+        cJSON_Delete(tmp);
+    }
 }
 
 /* --- lifecycle and queries --------------------------------------------------------- */
@@ -334,8 +409,9 @@ void ts_informer_free(struct ts_informer *inf)
     ts_loop_timer_cancel(ts_kube_client_loop(inf->c), inf->timer);
     ts_loop_timer_cancel(ts_kube_client_loop(inf->c), inf->resync_timer);
     while (ts_hmap_next(&inf->store, &it, &k, &v))
-        cJSON_Delete(v);
+        value_free(inf, v);
     ts_hmap_release(&inf->store);
+    ts_buf_release(&inf->scratch);
     for (int i = 0; i < inf->nidx; i++)
         index_free(&inf->idx[i]);
     free(inf->ns);
@@ -348,7 +424,7 @@ void ts_informer_free(struct ts_informer *inf)
 int ts_informer_add_index(struct ts_informer *inf, const char *name, ts_informer_index_fn fn,
                           void *data)
 {
-    if (inf->started)
+    if (inf->started || inf->o.compact)
         return TS_EINVAL;
     for (int i = 0; i < inf->nidx; i++)
         if (!strcmp(inf->idx[i].name, name))
@@ -388,18 +464,33 @@ int ts_informer_has_synced(const struct ts_informer *inf)
 
 const cJSON *ts_informer_get(const struct ts_informer *inf, const char *key)
 {
-    return ts_hmap_get(&inf->store, key);
+    return inf->o.compact ? NULL : ts_hmap_get(&inf->store, key);
+}
+
+static const char *ns_key(const char *ns, const char *name, char *key, size_t len)
+{
+    if (ns && ns[0])
+        snprintf(key, len, "%s/%s", ns, name);
+    else
+        snprintf(key, len, "%s", name);
+    return key;
 }
 
 const cJSON *ts_informer_get_ns(const struct ts_informer *inf, const char *ns, const char *name)
 {
     char key[KEY_MAX];
 
-    if (ns && ns[0])
-        snprintf(key, sizeof(key), "%s/%s", ns, name);
-    else
-        snprintf(key, sizeof(key), "%s", name);
-    return ts_hmap_get(&inf->store, key);
+    return ts_informer_get(inf, ns_key(ns, name, key, sizeof(key)));
+}
+
+cJSON *ts_informer_fetch(const struct ts_informer *inf, const char *ns, const char *name)
+{
+    char key[KEY_MAX];
+    void *v = ts_hmap_get(&inf->store, ns_key(ns, name, key, sizeof(key)));
+
+    if (!v)
+        return NULL;
+    return inf->o.compact ? unpack(v) : cJSON_Duplicate(v, 1);
 }
 
 size_t ts_informer_len(const struct ts_informer *inf)
@@ -414,8 +505,14 @@ size_t ts_informer_each(const struct ts_informer *inf, ts_informer_visit_fn fn, 
     void *v;
 
     while (ts_hmap_next(&inf->store, &it, &k, &v)) {
+        cJSON *tmp;
+        const cJSON *obj = value_obj(inf, v, &tmp);
+        int stop;
+
         n++;
-        if (fn(k, v, data))
+        stop = obj && fn(k, obj, data);
+        cJSON_Delete(tmp);
+        if (stop)
             break;
     }
     return n;

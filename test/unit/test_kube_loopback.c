@@ -813,6 +813,7 @@ static void test_watch_cut_mid_stream(void **state)
 
 struct tally {
     int adds, updates, deletes;
+    int compact; /* the informer is: on_update's old is NULL */
 };
 
 static void t_add(struct ts_informer *inf, const cJSON *o, void *d)
@@ -825,15 +826,19 @@ static void t_add(struct ts_informer *inf, const cJSON *o, void *d)
 static void t_update(struct ts_informer *inf, const cJSON *old, const cJSON *o, void *d)
 {
     (void)inf;
-    assert_string_equal(ts_json_get_string(old, "metadata.name"),
-                        ts_json_get_string(o, "metadata.name"));
+    if (((struct tally *)d)->compact)
+        assert_null(old);
+    else
+        assert_string_equal(ts_json_get_string(old, "metadata.name"),
+                            ts_json_get_string(o, "metadata.name"));
+    assert_non_null(ts_json_get_string(o, "metadata.name"));
     ((struct tally *)d)->updates++;
 }
 
 static void t_delete(struct ts_informer *inf, const cJSON *o, void *d)
 {
     (void)inf;
-    (void)o;
+    assert_non_null(ts_json_get_string(o, "metadata.name"));
     ((struct tally *)d)->deletes++;
 }
 
@@ -849,7 +854,7 @@ static void by_value(const cJSON *obj, struct ts_strlist *out, void *data)
 static int count_visit(const char *key, const cJSON *obj, void *data)
 {
     (void)key;
-    (void)obj;
+    assert_non_null(ts_json_get_string(obj, "data.v"));
     (*(int *)data)++;
     return 0;
 }
@@ -866,11 +871,13 @@ static int converged(struct ts_informer *inf, const char *ns)
     ok = (size_t)cJSON_GetArraySize(cJSON_GetObjectItem(list, "items")) == ts_informer_len(inf);
     cJSON_ArrayForEach(it, cJSON_GetObjectItem(list, "items"))
     {
-        const cJSON *mine = ts_informer_get_ns(inf, ns, ts_json_get_string(it, "metadata.name"));
+        cJSON *mine = ts_informer_fetch(inf, ns, ts_json_get_string(it, "metadata.name"));
 
         ok = ok && mine &&
              !strcmp(ts_json_get_string(mine, "metadata.resourceVersion"),
-                     ts_json_get_string(it, "metadata.resourceVersion"));
+                     ts_json_get_string(it, "metadata.resourceVersion")) &&
+             ts_json_equal(cJSON_GetObjectItem(mine, "data"), cJSON_GetObjectItem(it, "data"));
+        cJSON_Delete(mine);
     }
     cJSON_Delete(list);
     return ok;
@@ -884,10 +891,12 @@ static void run_for(int64_t ns)
         ts_loop_run_once(loop, 10 * MS);
 }
 
-static void test_informer_relist_after_410(void **state)
+/* An informer (compact: keeping JSON text) converges after a 410 and a
+ * relist; a compact one has no indexes and lends no trees. */
+static void informer_relist(int compact)
 {
     struct ts_informer_stats st;
-    struct tally t = {0};
+    struct tally t = {.compact = compact};
     struct ts_kubeconfig pcfg;
     struct ts_kube_client *pc;
     struct ts_informer *inf;
@@ -895,27 +904,31 @@ static void test_informer_relist_after_410(void **state)
     char url[64], name[32];
     int n = 0;
 
-    (void)state;
-    NEED_SERVER();
-    make_ns(sc, "relist");
+    const char *space = compact ? "relist-compact" : "relist";
+
+    make_ns(sc, space);
     for (int i = 0; i < 10; i++) {
         cJSON *o;
 
         snprintf(name, sizeof(name), "r-%02d", i);
         o = cm(name, i % 2 ? "odd" : "even");
-        assert_int_equal(ts_kube_create_sync(sc, &ts_kube_res_configmaps, "relist", o, NULL, &e),
-                         0);
+        assert_int_equal(ts_kube_create_sync(sc, &ts_kube_res_configmaps, space, o, NULL, &e), 0);
         cJSON_Delete(o);
     }
     proxy_start(port_of(small_srv.cfg.server));
     pc = proxied_client(&small_srv.cfg, &pcfg, url, sizeof(url));
     inf = ts_informer_new(pc, &(struct ts_informer_opts){.res = &ts_kube_res_configmaps,
-                                                         .ns = "relist",
+                                                         .ns = space,
                                                          .page_size = 4,
                                                          .backoff_base = 5 * MS,
-                                                         .backoff_cap = 50 * MS});
-    assert_int_equal(ts_informer_add_index(inf, "value", by_value, NULL), 0);
-    assert_int_equal(ts_informer_add_index(inf, "value", by_value, NULL), TS_EEXIST);
+                                                         .backoff_cap = 50 * MS,
+                                                         .compact = compact});
+    if (compact) {
+        assert_int_equal(ts_informer_add_index(inf, "value", by_value, NULL), TS_EINVAL);
+    } else {
+        assert_int_equal(ts_informer_add_index(inf, "value", by_value, NULL), 0);
+        assert_int_equal(ts_informer_add_index(inf, "value", by_value, NULL), TS_EEXIST);
+    }
     assert_int_equal(ts_informer_add_handlers(
                          inf, &(struct ts_informer_handlers){t_add, t_update, t_delete, &t}),
                      0);
@@ -925,7 +938,13 @@ static void test_informer_relist_after_410(void **state)
     assert_true(ts_informer_has_synced(inf));
     assert_int_equal(ts_informer_len(inf), 10);
     assert_int_equal(t.adds, 10);
-    assert_int_equal(ts_informer_by_index(inf, "value", "odd", count_visit, &n), 5);
+    if (compact) {
+        assert_null(ts_informer_get_ns(inf, space, "r-01"));
+        assert_int_equal(ts_informer_each(inf, count_visit, &n), 10);
+        assert_int_equal(n, 10);
+    } else {
+        assert_int_equal(ts_informer_by_index(inf, "value", "odd", count_visit, &n), 5);
+    }
     /* the watch loses its connection and cannot come back for a while */
     px.refuse = 1;
     proxy_cut_all();
@@ -935,43 +954,61 @@ static void test_informer_relist_after_410(void **state)
 
         snprintf(name, sizeof(name), "r-%02d", 10 + i);
         o = cm(name, "new");
-        assert_int_equal(ts_kube_create_sync(sc, &ts_kube_res_configmaps, "relist", o, NULL, &e),
-                         0);
+        assert_int_equal(ts_kube_create_sync(sc, &ts_kube_res_configmaps, space, o, NULL, &e), 0);
         cJSON_Delete(o);
     }
     for (int i = 0; i < 4; i++) {
         snprintf(name, sizeof(name), "r-%02d", i);
-        assert_int_equal(ts_kube_delete_sync(sc, &ts_kube_res_configmaps, "relist", name, &e), 0);
+        assert_int_equal(ts_kube_delete_sync(sc, &ts_kube_res_configmaps, space, name, &e), 0);
     }
     px.refuse = 0;
-    for (int i = 0; i < 1000 && !converged(inf, "relist"); i++)
+    for (int i = 0; i < 1000 && !converged(inf, space); i++)
         run_for(10 * MS);
     ts_informer_stats(inf, &st);
-    assert_true(converged(inf, "relist"));
+    assert_true(converged(inf, space));
     assert_true(st.relists >= 1);
     assert_int_equal(ts_informer_len(inf), 36);
     assert_int_equal(t.adds - t.deletes, 36);
     n = 0;
-    assert_int_equal(ts_informer_by_index(inf, "value", "new", count_visit, &n), 30);
-    n = 0;
-    assert_int_equal(ts_informer_by_index(inf, "value", "even", count_visit, &n), 3);
+    if (!compact) {
+        assert_int_equal(ts_informer_by_index(inf, "value", "new", count_visit, &n), 30);
+        n = 0;
+        assert_int_equal(ts_informer_by_index(inf, "value", "even", count_visit, &n), 3);
+    }
     /* watch events keep flowing after the relist */
     {
         struct ts_kube_req r = {
-            .verb = TS_KUBE_PATCH, .res = &ts_kube_res_configmaps, .ns = "relist", .name = "r-09"};
+            .verb = TS_KUBE_PATCH, .res = &ts_kube_res_configmaps, .ns = space, .name = "r-09"};
         cJSON *p = json("{\"data\":{\"v\":\"even\"}}");
 
         r.body = p;
         cJSON_Delete(expect(sc, &r, 0, "patch"));
         cJSON_Delete(p);
-        for (int i = 0; i < 300 && !converged(inf, "relist"); i++)
+        for (int i = 0; i < 300 && !converged(inf, space); i++)
             run_for(10 * MS);
+        assert_true(converged(inf, space));
+        assert_true(t.updates >= 1);
         n = 0;
-        assert_int_equal(ts_informer_by_index(inf, "value", "even", count_visit, &n), 4);
+        if (!compact)
+            assert_int_equal(ts_informer_by_index(inf, "value", "even", count_visit, &n), 4);
     }
     ts_informer_free(inf);
     ts_kube_client_free(pc);
     proxy_stop();
+}
+
+static void test_informer_relist_after_410(void **state)
+{
+    (void)state;
+    NEED_SERVER();
+    informer_relist(0);
+}
+
+static void test_informer_compact(void **state)
+{
+    (void)state;
+    NEED_SERVER();
+    informer_relist(1);
 }
 
 /* --- events ------------------------------------------------------------------------------ */
@@ -1196,6 +1233,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_paging),
         cmocka_unit_test(test_watch_cut_mid_stream),
         cmocka_unit_test(test_informer_relist_after_410),
+        cmocka_unit_test(test_informer_compact),
         cmocka_unit_test(test_event_aggregation),
         cmocka_unit_test(test_event_queue_bounded),
         cmocka_unit_test(test_leader_handover),
