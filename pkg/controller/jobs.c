@@ -202,8 +202,13 @@ static void job_written(struct ts_kube_client *kc, struct ts_kube_result *res, v
             (res->http_status == 400 || res->http_status == 403 || res->http_status == 422))
             refused(w->c, w->key, res->err.msg);
         ts_workqueue_add_rate_limited(w->c->jobs, w->key, ts_loop_now(w->c->loop));
-    } else if (!res->code && w->metric) {
-        measure(w);
+    } else {
+        /* as controller-runtime forgets a key whose reconcile succeeded:
+         * else each failure of a job's life lengthened its next backoff,
+         * up to 1000 s */
+        ts_workqueue_forget(w->c->jobs, w->key);
+        if (!res->code && w->metric)
+            measure(w);
     }
     if (w->then && !res->code) { /* the job is stopped: now the quota may go */
         struct ts_kube_req r = {0};
@@ -430,6 +435,8 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
     if (!job || !c->synced) { /* deleted (its Workload goes by GC), or too early */
         if (job)
             ts_workqueue_add_after(q, key, 100 * 1000 * 1000, ts_loop_now(c->loop));
+        else
+            ts_workqueue_forget(q, key); /* its failure count goes with it */
         ts_workqueue_done(q, key);
         cJSON_Delete(job);
         return;
