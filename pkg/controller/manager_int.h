@@ -147,7 +147,7 @@ void ts__ctl_status_forget(struct ts_ctl *c, const struct ts_kube_resource *res,
  * TS__CTL_CYCLE_GAP_MIN or TS__CTL_CYCLE_GAP_COST times its cost behind
  * (so a stream of changes costs at most a fifth of a core in cycles). */
 #define TS__CTL_CYCLE_PERIOD   (20 * 1000 * 1000)
-#define TS__CTL_CYCLE_GAP_MIN  (1000 * 1000)
+#define TS__CTL_CYCLE_GAP_MIN  (5 * 1000 * 1000)
 #define TS__CTL_CYCLE_GAP_COST 4
 
 /* Writes that only inform (pending reasons, queue status) go out while
