@@ -357,6 +357,7 @@ static int start_informers(struct ts_ctl *c, struct ts_err *err)
         io.res = res;
         /* the many (Workloads, jobs) are kept as text: a fifth of the memory */
         io.compact = i == TS__CTL_WL || TS__CTL_IS_JOB_INF(i);
+        io.strip_managed_fields = 1; /* never read; the server keeps them on our writes */
         c->inf[i] = ts_informer_new(c->client, &io);
     }
     ts__ctl_feed_handlers(c);

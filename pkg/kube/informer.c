@@ -215,9 +215,14 @@ static void store_del(struct ts_informer *inf, const char *key, const cJSON *las
     value_free(inf, old);
 }
 
-static void fill_type(const struct ts_informer *inf, cJSON *obj)
+/* What every stored object gets: the options' transform, and the type. */
+static void normalize(const struct ts_informer *inf, cJSON *obj)
 {
     char av[128];
+
+    if (inf->o.strip_managed_fields) /* client-go's TransformStripManagedFields */
+        cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(obj, "metadata"),
+                                                "managedFields");
 
     if (!cJSON_GetObjectItemCaseSensitive(obj, "apiVersion"))
         cJSON_AddStringToObject(obj, "apiVersion", ts_kube_api_version(inf->o.res, av, sizeof(av)));
@@ -235,7 +240,7 @@ static int on_event(enum ts_watch_type type, cJSON *obj, void *data)
         cJSON_Delete(obj);
         return 0;
     }
-    fill_type(inf, obj);
+    normalize(inf, obj);
     if (type == TS_WATCH_DELETED) {
         store_del(inf, key, obj);
         cJSON_Delete(obj);
@@ -295,7 +300,7 @@ static void replace(struct ts_informer *inf, cJSON *items)
             cJSON_Delete(it);
             continue;
         }
-        fill_type(inf, it);
+        normalize(inf, it);
         ts_hmap_put(&seen, key, (void *)1);
         store_put(inf, key, it);
     }

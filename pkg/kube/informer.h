@@ -66,6 +66,10 @@ struct ts_informer_opts {
     long watch_timeout_seconds;        /* 0: random 5–10 min */
     int64_t backoff_base, backoff_cap; /* list and watch retries; 0: 800 ms, 30 s */
     int compact;                       /* keep JSON text, not trees (see above) */
+    /* drop metadata.managedFields from every object (client-go's
+     * TransformStripManagedFields): nearly half of a Workload's JSON.  An
+     * update whose body has none keeps the stored ones. */
+    int strip_managed_fields;
 };
 
 struct ts_informer_stats {
