@@ -105,17 +105,6 @@ const char *ts_apiserver_url(const struct ts_apiserver *s)
     return s->url ? s->url : "";
 }
 
-static void free_cache(struct ts_apiserver *s)
-{
-    size_t it = 0;
-    const char *k;
-    void *v;
-
-    while (ts_hmap_next(&s->oa_cache, &it, &k, &v))
-        free(v);
-    ts_hmap_release(&s->oa_cache);
-}
-
 void ts_apiserver_free(struct ts_apiserver *s)
 {
     if (!s)
@@ -136,7 +125,7 @@ void ts_apiserver_free(struct ts_apiserver *s)
     for (size_t i = 0; i < s->n_res; i++)
         ts__as_res_free(s->res[i]);
     free(s->res);
-    free_cache(s);
+    ts_hmap_release_free(&s->oa_cache);
     pthread_cond_destroy(&s->cond);
     pthread_mutex_destroy(&s->mu);
     free(s->listen);

@@ -17,14 +17,7 @@
 
 static void flush_cache(struct ts_apiserver *s)
 {
-    size_t it = 0;
-    const char *k;
-    void *v;
-
-    while (ts_hmap_next(&s->oa_cache, &it, &k, &v))
-        free(v);
-    ts_hmap_release(&s->oa_cache);
-    ts_hmap_init(&s->oa_cache);
+    ts_hmap_release_free(&s->oa_cache); /* reusable after */
     s->oa_gen = s->gen;
 }
 

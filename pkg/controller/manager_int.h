@@ -70,6 +70,7 @@ struct ts_ctl {
     int dirty;                 /* something changed: a cycle is due */
     uint64_t cycle_timer;      /* every TS__CTL_CYCLE_PERIOD: pending reasons, retries, a cycle */
     uint64_t soon_timer;       /* a cycle asked for by a change, or 0 */
+    int64_t soon_due;          /* its loop time */
     int64_t cycle_end;         /* loop time the last engine cycle ended */
     int64_t cycle_cost;        /* its duration, ns */
     uint64_t status_timer;

@@ -336,12 +336,19 @@ static void cycle_soon(struct ts_loop *loop, void *data)
 
 void ts__ctl_cycle_soon(struct ts_ctl *c, int64_t gap)
 {
-    int64_t delay;
+    int64_t now = ts_loop_now(c->loop), due = c->cycle_end + gap;
 
-    if (c->soon_timer || !c->cycle_timer || c->stopping)
-        return; /* a pending one is never later than this one would be */
-    delay = c->cycle_end + gap - ts_loop_now(c->loop);
-    c->soon_timer = ts_loop_timer_add(c->loop, delay, cycle_soon, c);
+    if (!c->cycle_timer || c->stopping)
+        return;
+    if (due < now)
+        due = now;
+    if (c->soon_timer) {
+        if (c->soon_due <= due)
+            return;
+        ts_loop_timer_cancel(c->loop, c->soon_timer); /* rare: sooner than asked before */
+    }
+    c->soon_due = due;
+    c->soon_timer = ts_loop_timer_add(c->loop, due - now, cycle_soon, c);
 }
 
 void ts__ctl_cycle(struct ts_loop *loop, void *data)

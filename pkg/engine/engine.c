@@ -70,16 +70,10 @@ void ts_engine_free(struct ts_engine *e)
         ts_strmap_release(v);
         free(v);
     }
-    it = 0;
-    while (ts_hmap_next(&e->wpcs, &it, &k, &v))
-        free(v);
-    it = 0;
-    while (ts_hmap_next(&e->pcs, &it, &k, &v))
-        free(v);
     ts_hmap_release(&e->flavors);
     ts_hmap_release(&e->namespaces);
-    ts_hmap_release(&e->wpcs);
-    ts_hmap_release(&e->pcs);
+    ts_hmap_release_free(&e->wpcs);
+    ts_hmap_release_free(&e->pcs);
     ts_hmap_release(&e->resource_ids);
     ts_hmap_release(&e->fr_ids);
     for (size_t i = 0; i < e->n_resources; i++)

@@ -85,10 +85,7 @@ void ts_recorder_free(struct ts_recorder *r)
     while (ts_hmap_next(&r->aggs, &it, &k, &v))
         agg_free(v);
     ts_hmap_release(&r->aggs);
-    it = 0;
-    while (ts_hmap_next(&r->spam, &it, &k, &v))
-        free(v);
-    ts_hmap_release(&r->spam);
+    ts_hmap_release_free(&r->spam);
     free(r->component);
     free(r->host);
     free(r);
@@ -244,15 +241,8 @@ static int spam_ok(struct ts_recorder *r, const char *objkey)
     int64_t now = ts_loop_now(ts_kube_client_loop(r->c));
 
     if (!b) {
-        if (r->spam.n >= CACHE_MAX) {
-            size_t it = 0;
-            const char *k;
-            void *v;
-
-            while (ts_hmap_next(&r->spam, &it, &k, &v))
-                free(v);
-            ts_hmap_release(&r->spam);
-        }
+        if (r->spam.n >= CACHE_MAX)
+            ts_hmap_release_free(&r->spam);
         b = ts_xmalloc(sizeof(*b));
         ts_ratelimit_init(b, SPAM_QPS, SPAM_BURST, now);
         ts_hmap_put(&r->spam, objkey, b);

@@ -223,7 +223,6 @@ static void normalize(const struct ts_informer *inf, cJSON *obj)
     if (inf->o.strip_managed_fields) /* client-go's TransformStripManagedFields */
         cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(obj, "metadata"),
                                                 "managedFields");
-
     if (!cJSON_GetObjectItemCaseSensitive(obj, "apiVersion"))
         cJSON_AddStringToObject(obj, "apiVersion", ts_kube_api_version(inf->o.res, av, sizeof(av)));
     if (!cJSON_GetObjectItemCaseSensitive(obj, "kind") && inf->o.res->kind)

@@ -5,8 +5,8 @@
 # runner as a job integration would, and admitted again), the report's numbers agree
 # with each other (live never beats the ideal, CPU and RSS measured, one
 # controller status write per admission at least, the runner's own writes
-# counted exactly), --jobs runs batch Jobs end to end, and a range check
-# applies to live runs.
+# counted exactly), --jobs runs batch Jobs end to end, a range check
+# applies to live runs, and one ClusterQueue admits as fast as it cycles.
 set -eu
 cd "$(dirname "$0")/../.."
 bin=${TS_BUILD:-build}/bin/turnstilectl
@@ -64,6 +64,39 @@ if grep -q "PATCH workloads/status" "$tmp/out"; then
     echo "FAIL: with --jobs the runner must not mark Workloads Finished"; cat "$tmp/out"; exit 1
 fi
 echo "ok: live --jobs runs every Job to the end; range check on the controller's peak RSS"
+
+# Kueue admits at most one head per ClusterQueue a cycle, so cycles must
+# follow each other at once while they admit: 600 workloads that all fit
+# one ClusterQueue took 12 s at one cycle per 20 ms
+cat >"$tmp/one-queue.yaml" <<'YAML'
+- className: cohort
+  count: 1
+  queuesSets:
+  - className: cq
+    count: 1
+    nominalQuota: 1000
+    borrowingLimit: 0
+    reclaimWithinCohort: Never
+    withinClusterQueue: Never
+    workloadsSets:
+    - count: 600
+      creationIntervalMs: 1
+      workloads:
+      - className: small
+        runtimeMs: 3000
+        priority: 50
+        request: 1
+YAML
+"$bin" bench "$tmp/one-queue.yaml" --live --timeout 120 -o json >"$tmp/one.json" 2>"$tmp/err" ||
+    { cat "$tmp/err"; exit 1; }
+python3 - "$tmp/one.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+p99 = r["classes"]["small"]["p99Seconds"]["mean"]
+assert r["admitted"] == 600, r
+assert p99 < 4, "p99 time to admission %.2f s: cycles are paced, not back to back" % p99
+print("ok: one ClusterQueue admits 600 fitting workloads back to back (p99 %.2f s)" % p99)
+PY
 
 if "$bin" bench test/perf/smoke.yaml --live --qps 5 2>"$tmp/err"; then
     echo "FAIL: --qps without --burst accepted"; exit 1
