@@ -268,6 +268,25 @@ static struct ts_node_selector_term *terms_copy(const struct ts_node_selector_te
     return dst;
 }
 
+static void placement_copy(struct ts_pod_template *dst, const struct ts_pod_template *src)
+{
+    ts_strmap_copy(&dst->node_selector, &src->node_selector);
+    dst->tolerations =
+        src->n_tolerations ? ts_xcalloc(src->n_tolerations, sizeof(struct ts_toleration)) : NULL;
+    for (size_t i = 0; i < src->n_tolerations; i++)
+        ts_toleration_copy(&dst->tolerations[i], &src->tolerations[i]);
+    dst->n_tolerations = src->n_tolerations;
+    dst->has_required_affinity = src->has_required_affinity;
+    dst->affinity_terms = terms_copy(src->affinity_terms, src->n_affinity_terms);
+    dst->n_affinity_terms = src->n_affinity_terms;
+}
+
+void ts_pod_template_copy_placement(struct ts_pod_template *dst, const struct ts_pod_template *src)
+{
+    ts_pod_template_release(dst);
+    placement_copy(dst, src);
+}
+
 void ts_pod_template_copy(struct ts_pod_template *dst, const struct ts_pod_template *src)
 {
     ts_pod_template_release(dst);
@@ -279,15 +298,7 @@ void ts_pod_template_copy(struct ts_pod_template *dst, const struct ts_pod_templ
     dst->init_containers = containers_copy(src->init_containers, src->n_init_containers);
     dst->n_init_containers = src->n_init_containers;
     ts_resource_list_copy(&dst->overhead, &src->overhead);
-    ts_strmap_copy(&dst->node_selector, &src->node_selector);
-    dst->tolerations =
-        src->n_tolerations ? ts_xcalloc(src->n_tolerations, sizeof(struct ts_toleration)) : NULL;
-    for (size_t i = 0; i < src->n_tolerations; i++)
-        ts_toleration_copy(&dst->tolerations[i], &src->tolerations[i]);
-    dst->n_tolerations = src->n_tolerations;
-    dst->has_required_affinity = src->has_required_affinity;
-    dst->affinity_terms = terms_copy(src->affinity_terms, src->n_affinity_terms);
-    dst->n_affinity_terms = src->n_affinity_terms;
+    placement_copy(dst, src);
     dst->priority_class_name = dup_or_null(src->priority_class_name);
     dst->runtime_class_name = dup_or_null(src->runtime_class_name);
     ts_resource_list_copy(&dst->pod_requests, &src->pod_requests);

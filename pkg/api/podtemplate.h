@@ -93,6 +93,11 @@ void ts_pod_template_release(struct ts_pod_template *t);
 /* dst = deep copy of src; dst must be initialised (its content is released
  * first).  Ownership: dst owns the copy. */
 void ts_pod_template_copy(struct ts_pod_template *dst, const struct ts_pod_template *src);
+/* Like ts_pod_template_copy, but only what decides where the pods may run
+ * (nodeSelector, tolerations, required node affinity): what flavor
+ * assignment reads.  The rest of dst is empty (raw NULL).  Held for every
+ * workload, the whole template was most of the engine's memory. */
+void ts_pod_template_copy_placement(struct ts_pod_template *dst, const struct ts_pod_template *src);
 
 /* Decodes a PodTemplateSpec object (the value of "template", not its
  * parent) into t, which must be initialised; tmpl may be NULL (empty

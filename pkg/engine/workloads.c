@@ -323,7 +323,7 @@ static int fill_podset(struct ts_engine *e, struct ts__eng_podset *ps, const str
     ps->count = src->count;
     ps->min_count = src->min_count.set ? src->min_count.v : 0;
     ts_pod_template_init(&ps->tmpl);
-    ts_pod_template_copy(&ps->tmpl, &src->template);
+    ts_pod_template_copy_placement(&ps->tmpl, &src->template);
     if (ts_pod_template_requests(&src->template, &req)) {
         ts_resource_list_release(&req);
         return ts_err_set(err, TS_EOVERFLOW, "podSets[%s]: requests overflow", ps->name);
@@ -446,16 +446,16 @@ static uint64_t shape_of(const struct ts__eng_wl *wl)
 
 /* Kueue's ValidateAdmissibility: requests above limits make the workload
  * Misconfigured.  Returns the message, or NULL.  Ownership: caller frees. */
-static char *limits_message(const struct ts__eng_wl *wl)
+static char *limits_message(const struct ts_workload *wl)
 {
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
     struct ts_buf b = TS_BUF_INIT;
 
-    for (size_t i = 0; i < wl->n_podsets; i++) {
+    for (size_t i = 0; i < wl->spec.n_podsets; i++) {
         char path[64];
 
         snprintf(path, sizeof(path), "spec.podSets[%zu]", i);
-        ts_pod_template_validate_limits(&wl->podsets[i].tmpl, path, &errs);
+        ts_pod_template_validate_limits(&wl->spec.podsets[i].template, path, &errs);
     }
     if (!errs.n)
         return NULL;
@@ -489,7 +489,7 @@ static int fill(struct ts_engine *e, struct ts__eng_wl *wl, const struct ts_work
             return TS_EOVERFLOW;
     }
     wl->shape = shape_of(wl);
-    wl->limits_message = limits_message(wl);
+    wl->limits_message = limits_message(src);
     return 0;
 }
 

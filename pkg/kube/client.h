@@ -89,6 +89,9 @@ enum ts_kube_patch {
 enum ts_kube_req_flags {
     TS_KUBE_REQ_NO_RETRY = 1 << 0, /* never retry */
     TS_KUBE_REQ_UNGATED = 1 << 1,  /* a write allowed while the gate is closed (the Lease) */
+    /* the caller reads only the outcome: a 2xx reply body is not decoded
+     * (result obj NULL); saves a parse per write nobody reads (Events) */
+    TS_KUBE_REQ_NO_REPLY = 1 << 2,
 };
 
 /* Streams a watch body (TS_KUBE_WATCH only).  Return nonzero to stop the

@@ -532,6 +532,41 @@ static void test_template_unchanged_and_copy(void **state)
     cJSON_Delete(wl);
 }
 
+/* The placement copy keeps what flavor assignment reads and nothing else:
+ * same affinity answers, same tolerations, no raw JSON or containers. */
+static void test_template_copy_placement(void **state)
+{
+    struct ts_strmap labels = TS_STRMAP_INIT;
+    struct ts_pod_template t, c;
+    cJSON *wl;
+
+    (void)state;
+    ts_pod_template_init(&t);
+    ts_pod_template_init(&c);
+    wl = driver_template(&t);
+    assert_true(t.raw && t.n_containers && t.n_tolerations && t.n_affinity_terms);
+    ts_pod_template_copy_placement(&c, &t);
+    assert_null(c.raw);
+    assert_int_equal(c.n_containers, 0);
+    assert_int_equal(c.labels.n + c.annotations.n, 0);
+    assert_null(c.priority_class_name);
+    assert_int_equal(c.node_selector.n, t.node_selector.n);
+    assert_int_equal(c.n_tolerations, t.n_tolerations);
+    assert_string_equal(c.tolerations[0].key, t.tolerations[0].key);
+    assert_int_equal(c.has_required_affinity, t.has_required_affinity);
+    assert_int_equal(c.n_affinity_terms, t.n_affinity_terms);
+    ts_pod_template_release(&t); /* the copy owns its strings */
+    assert_true(ts_pod_template_affinity_matches(&c, &labels));
+    ts_strmap_set(&labels, "spot", "1");
+    assert_false(ts_pod_template_affinity_matches(&c, &labels));
+    ts_strmap_set(&labels, "zone", "b");
+    ts_strmap_set(&labels, "gpu-count", "4");
+    assert_true(ts_pod_template_affinity_matches(&c, &labels));
+    ts_strmap_release(&labels);
+    ts_pod_template_release(&c);
+    cJSON_Delete(wl);
+}
+
 /* Typed edits to a template land in the JSON; untouched parts stay. */
 static void test_template_encode_edits(void **state)
 {
@@ -830,6 +865,7 @@ int main(void)
         cmocka_unit_test(test_node_affinity_matching),
         cmocka_unit_test(test_affinity_terms_are_ored),
         cmocka_unit_test(test_template_unchanged_and_copy),
+        cmocka_unit_test(test_template_copy_placement),
         cmocka_unit_test(test_template_encode_edits),
         cmocka_unit_test(test_pytorchjob_samples),
         cmocka_unit_test(test_kubeflow_siblings),

@@ -1034,6 +1034,7 @@ static void test_event_aggregation(void **state)
     struct ts_err e = {0};
     int64_t count = 0;
     int n_admitted = 0;
+    char *name, *first;
 
     (void)state;
     NEED_SERVER();
@@ -1069,6 +1070,38 @@ static void test_event_aggregation(void **state)
     }
     assert_int_equal(n_admitted, 1);
     assert_int_equal(count, 5);
+    /* the Event expired on the server: the next repeat creates it again,
+     * whole, with the count and first time kept */
+    ev = cJSON_GetArrayItem(cJSON_GetObjectItem(list, "items"), 0);
+    for (int i = 0; ev && strcmp(ts_json_get_string(ev, "reason"), "Admitted"); i++)
+        ev = cJSON_GetArrayItem(cJSON_GetObjectItem(list, "items"), i);
+    assert_non_null(ev);
+    name = ts_xstrdup(ts_json_get_string(ev, "metadata.name"));
+    first = ts_xstrdup(ts_json_get_string(ev, "firstTimestamp"));
+    assert_int_equal(ts_kube_delete_sync(tc, &ts_kube_res_events, "events", name, &e), 0);
+    ts_recorder_event(rec, obj, "Normal", "Admitted", "admitted by %s", "cq-1");
+    for (int i = 0; i < 500; i++) {
+        ts_recorder_stats(rec, &st);
+        if (st.created >= 28)
+            break;
+        ts_loop_run_once(loop, 10 * MS);
+    }
+    assert_int_equal(st.created, 28);
+    ev = NULL;
+    assert_int_equal(ts_kube_get_sync(tc, &ts_kube_res_events, "events", name, &ev, &e), 0);
+    assert_int_equal(ts_json_get_i64(cJSON_GetObjectItem(ev, "count"), &count), 0);
+    assert_int_equal(count, 6);
+    assert_string_equal(ts_json_get_string(ev, "firstTimestamp"), first);
+    assert_string_equal(ts_json_get_string(ev, "type"), "Normal");
+    assert_string_equal(ts_json_get_string(ev, "reason"), "Admitted");
+    assert_string_equal(ts_json_get_string(ev, "involvedObject.kind"), "ConfigMap");
+    assert_string_equal(ts_json_get_string(ev, "involvedObject.name"), "subject");
+    assert_string_equal(ts_json_get_string(ev, "involvedObject.namespace"), "events");
+    assert_string_equal(ts_json_get_string(ev, "involvedObject.uid"), "uid-1");
+    assert_string_equal(ts_json_get_string(ev, "reportingInstance"), "host-1");
+    cJSON_Delete(ev);
+    free(name);
+    free(first);
     cJSON_Delete(list);
     cJSON_Delete(obj);
     cJSON_Delete(spam);
