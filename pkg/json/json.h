@@ -62,6 +62,14 @@ int ts_json_print(const cJSON *v, unsigned flags, struct ts_buf *out, struct ts_
  * printed.  Ownership: caller frees the result with free(). */
 char *ts_json_dumps(const cJSON *v, unsigned flags);
 
+/* Copies the string at `path` (object keys separated by dots, no
+ * brackets) in JSON text into out, without building a tree: for one field
+ * of a large reply nobody else reads.  Returns 0, TS_ENOTFOUND (missing,
+ * not a string, or the text is malformed on the way) or TS_EINVAL (the
+ * string has escapes, or does not fit in cap with its NUL).  Keys are
+ * compared as written (a key with escapes never matches). */
+int ts_json_scan_string(const char *text, size_t len, const char *path, char *out, size_t cap);
+
 /* Returns the node at `path` under root, or NULL when it does not exist or
  * the path is malformed.  Ownership: borrowed, valid while root lives and
  * is not modified at that place. */

@@ -364,7 +364,11 @@ static int restart_list(struct ts_kube_call *call)
 static void decode_ok(struct ts_kube_call *call, const struct ts_http_result *h,
                       struct ts_kube_result *res)
 {
-    if (call->verb == TS_KUBE_WATCH || !h->body->len || (call->flags & TS_KUBE_REQ_NO_REPLY))
+    if (call->verb == TS_KUBE_WATCH || !h->body->len)
+        return;
+    res->body = h->body->ptr;
+    res->body_len = h->body->len;
+    if (call->flags & TS_KUBE_REQ_NO_REPLY)
         return;
     if (ts_json_parse(h->body->ptr, h->body->len, &res->obj, &res->err)) {
         res->code = TS_EPARSE;

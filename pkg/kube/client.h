@@ -90,7 +90,8 @@ enum ts_kube_req_flags {
     TS_KUBE_REQ_NO_RETRY = 1 << 0, /* never retry */
     TS_KUBE_REQ_UNGATED = 1 << 1,  /* a write allowed while the gate is closed (the Lease) */
     /* the caller reads only the outcome: a 2xx reply body is not decoded
-     * (result obj NULL); saves a parse per write nobody reads (Events) */
+     * (result obj NULL, body still set); saves a parse per write whose
+     * reply nobody reads (Events) or reads one field of */
     TS_KUBE_REQ_NO_REPLY = 1 << 2,
 };
 
@@ -133,9 +134,11 @@ struct ts_kube_req {
 };
 
 struct ts_kube_result {
-    int code;                     /* 0 or a TS_E* code */
-    long http_status;             /* 0 when no reply was received */
-    cJSON *obj;                   /* decoded reply body, or NULL */
+    int code;         /* 0 or a TS_E* code */
+    long http_status; /* 0 when no reply was received */
+    cJSON *obj;       /* decoded reply body, or NULL */
+    const char *body; /* a 2xx reply's bytes (borrowed), or NULL */
+    size_t body_len;
     struct ts_kube_status status; /* the server's Status when the API refused */
     struct ts_err err;            /* message for code != 0 */
     unsigned attempts;            /* HTTP attempts made */

@@ -63,6 +63,13 @@ check "Started event" contains "$out" "Admitted by clusterQueue cq"
 check "QuotaReserved event on the Workload" contains "$out" "Quota reserved in ClusterQueue cq, wait time since queued was"
 check "Admitted event on the Workload" contains "$out" "Admitted by ClusterQueue cq, wait time since reservation was 0s"
 check "Warning event for the pending one" contains "$out" "Warning   WaitingForQuota"
+# the events name the Workload as written (its uid, and the resourceVersion
+# read out of the write's reply)
+w1=$(wl_of j1)
+ref=$(K get events -n team-a -o jsonpath="{range .items[?(@.reason==\"QuotaReserved\")]}{.involvedObject.name} {.involvedObject.kind} {.involvedObject.uid} {.involvedObject.resourceVersion}{\"\\n\"}{end}" | grep "^$w1 ")
+uid=$(K get workload -n team-a "$w1" -o jsonpath='{.metadata.uid}')
+check "QuotaReserved names the Workload" contains "$ref" "$w1 Workload $uid "
+check "QuotaReserved carries a resourceVersion" test -n "$(echo "$ref" | cut -d' ' -f4)"
 
 out=$(metrics /readyz)
 check "readyz once synced" eq "$out" "ok"

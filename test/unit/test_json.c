@@ -404,6 +404,57 @@ static void test_mkpath_and_set(void **state)
     cJSON_Delete(doc);
 }
 
+/* ts_json_scan_string agrees with a parse on every case where it answers,
+ * and refuses what it cannot copy as written. */
+static void test_scan_string(void **state)
+{
+    static const struct {
+        const char *text, *path;
+        int rc;
+        const char *want;
+    } cases[] = {
+        {"{\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"42\"}}", "metadata.resourceVersion",
+         0, "42"},
+        /* earlier members of every kind are skipped, nested quotes and
+         * brackets inside strings included */
+        {"{\"apiVersion\":\"v1\",\"spec\":{\"x\":[1,{\"resourceVersion\":\"no\"},\"]}\\\"\"],"
+         "\"n\":-1.5e3,\"t\":true,\"z\":null},\"metadata\":{\"managedFields\":[{\"a\":{\"b\":{}}}],"
+         "\"resourceVersion\":\"7\"}}",
+         "metadata.resourceVersion", 0, "7"},
+        {" { \"a\" : { \"b\" : \"c d\" } } ", "a.b", 0, "c d"},
+        {"{\"a\":{\"b\":\"\"}}", "a.b", 0, ""},
+        {"{\"ab\":\"1\",\"a\":\"2\"}", "a", 0, "2"},            /* no prefix match */
+        {"{\"a\":{\"b\":\"1\"}}", "a.c", TS_ENOTFOUND, NULL},   /* missing */
+        {"{\"a\":{\"b\":1}}", "a.b", TS_ENOTFOUND, NULL},       /* not a string */
+        {"{\"a\":\"x\"}", "a.b", TS_ENOTFOUND, NULL},           /* not an object */
+        {"[{\"a\":\"1\"}]", "a", TS_ENOTFOUND, NULL},           /* not an object */
+        {"{\"a\":\"x\\\"y\"}", "a", TS_EINVAL, NULL},           /* escapes */
+        {"{\"a\":\"0123456789abcdef\"}", "a", TS_EINVAL, NULL}, /* over cap */
+        {"{\"a\":{\"b\":\"1\"", "a.c", TS_ENOTFOUND, NULL},     /* truncated */
+        {"{\"a\":\"unterminated", "a", TS_ENOTFOUND, NULL},
+        {"{\"x\":[1,2", "a", TS_ENOTFOUND, NULL},
+        {"", "a", TS_ENOTFOUND, NULL},
+    };
+    char out[16];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int rc = ts_json_scan_string(cases[i].text, strlen(cases[i].text), cases[i].path, out,
+                                     sizeof(out));
+
+        if (rc != cases[i].rc)
+            fail_msg("case %zu (%s in %s): rc %d, want %d", i, cases[i].path, cases[i].text, rc,
+                     cases[i].rc);
+        if (!rc) {
+            cJSON *doc = cJSON_Parse(cases[i].text);
+
+            assert_string_equal(out, cases[i].want);
+            assert_string_equal(out, ts_json_get_string(doc, cases[i].path));
+            cJSON_Delete(doc);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -417,6 +468,7 @@ int main(void)
         cmocka_unit_test(test_equal),
         cmocka_unit_test(test_equal_deep),
         cmocka_unit_test(test_mkpath_and_set),
+        cmocka_unit_test(test_scan_string),
     };
 
     ts_alloc_init();
