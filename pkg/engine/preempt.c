@@ -29,6 +29,7 @@ struct search {
     size_t n;
     struct cand *c;
     size_t nc, cap;
+    unsigned char *lacking; /* collect(): need[i] > what is available now */
 };
 
 static int uses_needed(const struct search *s, const struct ts__eng_wl *w)
@@ -36,8 +37,7 @@ static int uses_needed(const struct search *s, const struct ts__eng_wl *w)
     for (size_t p = 0; w->admission && p < w->n_podsets; p++) {
         for (size_t j = 0; j < w->admission[p].n; j++) {
             for (size_t i = 0; i < s->n; i++) {
-                if (w->admission[p].fr[j] == s->fr[i] &&
-                    s->need[i] > ts_quota_available(&s->cq->node, s->fr[i]))
+                if (w->admission[p].fr[j] == s->fr[i] && s->lacking[i])
                     return 1;
             }
         }
@@ -131,10 +131,10 @@ static void collect_cross(struct search *s, struct ts_quota_node *n, int advanta
         for (size_t i = 0; i < other->n_holders; i++) {
             struct ts__eng_wl *c = other->holders[i];
 
-            if (!uses_needed(s, c))
-                continue;
             if (p->reclaim_within_cohort == TS_RECLAIM_LOWER_PRIORITY &&
                 c->priority >= s->pre->priority)
+                continue; /* the cheap test first: this runs for every holder */
+            if (!uses_needed(s, c))
                 continue;
             push(s, c, s->e->config.fair_sharing ? FAIR_SHARING : classify(s, c, advantage));
         }
@@ -145,11 +145,17 @@ static void collect(struct search *s)
 {
     struct ts__eng_cq *cq = s->cq;
 
+    /* usage does not change while candidates are collected: what is
+     * lacking is computed once, not per candidate up the cohort tree */
+    s->lacking = ts_xcalloc(s->n + 1, 1);
+    for (size_t i = 0; i < s->n; i++)
+        s->lacking[i] = s->need[i] > ts_quota_available(&cq->node, s->fr[i]);
+
     if (cq->preemption.within_cluster_queue != TS_WITHIN_CQ_NEVER) {
         for (size_t i = 0; i < cq->n_holders; i++) {
             struct ts__eng_wl *c = cq->holders[i];
 
-            if (uses_needed(s, c) && within_cq_allows(cq, s->pre, c))
+            if (within_cq_allows(cq, s->pre, c) && uses_needed(s, c))
                 push(s, c, SAME_QUEUE);
         }
     }
@@ -375,13 +381,14 @@ size_t ts__eng_preempt_targets(const struct ts_engine *e, struct ts__eng_cq *cq,
                                const struct ts__eng_wl *wl, const size_t *fr, const int64_t *need,
                                size_t n, struct ts__eng_target **out, int *cross)
 {
-    struct search s = {e, cq, wl, fr, need, n, NULL, 0, 0};
+    struct search s = {e, cq, wl, fr, need, n, NULL, 0, 0, NULL};
     size_t *t, nt = 0;
     int order[2], na;
 
     *out = NULL;
     *cross = 0;
     collect(&s);
+    free(s.lacking);
     if (!s.nc) {
         free(s.c);
         return 0;
