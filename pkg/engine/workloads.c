@@ -564,6 +564,8 @@ int ts_engine_put_workload(struct ts_engine *e, const struct ts_workload *src, t
         ts_hmap_put(&e->workloads, key, wl);
     }
     rc = fill(e, wl, src, err);
+    if (!rc && ts_workload_is_finished(src))
+        podsets_free(wl); /* never placed again: most of a finished one's memory */
     if (rc || idle) {
         wl->state = TS__ENG_WL_IDLE;
     } else if (reserved) {
