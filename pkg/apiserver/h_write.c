@@ -63,14 +63,27 @@ static cJSON *decode_body(struct ts__as_req *q, struct ts__as_resp *r, int yaml)
     return v;
 }
 
-/* Body namespace / name consistency; 0 or -1 after replying. */
+/* Body apiVersion / namespace / name consistency; 0 or -1 after
+ * replying.  An apiVersion other than the URL's is refused, as
+ * kube-apiserver does (a client sends each version to its own URL). */
 static int check_body_ids(struct ts__as_req *q, struct ts__as_resp *r, cJSON *obj)
 {
     const char *ns = ts_json_get_string(obj, "metadata.namespace");
     const char *name = ts_json_get_string(obj, "metadata.name");
+    const char *av = ts_json_get_string(obj, "apiVersion");
+    char want[300];
 
     if (!cJSON_IsObject(obj)) {
         ts__as_reply_badreq(r, "the body of the request must be a JSON object");
+        return -1;
+    }
+    snprintf(want, sizeof(want), "%s%s%s", q->res->group, q->res->group[0] ? "/" : "",
+             q->ver->name);
+    if (av && av[0] && strcmp(av, want)) {
+        ts__as_reply_badreq(r,
+                            "the API version in the data (%s) does not match the expected API "
+                            "version (%s)",
+                            av, want);
         return -1;
     }
     if (q->res->namespaced && ns && ns[0] && q->rt.ns && strcmp(ns, q->rt.ns)) {

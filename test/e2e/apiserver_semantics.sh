@@ -52,6 +52,15 @@ check "409 stale resourceVersion" eq "$(code)" "409"
 out=$(api PUT $CQ/a $J -d '{"apiVersion":"kueue.x-k8s.io/v1beta1","kind":"ClusterQueue","metadata":{"name":"a"},"spec":{}}')
 check "422 PUT without resourceVersion" eq "$(code)" "422"
 check "422 message" contains "$out" "metadata.resourceVersion: Invalid value: 0x0: must be specified for an update"
+# a body of another version than the URL's is refused (kube-apiserver's 400)
+out=$(api PUT $CQ/a $J -d "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"ClusterQueue\",\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"$RV1\"},\"spec\":{}}")
+check "400 other apiVersion on PUT" eq "$(code)" "400"
+check "400 apiVersion message" contains "$out" "the API version in the data (kueue.x-k8s.io/v1beta2) does not match the expected API version (kueue.x-k8s.io/v1beta1)"
+api POST $CQ $J -d '{"apiVersion":"v1","kind":"ClusterQueue","metadata":{"name":"other-version"}}' >/dev/null
+check "400 other apiVersion on POST" eq "$(code)" "400"
+api POST $CQ $J -d '{"kind":"ClusterQueue","metadata":{"name":"no-version"}}' >/dev/null
+check "a body without apiVersion takes the URL's" eq "$(code)" "201"
+api DELETE $CQ/no-version >/dev/null
 out=$(api PATCH $CQ/a $MP -d '{"spec":{"cohort":"c2"}}')
 check "spec patch bumps generation" eq "$(printf "%s\n" "$out" | jq_py 'd["metadata"]["generation"]')" "2"
 out=$(api PATCH $CQ/a $MP -d '{"metadata":{"labels":{"x":"y"}}}')
