@@ -149,6 +149,28 @@ void ts_kube_client_stats(const struct ts_kube_client *c, struct ts_kube_stats *
 
 /* --- call list and queue -------------------------------------------------------- */
 
+static void arm_queue(struct ts_kube_client *c);
+
+/* Requests on the wire at once (watches aside); the rest wait in the
+ * queue.  Without a budget the controller handed libcurl thousands of
+ * writes at a time, each with its transfer state and buffers (peak RSS
+ * 100-250 MiB); client-go is held likewise by HTTP/2's stream limit. */
+#define MAX_ACTIVE 128
+
+static int may_start(const struct ts_kube_client *c, const struct ts_kube_call *call)
+{
+    return call->verb == TS_KUBE_WATCH || c->active < MAX_ACTIVE;
+}
+
+static void active_done(struct ts_kube_call *call)
+{
+    if (!call->active)
+        return;
+    call->active = 0;
+    call->c->active--;
+    arm_queue(call->c); /* a call may be waiting for this slot */
+}
+
 static void unqueue(struct ts_kube_call *call)
 {
     struct ts_kube_client *c = call->c;
@@ -179,6 +201,7 @@ static void call_free(struct ts_kube_call *call)
     if (call->release)
         call->release(call->data);
     unqueue(call);
+    active_done(call);
     ts_loop_timer_cancel(c->loop, call->timer);
     ts_http_cancel(call->http);
     if (call->prev)
@@ -202,7 +225,6 @@ void ts_kube_cancel(struct ts_kube_call *call)
 }
 
 static void start(struct ts_kube_call *call);
-static void arm_queue(struct ts_kube_client *c);
 
 static void on_queue(struct ts_loop *loop, void *data)
 {
@@ -210,7 +232,7 @@ static void on_queue(struct ts_loop *loop, void *data)
     int64_t now = ts_loop_now(loop);
 
     c->qtimer = 0;
-    while (c->qhead && c->qhead->ready_at <= now) {
+    while (c->qhead && c->qhead->ready_at <= now && may_start(c, c->qhead)) {
         struct ts_kube_call *call = c->qhead;
 
         c->qhead = call->qnext;
@@ -226,8 +248,8 @@ static void on_queue(struct ts_loop *loop, void *data)
 
 static void arm_queue(struct ts_kube_client *c)
 {
-    if (c->qtimer || !c->qhead)
-        return;
+    if (c->qtimer || !c->qhead || !may_start(c, c->qhead))
+        return; /* nothing waits, or the head waits for a slot: active_done arms */
     c->qtimer = ts_loop_timer_add(c->loop, c->qhead->ready_at - ts_loop_now(c->loop), on_queue, c);
 }
 
@@ -392,6 +414,7 @@ static void on_http(struct ts_http_req *req, const struct ts_http_result *h, voi
 
     (void)req;
     call->http = NULL;
+    active_done(call);
     call->c->stats.http2_replies += h->http_version == 2;
     if (h->status == 401 && !call->auth_retried && ts_kube_cred_invalidate(call->c->cred)) {
         call->auth_retried = 1;
@@ -507,8 +530,13 @@ static void send_call(struct ts_kube_call *call, const struct ts_kube_auth *a)
     /* method and path only: credentials live in headers, never logged */
     ts_log_debug("kube", "request method=%s path=%s", call->method, call->path);
     ts_buf_reset(&call->err_body);
-    if (ts_http_request(c->http, &o, &call->http, &e))
+    if (ts_http_request(c->http, &o, &call->http, &e)) {
         fail(call, e.code, e.msg);
+    } else if (call->verb != TS_KUBE_WATCH) {
+        call->active = 1;
+        if (++c->active > c->stats.active_peak)
+            c->stats.active_peak = c->active;
+    }
     ts_buf_release(&hd.auth);
     free(url);
 }

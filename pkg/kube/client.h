@@ -167,6 +167,7 @@ struct ts_kube_stats {
     uint64_t requests, retries, throttled, http2_replies;
     int64_t throttled_ns; /* total time spent waiting for the rate limiter */
     long connections;     /* TCP/TLS connections opened */
+    size_t active_peak;   /* most requests on the wire at once (watches aside) */
 };
 
 /* Creates a client.  Returns NULL with err set (TS_EIO: libcurl failed to

@@ -26,6 +26,7 @@ struct ts_kube_client {
     struct ts_kube_call *all;           /* every live call */
     struct ts_kube_call *qhead, *qtail; /* waiting for the rate limiter */
     uint64_t qtimer;
+    size_t active; /* calls other than watches with a request on the wire */
     ts_kube_gate_fn gate;
     void *gate_data;
     struct ts_kube_stats stats;
@@ -36,6 +37,7 @@ struct ts_kube_call {
     struct ts_kube_call *prev, *next; /* c->all */
     struct ts_kube_call *qnext;
     int queued; /* in the rate limiter's queue (qhead..qtail) */
+    int active; /* counted in c->active */
     enum ts_kube_verb verb;
     unsigned flags;
     const char *method, *content_type;

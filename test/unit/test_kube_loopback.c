@@ -1142,6 +1142,40 @@ static void test_event_queue_bounded(void **state)
     ts_kube_client_free(slow);
 }
 
+/* Without a budget at most 128 requests are on the wire at once; the rest
+ * wait in the client's queue and all complete. */
+static void done_count(struct ts_kube_client *c, struct ts_kube_result *res, void *data)
+{
+    int *n = data;
+
+    (void)c;
+    n[res->code ? 1 : 0]++;
+}
+
+static void test_requests_in_flight_bounded(void **state)
+{
+    struct ts_err e = {0};
+    struct ts_kube_client *c =
+        ts_kube_client_new(loop, &http_srv.cfg, &(struct ts_kube_client_opts){.qps = -1}, &e);
+    struct ts_kube_req r = {.verb = TS_KUBE_LIST, .res = &ts_kube_res_namespaces};
+    struct ts_kube_stats st;
+    int n[2] = {0, 0};
+
+    (void)state;
+    NEED_SERVER();
+    assert_non_null(c);
+    for (int i = 0; i < 300; i++)
+        assert_int_equal(ts_kube_submit(c, &r, done_count, n, NULL, &e), 0);
+    for (int i = 0; i < 3000 && n[0] + n[1] < 300; i++)
+        ts_loop_run_once(loop, 10 * MS);
+    assert_int_equal(n[0], 300);
+    assert_int_equal(n[1], 0);
+    ts_kube_client_stats(c, &st);
+    assert_int_equal(st.active_peak, 128);
+    assert_int_equal(st.requests, 300);
+    ts_kube_client_free(c);
+}
+
 /* --- leader election ------------------------------------------------------------------------ */
 
 struct cand {
@@ -1281,6 +1315,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_informer_compact),
         cmocka_unit_test(test_event_aggregation),
         cmocka_unit_test(test_event_queue_bounded),
+        cmocka_unit_test(test_requests_in_flight_bounded),
         cmocka_unit_test(test_leader_handover),
     };
     char self[512];
