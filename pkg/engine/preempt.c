@@ -18,6 +18,14 @@ enum kind {
 struct cand {
     struct ts__eng_wl *wl;
     enum kind kind;
+    /* Kueue's candidate order, copied at push (cand_cmp runs millions of
+     * times a cycle on a large cohort; chasing wl was most of it) */
+    int out;  /* evicting or evicted */
+    int same; /* kind == SAME_QUEUE */
+    int32_t priority;
+    ts_time reserved_at;
+    uint64_t id_prefix; /* the first 8 bytes of id, big-endian: strcmp's order */
+    const char *id;     /* uid, or the key */
 };
 
 struct search {
@@ -27,8 +35,13 @@ struct search {
     const size_t *fr;
     const int64_t *need;
     size_t n;
-    struct cand *c;
+    struct cand *pool; /* collected, in no order; a heap while not yet sorted */
     size_t nc, cap;
+    /* the first nsorted candidates in Kueue's order (cand_at()): only as
+     * many are sorted as the search looks at, a few of thousands */
+    struct cand *c;
+    size_t nsorted, nheap;
+    int any_cross, any_hier;
     unsigned char *lacking; /* collect(): need[i] > what is available now */
 };
 
@@ -60,9 +73,22 @@ void ts__eng_wl_quota(struct ts__eng_wl *w, int sign)
 
 static void push(struct search *s, struct ts__eng_wl *w, enum kind k)
 {
-    TS_GROW(s->c, s->cap, s->nc + 1);
-    s->c[s->nc].wl = w;
-    s->c[s->nc++].kind = k;
+    struct cand *c;
+
+    TS_GROW(s->pool, s->cap, s->nc + 1);
+    c = &s->pool[s->nc++];
+    c->wl = w;
+    c->kind = k;
+    c->out = w->evicting || w->evicted;
+    c->same = k == SAME_QUEUE;
+    c->priority = w->priority;
+    c->reserved_at = w->reserved_at;
+    c->id = w->uid ? w->uid : w->key;
+    c->id_prefix = 0;
+    for (size_t i = 0; i < 8 && c->id[i]; i++)
+        c->id_prefix |= (uint64_t)(unsigned char)c->id[i] << (56 - 8 * i);
+    s->any_cross |= k != SAME_QUEUE;
+    s->any_hier |= k == HIERARCHICAL_RECLAIM;
 }
 
 static int within_cq_allows(const struct ts__eng_cq *cq, const struct ts__eng_wl *pre,
@@ -167,18 +193,66 @@ static void collect(struct search *s)
 static int cand_cmp(const void *pa, const void *pb)
 {
     const struct cand *a = pa, *b = pb;
-    int across = a->kind != SAME_QUEUE, bcross = b->kind != SAME_QUEUE;
-    int ae = a->wl->evicting || a->wl->evicted, be = b->wl->evicting || b->wl->evicted;
 
-    if (ae != be) /* Kueue: evicted workloads first */
-        return ae ? -1 : 1;
-    if (across != bcross)
-        return across ? -1 : 1;
-    if (a->wl->priority != b->wl->priority)
-        return a->wl->priority < b->wl->priority ? -1 : 1;
-    if (a->wl->reserved_at != b->wl->reserved_at)
-        return a->wl->reserved_at > b->wl->reserved_at ? -1 : 1;
-    return strcmp(a->wl->uid ? a->wl->uid : a->wl->key, b->wl->uid ? b->wl->uid : b->wl->key);
+    if (a->out != b->out) /* Kueue: evicted workloads first */
+        return a->out ? -1 : 1;
+    if (a->same != b->same) /* other queues' first */
+        return a->same ? 1 : -1;
+    if (a->priority != b->priority)
+        return a->priority < b->priority ? -1 : 1;
+    if (a->reserved_at != b->reserved_at)
+        return a->reserved_at > b->reserved_at ? -1 : 1;
+    if (a->id_prefix != b->id_prefix)
+        return a->id_prefix < b->id_prefix ? -1 : 1;
+    return strcmp(a->id, b->id);
+}
+
+/* --- candidates in order, sorted as far as they are read ------------------ */
+
+static void sift_down(struct cand *h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        struct cand t;
+
+        if (l < n && cand_cmp(&h[l], &h[m]) < 0)
+            m = l;
+        if (l + 1 < n && cand_cmp(&h[l + 1], &h[m]) < 0)
+            m = l + 1;
+        if (m == i)
+            return;
+        t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+/* Puts the collected candidates in order: all of them for fair sharing
+ * (which scans them all), else a heap that cand_at() pops from. */
+static void put_in_order(struct search *s)
+{
+    if (s->e->config.fair_sharing) {
+        qsort(s->pool, s->nc, sizeof(*s->pool), cand_cmp);
+        s->c = s->pool;
+        s->nsorted = s->nc;
+        return;
+    }
+    s->c = ts_xcalloc(s->nc, sizeof(*s->c));
+    s->nheap = s->nc;
+    for (size_t i = s->nc / 2; i-- > 0;)
+        sift_down(s->pool, s->nheap, i);
+}
+
+/* The i-th candidate in Kueue's order (i < s->nc). */
+static struct cand *cand_at(struct search *s, size_t i)
+{
+    while (s->nsorted <= i) {
+        s->c[s->nsorted++] = s->pool[0];
+        s->pool[0] = s->pool[--s->nheap];
+        sift_down(s->pool, s->nheap, 0);
+    }
+    return &s->c[i];
 }
 
 static int fits(const struct search *s, int allow_borrowing)
@@ -212,7 +286,7 @@ static size_t minimal(struct search *s, int allow_borrowing, size_t *t)
     int ok = 0;
 
     for (size_t i = 0; i < s->nc && !ok; i++) {
-        if (!usable(s, &s->c[i], allow_borrowing))
+        if (!usable(s, cand_at(s, i), allow_borrowing))
             continue;
         ts__eng_wl_quota(s->c[i].wl, -1);
         t[nt++] = i;
@@ -257,14 +331,10 @@ static const char *reason_of(enum kind k)
  * without borrowing can help (reference §3.5). */
 static void attempts(const struct search *s, int *order, int *n)
 {
-    int cross = 0, hier = 0;
+    int cross = s->any_cross, hier = s->any_hier;
     const struct ts_quota_node *node = &s->cq->node;
     int under = 1;
 
-    for (size_t i = 0; i < s->nc; i++) {
-        cross |= s->c[i].kind != SAME_QUEUE;
-        hier |= s->c[i].kind == HIERARCHICAL_RECLAIM;
-    }
     for (size_t i = 0; i < s->n; i++)
         under &= node->usage[s->fr[i]] < node->nominal[s->fr[i]];
     *n = 2;
@@ -381,7 +451,7 @@ size_t ts__eng_preempt_targets(const struct ts_engine *e, struct ts__eng_cq *cq,
                                const struct ts__eng_wl *wl, const size_t *fr, const int64_t *need,
                                size_t n, struct ts__eng_target **out, int *cross)
 {
-    struct search s = {e, cq, wl, fr, need, n, NULL, 0, 0, NULL};
+    struct search s = {.e = e, .cq = cq, .pre = wl, .fr = fr, .need = need, .n = n};
     size_t *t, nt = 0;
     int order[2], na;
 
@@ -390,10 +460,10 @@ size_t ts__eng_preempt_targets(const struct ts_engine *e, struct ts__eng_cq *cq,
     collect(&s);
     free(s.lacking);
     if (!s.nc) {
-        free(s.c);
+        free(s.pool);
         return 0;
     }
-    qsort(s.c, s.nc, sizeof(*s.c), cand_cmp);
+    put_in_order(&s);
     t = ts_xcalloc(s.nc, sizeof(*t));
     if (e->config.fair_sharing) {
         nt = fair_minimal(&s, t);
@@ -411,7 +481,9 @@ size_t ts__eng_preempt_targets(const struct ts_engine *e, struct ts__eng_cq *cq,
         }
     }
     free(t);
-    free(s.c);
+    if (s.c != s.pool)
+        free(s.c);
+    free(s.pool);
     return nt;
 }
 
