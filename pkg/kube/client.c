@@ -346,7 +346,10 @@ static int next_page(struct ts_kube_call *call, struct ts_kube_result *res)
     const char *cont = ts_json_get_string(res->obj, "metadata.continue");
     cJSON *items = cJSON_DetachItemFromObjectCaseSensitive(res->obj, "items"), *it;
 
-    if (!call->items)
+    if (call->on_page) {
+        call->on_page(items ? items : cJSON_CreateArray(), call->data);
+        items = NULL;
+    } else if (!call->items)
         call->items = cJSON_CreateArray();
     while (items && (it = cJSON_DetachItemFromArray(items, 0)))
         cJSON_AddItemToArray(call->items, it);
@@ -354,7 +357,7 @@ static int next_page(struct ts_kube_call *call, struct ts_kube_result *res)
     free(call->cont);
     call->cont = cont && cont[0] ? ts_xstrdup(cont) : NULL;
     if (!call->cont) {
-        if (res->obj)
+        if (res->obj && !call->on_page) /* else handed over page by page */
             cJSON_AddItemToObject(res->obj, "items", call->items);
         else
             cJSON_Delete(call->items);
@@ -379,6 +382,8 @@ static int restart_list(struct ts_kube_call *call)
     cJSON_Delete(call->items);
     call->items = NULL;
     call->attempts = 0;
+    if (call->on_page)
+        call->on_page(NULL, call->data);
     enqueue(call);
     return 1;
 }
@@ -597,6 +602,7 @@ static int submit(struct ts_kube_client *c, const struct ts_kube_req *r, int pag
         return rc;
     }
     call->paging = paging;
+    call->on_page = paging ? r->on_page : NULL;
     call->release = r->release; /* only now: on an error above, the caller keeps data */
     enqueue(call);
     if (out)

@@ -114,7 +114,12 @@ struct ts_kube_req {
     /* list and watch */
     const char *label_selector, *field_selector;
     const char *resource_version;
-    long limit;                  /* list page size; 0 = everything */
+    long limit; /* list page size; 0 = everything */
+    /* list_all: each page's items as they arrive (consumed; the result
+     * then has no items), or NULL when the list starts over (an expired
+     * continue token).  NULL: the items are gathered into the result.
+     * Gathered, a relist of 50,000 Workloads was 500 MB of cJSON. */
+    void (*on_page)(cJSON *items, void *data);
     const char *cont;            /* continue token */
     long timeout_seconds;        /* watch: server-side timeoutSeconds */
     int bookmarks;               /* watch: allowWatchBookmarks */

@@ -61,6 +61,7 @@ struct ts_kube_call {
     int paging, paged, restarted;
     long limit;
     char *cont;
+    void (*on_page)(cJSON *items, void *data);
     cJSON *items;
 };
 

@@ -35,6 +35,7 @@ struct ts_informer {
     /* key -> cJSON * (owned); compact: "rv\0json\0" text (owned, see pack()) */
     struct ts_hmap store;
     struct ts_buf scratch; /* compact: pack()'s printing buffer */
+    struct ts_hmap seen;   /* compact: keys of the list under way, page by page */
     struct index idx[MAX_INDEXES];
     int nidx;
     struct ts_informer_handlers h[MAX_HANDLERS];
@@ -284,15 +285,11 @@ static void start_watch(struct ts_informer *inf)
         ts_log_error("informer", "resource=%s %s", inf->o.res->resource, e.msg);
 }
 
-/* Reconciles the store with a complete list (items consumed). */
-static void replace(struct ts_informer *inf, cJSON *items)
+/* Stores listed items (consumed), noting their keys in seen. */
+static void put_listed(struct ts_informer *inf, cJSON *items, struct ts_hmap *seen)
 {
-    struct ts_hmap seen = TS_HMAP_INIT;
     char key[KEY_MAX];
     cJSON *it;
-    size_t pos = 0;
-    const char *k;
-    void *v;
 
     while (items && (it = cJSON_DetachItemFromArray(items, 0))) {
         if (!ts_informer_key(it, key, sizeof(key))) {
@@ -300,18 +297,40 @@ static void replace(struct ts_informer *inf, cJSON *items)
             continue;
         }
         normalize(inf, it);
-        ts_hmap_put(&seen, key, (void *)1);
+        ts_hmap_put(seen, key, (void *)1);
         store_put(inf, key, it);
     }
+}
+
+/* Ends a complete list: what it did not name is gone. */
+static void drop_unseen(struct ts_informer *inf, struct ts_hmap *seen)
+{
+    size_t pos = 0;
+    const char *k;
+    void *v;
+
     while (ts_hmap_next(&inf->store, &pos, &k, &v)) {
-        if (!ts_hmap_get(&seen, k)) {
+        if (!ts_hmap_get(seen, k)) {
             char gone[KEY_MAX];
 
             snprintf(gone, sizeof(gone), "%s", k); /* k dies with the entry */
             store_del(inf, gone, NULL);
         }
     }
-    ts_hmap_release(&seen);
+    ts_hmap_release(seen);
+}
+
+/* A compact informer stores each page as it arrives (see on_page). */
+static void on_page(cJSON *items, void *data)
+{
+    struct ts_informer *inf = data;
+
+    if (!items) { /* the list starts over */
+        ts_hmap_release(&inf->seen);
+        return;
+    }
+    put_listed(inf, items, &inf->seen);
+    cJSON_Delete(items);
 }
 
 static void on_list(struct ts_kube_client *c, struct ts_kube_result *res, void *data)
@@ -331,7 +350,9 @@ static void on_list(struct ts_kube_client *c, struct ts_kube_result *res, void *
     rv = ts_json_get_string(res->obj, "metadata.resourceVersion");
     free(inf->rv);
     inf->rv = ts_xstrdup(rv ? rv : "");
-    replace(inf, cJSON_GetObjectItemCaseSensitive(res->obj, "items"));
+    if (!inf->o.compact)
+        put_listed(inf, cJSON_GetObjectItemCaseSensitive(res->obj, "items"), &inf->seen);
+    drop_unseen(inf, &inf->seen);
     inf->synced = 1;
     start_watch(inf);
 }
@@ -348,6 +369,8 @@ static void start_list(struct ts_informer *inf)
     r.label_selector = inf->ls;
     r.field_selector = inf->fs;
     r.limit = inf->o.page_size > 0 ? inf->o.page_size : inf->o.page_size < 0 ? 0 : 500;
+    r.on_page = inf->o.compact ? on_page : NULL;
+    ts_hmap_release(&inf->seen);
     inf->st.lists++;
     if (ts_kube_list_all(inf->c, &r, on_list, inf, &inf->list, &e))
         ts_log_error("informer", "resource=%s cannot list: %s", inf->o.res->resource, e.msg);
@@ -415,6 +438,7 @@ void ts_informer_free(struct ts_informer *inf)
     while (ts_hmap_next(&inf->store, &it, &k, &v))
         value_free(inf, v);
     ts_hmap_release(&inf->store);
+    ts_hmap_release(&inf->seen);
     ts_buf_release(&inf->scratch);
     for (int i = 0; i < inf->nidx; i++)
         index_free(&inf->idx[i]);

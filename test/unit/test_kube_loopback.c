@@ -1016,6 +1016,63 @@ static void test_informer_relist_after_410(void **state)
     informer_relist(0);
 }
 
+/* list_all with on_page hands each page over as it arrives and gathers
+ * nothing: a relist's memory is one page, not the whole list. */
+struct pages {
+    int pages, items, done, gathered;
+};
+
+static void count_page(cJSON *items, void *data)
+{
+    struct pages *p = data;
+
+    if (items) {
+        p->pages++;
+        p->items += cJSON_GetArraySize(items);
+        cJSON_Delete(items);
+    }
+}
+
+static void pages_done(struct ts_kube_client *c, struct ts_kube_result *res, void *data)
+{
+    struct pages *p = data;
+
+    (void)c;
+    p->done = res->code ? -1 : 1;
+    p->gathered = cJSON_GetArraySize(cJSON_GetObjectItem(res->obj, "items"));
+}
+
+static void test_list_pages_handed_over(void **state)
+{
+    struct ts_kube_req r = {.verb = TS_KUBE_LIST,
+                            .res = &ts_kube_res_configmaps,
+                            .ns = "paged",
+                            .limit = 3,
+                            .on_page = count_page};
+    struct pages p = {0};
+    struct ts_err e = {0};
+    char name[32];
+
+    (void)state;
+    NEED_SERVER();
+    make_ns(tc, "paged");
+    for (int i = 0; i < 8; i++) {
+        cJSON *o;
+
+        snprintf(name, sizeof(name), "p-%d", i);
+        o = cm(name, "x");
+        assert_int_equal(ts_kube_create_sync(tc, &ts_kube_res_configmaps, "paged", o, NULL, &e), 0);
+        cJSON_Delete(o);
+    }
+    assert_int_equal(ts_kube_list_all(tc, &r, pages_done, &p, NULL, &e), 0);
+    for (int i = 0; i < 500 && !p.done; i++)
+        ts_loop_run_once(loop, 10 * MS);
+    assert_int_equal(p.done, 1);
+    assert_int_equal(p.pages, 3);
+    assert_int_equal(p.items, 8);
+    assert_int_equal(p.gathered, 0);
+}
+
 static void test_informer_compact(void **state)
 {
     (void)state;
@@ -1313,6 +1370,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_watch_cut_mid_stream),
         cmocka_unit_test(test_informer_relist_after_410),
         cmocka_unit_test(test_informer_compact),
+        cmocka_unit_test(test_list_pages_handed_over),
         cmocka_unit_test(test_event_aggregation),
         cmocka_unit_test(test_event_queue_bounded),
         cmocka_unit_test(test_requests_in_flight_bounded),
