@@ -144,7 +144,8 @@ void ts__ctl_tell_flush(struct ts_ctl *c, ts_time now)
         int which = !a || (b && b->due < a->due);
 
         t = which ? b : a;
-        if (!t || t->due > now || !ts_kube_client_spare(c->client, TS__CTL_SPARE) ||
+        if (!t || t->due > now ||
+            !ts_kube_client_spare(c->client, &ts_kube_res_workloads, TS__CTL_SPARE) ||
             !ts_ratelimit_has(&c->tell_rl, ts_loop_now(c->loop), 1))
             return;
         c->tell_due[which] = t->next;

@@ -88,7 +88,7 @@ struct ts_kube_client *ts_kube_client_new(struct ts_loop *loop, const struct ts_
         return NULL;
     }
     c->cred = ts_kube_cred_new(cfg);
-    ts_ratelimit_init(&c->rl, c->o.qps, c->o.burst, ts_loop_now(loop));
+    ts_hmap_init(&c->lane_of);
     clock_gettime(CLOCK_REALTIME, &ts);
     ts_backoff_init(&c->rng, c->o.backoff_base, c->o.backoff_cap, 2, 0.5,
                     c->o.seed ? c->o.seed : (uint64_t)ts.tv_nsec * 2654435761u + 1);
@@ -107,6 +107,8 @@ void ts_kube_client_free(struct ts_kube_client *c)
     ts_loop_timer_cancel(c->loop, c->qtimer);
     ts_http_free(c->http);
     ts_kube_cred_free(c->cred);
+    ts_hmap_release(&c->lane_of);
+    free(c->lanes);
     free(c->base);
     free(c->connect_to);
     free(c);
@@ -128,17 +130,52 @@ void ts_kube_client_set_gate(struct ts_kube_client *c, ts_kube_gate_fn fn, void 
     c->gate_data = data;
 }
 
-int ts_kube_client_spare(struct ts_kube_client *c, double fraction)
-{
-    int64_t now = ts_loop_now(c->loop);
-    double need = fraction * c->rl.burst;
+/* --- rate-limit lanes ------------------------------------------------------------ */
 
-    if (c->rl.qps <= 0)
+/* Each resource has two lanes, each a token bucket of the client's QPS
+ * and burst: one for the informers' lists and watches, one for the rest.
+ * So has Kueue: controller-runtime builds a REST client, with a rate
+ * limiter of its own, per kind for its client and per kind for its
+ * cache, and the event recorder has a clientset of its own.  With one
+ * bucket for all, Events took two thirds of a 50 QPS budget from the
+ * Workload writes, and a watch that timed out waited behind the queued
+ * writes to resume: the cache fell behind, its stale versions made 409s,
+ * and a relist outlived its continue token. */
+static size_t lane_of(struct ts_kube_client *c, const struct ts_kube_resource *res, int cache)
+{
+    char key[256];
+    uintptr_t i;
+
+    snprintf(key, sizeof(key), "%s/%s/%c", res && res->group ? res->group : "",
+             res && res->resource ? res->resource : "", cache ? 'c' : 'w');
+    if ((i = (uintptr_t)ts_hmap_get(&c->lane_of, key)))
+        return i - 1;
+    c->lanes = ts_xrealloc(c->lanes, (c->nlanes + 1) * sizeof(*c->lanes));
+    memset(&c->lanes[c->nlanes], 0, sizeof(*c->lanes));
+    ts_ratelimit_init(&c->lanes[c->nlanes].rl, c->o.qps, c->o.burst, ts_loop_now(c->loop));
+    ts_hmap_put(&c->lane_of, key, (void *)(uintptr_t)(c->nlanes + 1));
+    return c->nlanes++;
+}
+
+static int is_cache_verb(enum ts_kube_verb v)
+{
+    return v == TS_KUBE_LIST || v == TS_KUBE_WATCH;
+}
+
+int ts_kube_client_spare(struct ts_kube_client *c, const struct ts_kube_resource *res,
+                         double fraction)
+{
+    size_t i = lane_of(c, res, 0); /* before c->lanes is read: it may grow */
+    struct ts__kube_lane *l = &c->lanes[i];
+    int64_t now = ts_loop_now(c->loop);
+    double need = fraction * l->rl.burst;
+
+    if (l->rl.qps <= 0)
         return 1;
-    /* the queue is FIFO in token order: if its last call may go now, no
-     * call waits for a token */
-    return (!c->qtail || c->qtail->ready_at <= now) &&
-           ts_ratelimit_has(&c->rl, now, need < 1 ? 1 : need);
+    /* a lane is FIFO in token order: if its last call may go now, no call
+     * waits for a token */
+    return (!l->qtail || l->qtail->ready_at <= now) &&
+           ts_ratelimit_has(&l->rl, now, need < 1 ? 1 : need);
 }
 
 void ts_kube_client_stats(const struct ts_kube_client *c, struct ts_kube_stats *out)
@@ -173,8 +210,8 @@ static void active_done(struct ts_kube_call *call)
 
 static void unqueue(struct ts_kube_call *call)
 {
-    struct ts_kube_client *c = call->c;
-    struct ts_kube_call **pp = &c->qhead, *prev = NULL;
+    struct ts__kube_lane *l;
+    struct ts_kube_call **pp, *prev = NULL;
 
     /* only a call cancelled while it waits for a token is in the queue:
      * walking it for every finished call was O(queue) per request, most
@@ -182,6 +219,8 @@ static void unqueue(struct ts_kube_call *call)
     if (!call->queued)
         return;
     call->queued = 0;
+    l = &call->c->lanes[call->lane];
+    pp = &l->qhead;
     while (*pp && *pp != call) {
         prev = *pp;
         pp = &(*pp)->qnext;
@@ -189,8 +228,8 @@ static void unqueue(struct ts_kube_call *call)
     if (!*pp)
         return;
     *pp = call->qnext;
-    if (c->qtail == call)
-        c->qtail = prev;
+    if (l->qtail == call)
+        l->qtail = prev;
     call->qnext = NULL;
 }
 
@@ -226,50 +265,79 @@ void ts_kube_cancel(struct ts_kube_call *call)
 
 static void start(struct ts_kube_call *call);
 
+/* The lane whose head may start first (the earliest token among the
+ * heads that may go on the wire), or NULL. */
+static struct ts__kube_lane *first_lane(const struct ts_kube_client *c)
+{
+    struct ts__kube_lane *best = NULL;
+
+    for (size_t i = 0; i < c->nlanes; i++) {
+        struct ts__kube_lane *l = &c->lanes[i];
+
+        if (l->qhead && may_start(c, l->qhead) &&
+            (!best || l->qhead->ready_at < best->qhead->ready_at))
+            best = l;
+    }
+    return best;
+}
+
 static void on_queue(struct ts_loop *loop, void *data)
 {
     struct ts_kube_client *c = data;
     int64_t now = ts_loop_now(loop);
+    struct ts__kube_lane *l;
 
     c->qtimer = 0;
-    while (c->qhead && c->qhead->ready_at <= now && may_start(c, c->qhead)) {
-        struct ts_kube_call *call = c->qhead;
+    while ((l = first_lane(c)) && l->qhead->ready_at <= now) {
+        struct ts_kube_call *call = l->qhead;
 
-        c->qhead = call->qnext;
-        if (!c->qhead)
-            c->qtail = NULL;
+        l->qhead = call->qnext;
+        if (!l->qhead)
+            l->qtail = NULL;
         call->qnext = NULL;
         call->queued = 0;
         c->stats.throttled_ns += now - call->queued_at;
-        start(call);
+        start(call); /* may reallocate c->lanes */
     }
     arm_queue(c);
 }
 
+/* Sets the timer for the first head's token, unless it is set earlier.
+ * Heads that only wait for a slot are started by active_done(). */
 static void arm_queue(struct ts_kube_client *c)
 {
-    if (c->qtimer || !c->qhead || !may_start(c, c->qhead))
-        return; /* nothing waits, or the head waits for a slot: active_done arms */
-    c->qtimer = ts_loop_timer_add(c->loop, c->qhead->ready_at - ts_loop_now(c->loop), on_queue, c);
+    struct ts__kube_lane *l = first_lane(c);
+    int64_t at;
+
+    if (!l)
+        return;
+    at = l->qhead->ready_at;
+    if (c->qtimer && c->qtimer_at <= at)
+        return;
+    ts_loop_timer_cancel(c->loop, c->qtimer);
+    c->qtimer = ts_loop_timer_add(c->loop, at - ts_loop_now(c->loop), on_queue, c);
+    c->qtimer_at = at;
 }
 
-/* Every attempt waits for a token, in order; callbacks never run inside
- * ts_kube_submit() because the queue is always drained from a timer. */
+/* Every attempt waits for a token of its lane, in order; callbacks never
+ * run inside ts_kube_submit() because the queues are always drained from
+ * a timer. */
 static void enqueue(struct ts_kube_call *call)
 {
     struct ts_kube_client *c = call->c;
-    int64_t now = ts_loop_now(c->loop), wait = ts_ratelimit_reserve(&c->rl, now);
+    struct ts__kube_lane *l = &c->lanes[call->lane];
+    int64_t now = ts_loop_now(c->loop), wait = ts_ratelimit_reserve(&l->rl, now);
 
     if (wait > 0)
         c->stats.throttled++;
     call->queued_at = now;
     call->ready_at = now + wait;
     call->queued = 1;
-    if (c->qtail)
-        c->qtail->qnext = call;
+    if (l->qtail)
+        l->qtail->qnext = call;
     else
-        c->qhead = call;
-    c->qtail = call;
+        l->qhead = call;
+    l->qtail = call;
     arm_queue(c);
 }
 
@@ -550,11 +618,18 @@ static void start(struct ts_kube_call *call)
 {
     struct ts_kube_client *c = call->c;
     struct ts_kube_auth a;
+    int rc;
     struct ts_err e = {0};
 
     if (ts_kube_verb_writes(call->verb) && !(call->flags & TS_KUBE_REQ_UNGATED) && c->gate &&
         !c->gate(c->gate_data)) {
         fail(call, TS_EFORBIDDEN, "writes are stopped: this instance is not the leader");
+        return;
+    }
+    if (call->check && (rc = call->check(call->data))) {
+        ts_ratelimit_cancel(&c->lanes[call->lane].rl);
+        c->stats.unsent++;
+        fail(call, rc, "not sent: what it was built on has changed");
         return;
     }
     if (ts_kube_cred_get(c->cred, ts_loop_wall(c->loop), &a, &e)) {
@@ -601,9 +676,11 @@ static int submit(struct ts_kube_client *c, const struct ts_kube_req *r, int pag
         call_free(call);
         return rc;
     }
+    call->lane = lane_of(c, r->res, is_cache_verb(r->verb));
     call->paging = paging;
     call->on_page = paging ? r->on_page : NULL;
     call->release = r->release; /* only now: on an error above, the caller keeps data */
+    call->check = r->check;
     enqueue(call);
     if (out)
         *out = call;

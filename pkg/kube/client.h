@@ -5,8 +5,11 @@
  *
  * Requests are asynchronous: ts_kube_submit() queues one and its callback
  * runs on the loop thread when it is done.  On the way every request
- *   - waits for a token of the client's rate limiter (token bucket, QPS
- *     and burst; Kueue's defaults 20/30), in submission order;
+ *   - waits for a token of its lane's rate limiter (token bucket, QPS
+ *     and burst; Kueue's defaults 20/30), in submission order within the
+ *     lane.  Each resource has two lanes, as each kind has two REST
+ *     clients in Kueue's controller-runtime: lists and watches (the
+ *     informers), and every other verb;
  *   - carries the credentials of the kubeconfig (bearer token, rotating
  *     token file, client certificate, basic auth, exec plugin; a 401
  *     refreshes plugin or file credentials once and retries);
@@ -136,6 +139,12 @@ struct ts_kube_req {
      * cancelled, or the client freed first (not when ts_kube_submit()
      * fails).  For a caller whose data would otherwise leak. NULL: none. */
     void (*release)(void *data);
+    /* Runs with the callback's data when the call's token has come, just
+     * before each attempt is sent.  Nonzero: the call is not sent and
+     * fails with that TS_E* code, and its token goes back to its lane.
+     * For a write built on a version the caller has since seen replaced:
+     * it would only conflict.  NULL: always sent. */
+    int (*check)(void *data);
 };
 
 struct ts_kube_result {
@@ -173,6 +182,7 @@ struct ts_kube_stats {
     int64_t throttled_ns; /* total time spent waiting for the rate limiter */
     long connections;     /* TCP/TLS connections opened */
     size_t active_peak;   /* most requests on the wire at once (watches aside) */
+    uint64_t unsent;      /* calls whose check said not to send them */
 };
 
 /* Creates a client.  Returns NULL with err set (TS_EIO: libcurl failed to
@@ -192,12 +202,14 @@ const struct ts_kubeconfig *ts_kube_client_config(const struct ts_kube_client *c
 /* Installs the write gate (NULL removes it). */
 void ts_kube_client_set_gate(struct ts_kube_client *c, ts_kube_gate_fn fn, void *data);
 
-/* Whether a request submitted now would go out at once and leave at
- * least `fraction` of the burst in the bucket: no request waits for a
- * token.  Writes that only inform (pending reasons) go out when this
- * holds, so they never delay the writes that decide (admissions,
- * evictions).  Always 1 without a rate limit. */
-int ts_kube_client_spare(struct ts_kube_client *c, double fraction);
+/* Whether a write of resource `res` submitted now would go out at once
+ * and leave at least `fraction` of the burst in its lane's bucket: no
+ * request of the lane waits for a token.  Writes that only inform
+ * (pending reasons) go out when this holds, so they never delay the
+ * writes that decide (admissions, evictions).  Always 1 without a rate
+ * limit. */
+int ts_kube_client_spare(struct ts_kube_client *c, const struct ts_kube_resource *res,
+                         double fraction);
 
 /* Counters since creation. */
 void ts_kube_client_stats(const struct ts_kube_client *c, struct ts_kube_stats *out);

@@ -12,6 +12,14 @@
 #include "kube/http.h"
 #include "kube/ratelimit.h"
 #include "util/buf.h"
+#include "util/hmap.h"
+
+/* A rate-limit lane: one token bucket and the FIFO of the calls waiting
+ * for its tokens (see lane_of() in client.c). */
+struct ts__kube_lane {
+    struct ts_ratelimit rl;
+    struct ts_kube_call *qhead, *qtail;
+};
 
 struct ts_kube_client {
     struct ts_loop *loop;
@@ -19,13 +27,15 @@ struct ts_kube_client {
     const struct ts_kubeconfig *cfg;
     struct ts_kube_cred *cred;
     struct ts_kube_client_opts o;
-    struct ts_ratelimit rl;
-    struct ts_backoff rng;              /* jitter source for retry delays */
-    char *base;                         /* server URL (host replaced for tls-server-name) */
-    char *connect_to;                   /* "name:port:host:port" or NULL */
-    struct ts_kube_call *all;           /* every live call */
-    struct ts_kube_call *qhead, *qtail; /* waiting for the rate limiter */
-    uint64_t qtimer;
+    struct ts_hmap lane_of;      /* lane key -> lane index + 1 */
+    struct ts__kube_lane *lanes; /* lanes[0..nlanes) */
+    size_t nlanes;
+    struct ts_backoff rng;    /* jitter source for retry delays */
+    char *base;               /* server URL (host replaced for tls-server-name) */
+    char *connect_to;         /* "name:port:host:port" or NULL */
+    struct ts_kube_call *all; /* every live call */
+    uint64_t qtimer;          /* the next start: see arm_queue() */
+    int64_t qtimer_at;
     size_t active; /* calls other than watches with a request on the wire */
     ts_kube_gate_fn gate;
     void *gate_data;
@@ -36,8 +46,9 @@ struct ts_kube_call {
     struct ts_kube_client *c;
     struct ts_kube_call *prev, *next; /* c->all */
     struct ts_kube_call *qnext;
-    int queued; /* in the rate limiter's queue (qhead..qtail) */
-    int active; /* counted in c->active */
+    size_t lane; /* index into c->lanes */
+    int queued;  /* in its lane's queue (qhead..qtail) */
+    int active;  /* counted in c->active */
     enum ts_kube_verb verb;
     unsigned flags;
     const char *method, *content_type;
@@ -49,6 +60,7 @@ struct ts_kube_call {
     void *stream_data;
     ts_kube_done_fn fn;
     void (*release)(void *data); /* runs in call_free() unless fn ran */
+    int (*check)(void *data);    /* see ts_kube_req.check */
     void *data;
     int64_t ready_at, queued_at;
     uint64_t timer;

@@ -521,6 +521,15 @@ cJSON *ts_informer_fetch(const struct ts_informer *inf, const char *ns, const ch
     return inf->o.compact ? unpack(v) : cJSON_Duplicate(v, 1);
 }
 
+const char *ts_informer_rv_of(const struct ts_informer *inf, const char *ns, const char *name)
+{
+    char key[KEY_MAX];
+    const void *v = ts_hmap_get(&inf->store, ns_key(ns, name, key, sizeof(key)));
+    const char *rv = v ? value_rv(inf, v) : NULL;
+
+    return v && !rv ? "" : rv;
+}
+
 size_t ts_informer_len(const struct ts_informer *inf)
 {
     return inf->store.n;

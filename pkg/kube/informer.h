@@ -109,6 +109,11 @@ const cJSON *ts_informer_get_ns(const struct ts_informer *inf, const char *ns, c
  * informer, or NULL.  Ownership: the caller frees it with cJSON_Delete(). */
 cJSON *ts_informer_fetch(const struct ts_informer *inf, const char *ns, const char *name);
 
+/* The resourceVersion of the stored object ns/name ("" if it has none),
+ * or NULL if none is stored; without parsing a compact one.  Borrowed:
+ * valid until the store changes. */
+const char *ts_informer_rv_of(const struct ts_informer *inf, const char *ns, const char *name);
+
 size_t ts_informer_len(const struct ts_informer *inf);
 
 /* Visits every object (unspecified order).  Returns the number visited.

@@ -415,6 +415,98 @@ static void test_rate_limit_fake_clock(void **state)
     env_down(&e);
 }
 
+/* Each resource's writes, and its lists and watches, wait in lanes of
+ * their own (Kueue's per-kind REST clients): throttled ConfigMap GETs
+ * hold back neither an Event nor a ConfigMap list. */
+static void test_rate_limit_lanes(void **state)
+{
+    struct done d[5] = {{0}};
+    int64_t now = 1000 * SEC;
+    struct env e;
+    cJSON *ev = cJSON_Parse("{\"metadata\":{\"name\":\"e\"}}");
+    const struct ts_kube_req reqs[5] = {
+        {.verb = TS_KUBE_GET, .res = &ts_kube_res_configmaps, .ns = "default", .name = "x"},
+        {.verb = TS_KUBE_GET, .res = &ts_kube_res_configmaps, .ns = "default", .name = "y"},
+        {.verb = TS_KUBE_GET, .res = &ts_kube_res_configmaps, .ns = "default", .name = "z"},
+        {.verb = TS_KUBE_CREATE, .res = &ts_kube_res_events, .ns = "default", .body = ev},
+        {.verb = TS_KUBE_LIST, .res = &ts_kube_res_configmaps, .ns = "default"},
+    };
+
+    (void)state;
+    env_up(&e, NULL, 0, &(struct ts_kube_client_opts){.qps = 1, .burst = 1});
+    ts_loop_set_clock(e.loop, fake_clock, NULL, &now);
+    assert_true(ts_kube_client_spare(e.c, &ts_kube_res_configmaps, 0.5));
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(ts_kube_submit(e.c, &reqs[i], on_done, &d[i], NULL, NULL), 0);
+    for (int i = 0; i < 200 && e.srv.requests < 3; i++)
+        ts_loop_run_once(e.loop, MS);
+    for (int i = 0; i < 20; i++)
+        ts_loop_run_once(e.loop, MS);
+    assert_int_equal(e.srv.requests, 3);
+    assert_non_null(strstr(e.srv.log.ptr, "GET /api/v1/namespaces/default/configmaps/x "));
+    assert_non_null(strstr(e.srv.log.ptr, "POST /api/v1/namespaces/default/events "));
+    assert_non_null(strstr(e.srv.log.ptr, "GET /api/v1/namespaces/default/configmaps "));
+    assert_false(ts_kube_client_spare(e.c, &ts_kube_res_configmaps, 0.5));
+    assert_false(ts_kube_client_spare(e.c, &ts_kube_res_events, 0)); /* its only token went */
+    assert_true(ts_kube_client_spare(e.c, &ts_kube_res_pods, 1));
+    now += SEC;
+    for (int i = 0; i < 200 && e.srv.requests < 4; i++)
+        ts_loop_run_once(e.loop, MS);
+    assert_int_equal(e.srv.requests, 4);
+    assert_non_null(strstr(e.srv.log.ptr, "configmaps/y "));
+    assert_null(strstr(e.srv.log.ptr, "configmaps/z "));
+    now += SEC;
+    for (int i = 0; i < 200 && !d[2].n; i++)
+        ts_loop_run_once(e.loop, MS);
+    assert_int_equal(e.srv.requests, 5);
+    cJSON_Delete(ev);
+    env_down(&e);
+}
+
+static int refuse(void *data)
+{
+    (void)data;
+    return TS_ECONFLICT;
+}
+
+/* A call whose check says no is not sent, fails with the check's code,
+ * and gives its token back to its lane. */
+static void test_check_before_send(void **state)
+{
+    struct done d = {0};
+    struct ts_kube_stats st;
+    int64_t now = 1000 * SEC;
+    struct env e;
+    struct ts_kube_req r = {.verb = TS_KUBE_GET,
+                            .res = &ts_kube_res_configmaps,
+                            .ns = "default",
+                            .name = "x",
+                            .check = refuse};
+
+    (void)state;
+    env_up(&e, NULL, 0, &(struct ts_kube_client_opts){.qps = 1, .burst = 1});
+    ts_loop_set_clock(e.loop, fake_clock, NULL, &now);
+    assert_int_equal(ts_kube_submit(e.c, &r, on_done, &d, NULL, NULL), 0);
+    assert_false(ts_kube_client_spare(e.c, &ts_kube_res_configmaps, 1)); /* reserved */
+    for (int i = 0; i < 200 && !d.n; i++)
+        ts_loop_run_once(e.loop, MS);
+    assert_int_equal(d.n, 1);
+    assert_int_equal(d.code, TS_ECONFLICT);
+    assert_int_equal(d.attempts, 0);
+    assert_int_equal(e.srv.requests, 0);
+    assert_true(ts_kube_client_spare(e.c, &ts_kube_res_configmaps, 1)); /* given back */
+    ts_kube_client_stats(e.c, &st);
+    assert_int_equal(st.unsent, 1);
+    r.check = NULL; /* the next one goes out at once on the returned token */
+    memset(&d, 0, sizeof(d));
+    assert_int_equal(ts_kube_submit(e.c, &r, on_done, &d, NULL, NULL), 0);
+    for (int i = 0; i < 200 && !d.n; i++)
+        ts_loop_run_once(e.loop, MS);
+    assert_int_equal(d.code, 0);
+    assert_int_equal(e.srv.requests, 1);
+    env_down(&e);
+}
+
 static int gate_open;
 
 static int gate(void *data)
@@ -604,6 +696,7 @@ int main(void)
         cmocka_unit_test(test_retry_policy),           cmocka_unit_test(test_retry_after_and_limit),
         cmocka_unit_test(test_connection_refused),     cmocka_unit_test(test_unauthorized_refresh),
         cmocka_unit_test(test_rate_limit_fake_clock),  cmocka_unit_test(test_write_gate),
+        cmocka_unit_test(test_rate_limit_lanes),       cmocka_unit_test(test_check_before_send),
         cmocka_unit_test(test_timeout_and_user_agent), cmocka_unit_test(test_release),
         cmocka_unit_test(test_request_validation),     cmocka_unit_test(test_paths),
     };
