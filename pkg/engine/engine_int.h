@@ -157,6 +157,8 @@ struct ts__eng_wl {
     struct ts__eng_psa *admission; /* n_podsets entries while holding quota */
     char *admission_cq;            /* ClusterQueue named by the admission */
     size_t holder_pos;             /* index in cq->holders while holding quota */
+    uint64_t fr_mask;              /* holding: bit fr for each flavor-resource fr < 64 used */
+    int fr_wide;                   /* holding: it uses a flavor-resource >= 64 too */
     ts_time reserved_at;           /* when its quota was reserved */
     int evicting;                  /* chosen as a preemption victim; usage not yet released */
     int evicted;                   /* holds quota, stored Evicted=True: on its way out too */

@@ -43,10 +43,17 @@ struct search {
     size_t nsorted, nheap;
     int any_cross, any_hier;
     unsigned char *lacking; /* collect(): need[i] > what is available now */
+    uint64_t lacking_mask;  /* bit fr for each lacking fr < 64 */
 };
 
+/* Whether holder w uses a flavor-resource the preemptor lacks.  This runs
+ * for every holder of every borrowing queue in the cohort, for every
+ * waiting preemptor, every cycle: at large scale it was a fifth of the
+ * controller's CPU walking admissions, hence the masks. */
 static int uses_needed(const struct search *s, const struct ts__eng_wl *w)
 {
+    if (!w->fr_wide)
+        return (w->fr_mask & s->lacking_mask) != 0;
     for (size_t p = 0; w->admission && p < w->n_podsets; p++) {
         for (size_t j = 0; j < w->admission[p].n; j++) {
             for (size_t i = 0; i < s->n; i++) {
@@ -174,8 +181,11 @@ static void collect(struct search *s)
     /* usage does not change while candidates are collected: what is
      * lacking is computed once, not per candidate up the cohort tree */
     s->lacking = ts_xcalloc(s->n + 1, 1);
-    for (size_t i = 0; i < s->n; i++)
+    for (size_t i = 0; i < s->n; i++) {
         s->lacking[i] = s->need[i] > ts_quota_available(&cq->node, s->fr[i]);
+        if (s->lacking[i] && s->fr[i] < 64)
+            s->lacking_mask |= UINT64_C(1) << s->fr[i];
+    }
 
     if (cq->preemption.within_cluster_queue != TS_WITHIN_CQ_NEVER) {
         for (size_t i = 0; i < cq->n_holders; i++) {

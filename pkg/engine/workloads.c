@@ -125,8 +125,16 @@ void ts__eng_wl_add_usage(struct ts__eng_wl *wl, int sign)
 {
     if (!wl->cq || !wl->admission)
         return;
+    wl->fr_mask = 0;
+    wl->fr_wide = 0;
     for (size_t i = 0; i < wl->n_podsets; i++) {
         for (size_t j = 0; j < wl->admission[i].n; j++) {
+            size_t fr = wl->admission[i].fr[j];
+
+            if (fr < 64)
+                wl->fr_mask |= UINT64_C(1) << fr;
+            else
+                wl->fr_wide = 1;
             if (sign > 0)
                 ts_quota_add_usage(&wl->cq->node, wl->admission[i].fr[j],
                                    wl->admission[i].amount[j]);

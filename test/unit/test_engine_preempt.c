@@ -16,6 +16,7 @@
 #include "sim/sim.h"
 #include "sim_test.h"
 #include "util/alloc.h"
+#include "util/buf.h"
 
 #define NOW (INT64_C(1795255200) * TS_TIME_SECOND)
 
@@ -130,11 +131,57 @@ static void test_landed_eviction_is_not_issued_again(void **state)
     ts_sim_free(s);
 }
 
+/* A queue with 70 resources in two groups: the victim holds the 70th, past the 64 a
+ * holder's mask of flavor-resources covers (preempt.c uses_needed()); the
+ * search still finds it. */
+static void test_victim_beyond_the_mask(void **state)
+{
+    struct ts_sim *s = ts_sim_new(NULL);
+    struct ts_buf y = TS_BUF_INIT;
+    static const char wl[] =
+        "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\n"
+        "metadata: {namespace: default, name: %s}\n"
+        "spec:\n  queueName: lq\n  priority: %d\n  podSets:\n  - name: main\n    count: 1\n"
+        "    template: {spec: {containers: [{name: c, image: busybox, "
+        "resources: {requests: {example.com/r69: '4'}}}]}}\n";
+
+    (void)state;
+    ts_buf_adds(&y, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\n"
+                    "metadata: {name: fa}\n---\n"
+                    "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\n"
+                    "metadata: {name: fb}\n---\n"
+                    "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\n"
+                    "metadata: {name: cq}\nspec:\n  namespaceSelector: {}\n"
+                    "  preemption: {withinClusterQueue: LowerPriority}\n"
+                    "  resourceGroups:\n");
+    for (int g = 0; g < 2; g++) { /* at most 64 resources per group */
+        ts_buf_adds(&y, "  - coveredResources: [");
+        for (int r = 35 * g; r < 35 * (g + 1); r++)
+            ts_buf_addf(&y, "%sexample.com/r%d", r > 35 * g ? ", " : "", r);
+        ts_buf_addf(&y, "]\n    flavors:\n    - name: f%c\n      resources:\n", "ab"[g]);
+        for (int r = 35 * g; r < 35 * (g + 1); r++)
+            ts_buf_addf(&y, "      - {name: example.com/r%d, nominalQuota: 4}\n", r);
+    }
+    ts_buf_adds(&y, "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+                    "metadata: {namespace: default, name: lq}\nspec: {clusterQueue: cq}\n");
+    ts_buf_addf(&y, wl, "low", 1);
+    sim_add_yaml(s, y.ptr, NOW);
+    ts_sim_run(s, 0, NOW);
+    assert_true(ts_workload_has_quota_reservation(ts_sim_find(s, "default", "low")));
+    ts_buf_reset(&y);
+    ts_buf_addf(&y, wl + 4, "incoming", 10); /* without the leading "---\n" */
+    sim_add_yaml(s, y.ptr, NOW);
+    assert_int_equal(cycle_evicts_low(ts_sim_engine(s)), 1);
+    ts_buf_release(&y);
+    ts_sim_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_failed_eviction_is_issued_again),
         cmocka_unit_test(test_landed_eviction_is_not_issued_again),
+        cmocka_unit_test(test_victim_beyond_the_mask),
     };
 
     ts_alloc_init();
