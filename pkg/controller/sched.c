@@ -488,11 +488,14 @@ static void write_if_changed(struct ts_ctl *c, const struct ts_kube_resource *re
     if (ts_hmap_get(&c->status_inflight, key))
         return;
     last = ts_hmap_get(&c->status_last, key);
-    /* a queue's status only informs, like a pending reason: it waits for
-     * spare budget, and an overdue one takes a token of its own small
-     * budget (2,000 queues forced every 30 s were 67 writes/s against a
-     * 50/s budget in the large-scale run) */
-    if (last && !ts_kube_client_spare(c->client, res, TS__CTL_SPARE) &&
+    /* a queue's status only informs, like a pending reason: it waits
+     * until the Workload writes have spare budget, and an overdue one
+     * takes a token of its own small budget.  (2,000 queues forced every
+     * 30 s were 67 writes/s against a 50/s budget in the large-scale run;
+     * on a lane of their own, written whenever it had a token, they were
+     * 80 writes/s, each coming back through the watch: CPU that the
+     * scheduling needs when the Workload writes are behind.) */
+    if (last && !ts_kube_client_spare(c->client, &ts_kube_res_workloads, TS__CTL_SPARE) &&
         (now - *last < TS__CTL_STATUS_MAX_WAIT || !ts_ratelimit_try(&c->status_rl, now)))
         return;
     if (!last) {
