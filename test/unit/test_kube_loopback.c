@@ -873,9 +873,12 @@ static int converged(struct ts_informer *inf, const char *ns)
     {
         cJSON *mine = ts_informer_fetch(inf, ns, ts_json_get_string(it, "metadata.name"));
 
-        ok = ok && mine &&
+        const char *rv = ts_informer_rv_of(inf, ns, ts_json_get_string(it, "metadata.name"));
+
+        ok = ok && mine && rv &&
              !strcmp(ts_json_get_string(mine, "metadata.resourceVersion"),
                      ts_json_get_string(it, "metadata.resourceVersion")) &&
+             !strcmp(rv, ts_json_get_string(it, "metadata.resourceVersion")) &&
              ts_json_equal(cJSON_GetObjectItem(mine, "data"), cJSON_GetObjectItem(it, "data"));
         cJSON_Delete(mine);
     }
@@ -949,6 +952,9 @@ static void informer_relist(int compact)
         assert_non_null(mine);
         assert_null(ts_json_get(mine, "metadata.managedFields"));
         assert_string_equal(ts_json_get_string(mine, "data.v"), "odd");
+        assert_string_equal(ts_informer_rv_of(inf, space, "r-01"),
+                            ts_json_get_string(theirs, "metadata.resourceVersion"));
+        assert_null(ts_informer_rv_of(inf, space, "no-such"));
         cJSON_Delete(mine);
         cJSON_Delete(theirs);
         assert_null(ts_informer_get_ns(inf, space, "r-01"));
