@@ -174,6 +174,31 @@ static void collect_cross(struct search *s, struct ts_quota_node *n, int advanta
     }
 }
 
+/* The preemptor's queue is strictly under nominal in every needed pair. */
+static int under_nominal(const struct search *s)
+{
+    const struct ts_quota_node *node = &s->cq->node;
+
+    for (size_t i = 0; i < s->n; i++) {
+        if (node->usage[s->fr[i]] >= node->nominal[s->fr[i]])
+            return 0;
+    }
+    return 1;
+}
+
+/* Whether some attempt could take another queue's workload.  Without the
+ * hierarchical advantage and with borrowWithinCohort Never, every such
+ * candidate is ReclaimWithoutBorrowing; a preemptor not under its nominal
+ * then gets the one attempt that allows borrowing, which skips them all.
+ * At large scale most searches are of this kind, and collecting the
+ * cohort's candidates was most of their cost. */
+static int cross_takeable(const struct search *s, int advantage)
+{
+    if (s->e->config.fair_sharing || advantage)
+        return 1;
+    return s->cq->preemption.borrow_within_cohort != TS_BORROW_NEVER || under_nominal(s);
+}
+
 static void collect(struct search *s)
 {
     struct ts__eng_cq *cq = s->cq;
@@ -195,8 +220,12 @@ static void collect(struct search *s)
                 push(s, c, SAME_QUEUE);
         }
     }
-    if (cq->node.parent && cq->preemption.reclaim_within_cohort != TS_RECLAIM_NEVER)
-        collect_cross(s, ts_quota_root(&cq->node), fits_own_nominal(s));
+    if (cq->node.parent && cq->preemption.reclaim_within_cohort != TS_RECLAIM_NEVER) {
+        int advantage = fits_own_nominal(s);
+
+        if (cross_takeable(s, advantage))
+            collect_cross(s, ts_quota_root(&cq->node), advantage);
+    }
 }
 
 /* Kueue's candidate order (common/ordering.go). */
@@ -341,12 +370,8 @@ static const char *reason_of(enum kind k)
  * without borrowing can help (reference §3.5). */
 static void attempts(const struct search *s, int *order, int *n)
 {
-    int cross = s->any_cross, hier = s->any_hier;
-    const struct ts_quota_node *node = &s->cq->node;
-    int under = 1;
+    int cross = s->any_cross, hier = s->any_hier, under = under_nominal(s);
 
-    for (size_t i = 0; i < s->n; i++)
-        under &= node->usage[s->fr[i]] < node->nominal[s->fr[i]];
     *n = 2;
     order[0] = 1;
     order[1] = 0;
