@@ -3,6 +3,7 @@
  * the soak test's invariant checker; O(admitted workloads), so never on a
  * hot path. */
 #include "engine/engine_int.h"
+#include "engine/preempt.h"
 #include "util/alloc.h"
 
 #include <stdarg.h>
@@ -94,6 +95,11 @@ int ts_engine_check(const struct ts_engine *e, char *msg, size_t len)
 
         if (check_cq(e, cq, msg, len))
             return -1;
+        if (ts__eng_order_check(cq))
+            return fail(msg, len,
+                        "clusterqueue %s: preemption candidate order out of date without "
+                        "being marked stale",
+                        cq->name);
         if (!cq->node.parent && check_node(e, &cq->node, msg, len))
             return -1;
     }

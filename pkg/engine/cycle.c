@@ -463,6 +463,7 @@ static void preempt(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
             if (t[i].wl->evicting || t[i].wl->evicted) /* on its way out already */
                 continue;
             t[i].wl->evicting = 1;
+            t[i].wl->cq->order_stale = 1;
             t[i].wl->evict_cycle = e->cycle_seq;
             dt = &d->targets[d->n_targets++];
             dt->ns = t[i].wl->ns;

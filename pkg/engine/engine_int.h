@@ -86,6 +86,12 @@ struct ts__eng_cq {
     /* workloads holding quota here: the preemption candidates */
     struct ts__eng_wl **holders;
     size_t n_holders, cap_holders;
+    /* holders in preemption candidate order (preempt.c), sorted again on
+     * first use after order_stale is set: by a change of the holders or of
+     * a holder's evicting, evicted, priority or reservation time */
+    struct ts__eng_wl **order;
+    size_t cap_order;
+    int order_stale;
 };
 
 struct ts__eng_class {

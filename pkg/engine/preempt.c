@@ -28,6 +28,8 @@ struct cand {
     const char *id;     /* uid, or the key */
 };
 
+struct run;
+
 struct search {
     const struct ts_engine *e;
     struct ts__eng_cq *cq;
@@ -35,15 +37,16 @@ struct search {
     const size_t *fr;
     const int64_t *need;
     size_t n;
-    struct cand *pool; /* collected, in no order; a heap while not yet sorted */
-    size_t nc, cap;
-    /* the first nsorted candidates in Kueue's order (cand_at()): only as
-     * many are sorted as the search looks at, a few of thousands */
-    struct cand *c;
-    size_t nsorted, nheap;
-    int any_cross, any_hier;
-    unsigned char *lacking; /* collect(): need[i] > what is available now */
+    int advantage;          /* the preemptor fits its own nominal quota */
+    unsigned char *lacking; /* need[i] > what is available now */
     uint64_t lacking_mask;  /* bit fr for each lacking fr < 64 */
+    int any_cross, any_hier;
+    /* fair sharing: every candidate, sorted */
+    struct cand *c;
+    size_t nc, cap;
+    /* classical: one run per queue with candidates, merged (minimal()) */
+    struct run *runs;
+    size_t nruns, cap_runs;
 };
 
 /* Whether holder w uses a flavor-resource the preemptor lacks.  This runs
@@ -78,12 +81,8 @@ void ts__eng_wl_quota(struct ts__eng_wl *w, int sign)
     }
 }
 
-static void push(struct search *s, struct ts__eng_wl *w, enum kind k)
+static void cand_fill(struct cand *c, struct ts__eng_wl *w, enum kind k)
 {
-    struct cand *c;
-
-    TS_GROW(s->pool, s->cap, s->nc + 1);
-    c = &s->pool[s->nc++];
     c->wl = w;
     c->kind = k;
     c->out = w->evicting || w->evicted;
@@ -94,8 +93,13 @@ static void push(struct search *s, struct ts__eng_wl *w, enum kind k)
     c->id_prefix = 0;
     for (size_t i = 0; i < 8 && c->id[i]; i++)
         c->id_prefix |= (uint64_t)(unsigned char)c->id[i] << (56 - 8 * i);
+}
+
+static void push(struct search *s, struct ts__eng_wl *w, enum kind k)
+{
+    TS_GROW(s->c, s->cap, s->nc + 1);
+    cand_fill(&s->c[s->nc++], w, k);
     s->any_cross |= k != SAME_QUEUE;
-    s->any_hier |= k == HIERARCHICAL_RECLAIM;
 }
 
 static int within_cq_allows(const struct ts__eng_cq *cq, const struct ts__eng_wl *pre,
@@ -147,33 +151,6 @@ static enum kind classify(const struct search *s, const struct ts__eng_wl *c, in
     return RECLAIM_WHILE_BORROWING;
 }
 
-static void collect_cross(struct search *s, struct ts_quota_node *n, int advantage)
-{
-    const struct ts_cq_preemption *p = &s->cq->preemption;
-
-    if (n->is_cohort) {
-        for (size_t i = 0; i < n->n_children; i++)
-            collect_cross(s, n->children[i], advantage);
-        return;
-    }
-    if (n == &s->cq->node || !borrowing_needed(s, n))
-        return;
-    {
-        struct ts__eng_cq *other = ts__eng_cq_of_node(n);
-
-        for (size_t i = 0; i < other->n_holders; i++) {
-            struct ts__eng_wl *c = other->holders[i];
-
-            if (p->reclaim_within_cohort == TS_RECLAIM_LOWER_PRIORITY &&
-                c->priority >= s->pre->priority)
-                continue; /* the cheap test first: this runs for every holder */
-            if (!uses_needed(s, c))
-                continue;
-            push(s, c, s->e->config.fair_sharing ? FAIR_SHARING : classify(s, c, advantage));
-        }
-    }
-}
-
 /* The preemptor's queue is strictly under nominal in every needed pair. */
 static int under_nominal(const struct search *s)
 {
@@ -192,11 +169,151 @@ static int under_nominal(const struct search *s)
  * then gets the one attempt that allows borrowing, which skips them all.
  * At large scale most searches are of this kind, and collecting the
  * cohort's candidates was most of their cost. */
-static int cross_takeable(const struct search *s, int advantage)
+static int cross_takeable(const struct search *s)
 {
-    if (s->e->config.fair_sharing || advantage)
+    if (s->e->config.fair_sharing || s->advantage)
         return 1;
     return s->cq->preemption.borrow_within_cohort != TS_BORROW_NEVER || under_nominal(s);
+}
+
+/* Whether holder w of the preemptor's queue (same) or of another queue is
+ * a candidate. */
+static int is_candidate(const struct search *s, const struct ts__eng_wl *w, int same)
+{
+    if (same)
+        return within_cq_allows(s->cq, s->pre, w) && uses_needed(s, w);
+    if (s->cq->preemption.reclaim_within_cohort == TS_RECLAIM_LOWER_PRIORITY &&
+        w->priority >= s->pre->priority)
+        return 0; /* the cheap test first: this runs for every holder */
+    return uses_needed(s, w);
+}
+
+static enum kind kind_of(const struct search *s, const struct ts__eng_wl *w, int same)
+{
+    if (same)
+        return SAME_QUEUE;
+    return s->e->config.fair_sharing ? FAIR_SHARING : classify(s, w, s->advantage);
+}
+
+/* Kueue's candidate order (common/ordering.go). */
+static int cand_cmp(const void *pa, const void *pb)
+{
+    const struct cand *a = pa, *b = pb;
+    int r;
+
+    if (a->out != b->out) /* Kueue: evicted workloads first */
+        return a->out ? -1 : 1;
+    if (a->same != b->same) /* other queues' first */
+        return a->same ? 1 : -1;
+    if (a->priority != b->priority)
+        return a->priority < b->priority ? -1 : 1;
+    if (a->reserved_at != b->reserved_at)
+        return a->reserved_at > b->reserved_at ? -1 : 1;
+    if (a->id_prefix != b->id_prefix)
+        return a->id_prefix < b->id_prefix ? -1 : 1;
+    if ((r = strcmp(a->id, b->id)))
+        return r;
+    return strcmp(a->wl->key, b->wl->key); /* UIDs copied by hand: still one order */
+}
+
+/* q's holders in candidate order (the queue's own part of Kueue's order),
+ * sorted again on first use after a change.  Searches outnumber a queue's
+ * changes by far: at large scale a cohort of 100 queues sees a search per
+ * waiting head for each workload that finishes in it. */
+static void sort_holders(struct ts__eng_cq *q)
+{
+    if (q->order_stale) {
+        struct cand *tmp = ts_xcalloc(q->n_holders + 1, sizeof(*tmp));
+
+        for (size_t i = 0; i < q->n_holders; i++)
+            cand_fill(&tmp[i], q->holders[i], SAME_QUEUE);
+        qsort(tmp, q->n_holders, sizeof(*tmp), cand_cmp);
+        TS_GROW(q->order, q->cap_order, q->n_holders + 1);
+        for (size_t i = 0; i < q->n_holders; i++)
+            q->order[i] = tmp[i].wl;
+        free(tmp);
+        q->order_stale = 0;
+    }
+}
+
+int ts__eng_order_check(const struct ts__eng_cq *q)
+{
+    struct cand a = {0}, b;
+
+    if (q->order_stale)
+        return 0;
+    for (size_t i = 0; i < q->n_holders; i++) {
+        struct ts__eng_wl *w = q->order[i];
+
+        if (w->cq != q || w->holder_pos >= q->n_holders || q->holders[w->holder_pos] != w)
+            return -1; /* not a holder of q */
+        cand_fill(&b, w, SAME_QUEUE);
+        if (i && cand_cmp(&a, &b) >= 0)
+            return -1; /* out of order, or twice */
+        a = b;
+    }
+    return 0;
+}
+
+/* --- the queues whose workloads are candidates ---------------------------- */
+
+/* One queue's candidates, in order, read one at a time. */
+struct run {
+    struct ts__eng_cq *q;
+    int same;           /* the preemptor's own queue */
+    size_t first, next; /* q->order index of the first candidate, after the head */
+    struct cand head;
+};
+
+/* Moves r to its first candidate at q->order index i or later; returns 0
+ * when there is none. */
+static int run_seek(const struct search *s, struct run *r, size_t i)
+{
+    for (; i < r->q->n_holders; i++) {
+        struct ts__eng_wl *w = r->q->order[i];
+
+        if (is_candidate(s, w, r->same)) {
+            cand_fill(&r->head, w, kind_of(s, w, r->same));
+            r->next = i + 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Adds q's candidates: every one for fair sharing, else q's run. */
+static void add_queue(struct search *s, struct ts__eng_cq *q, int same)
+{
+    struct run *r;
+
+    if (s->e->config.fair_sharing) {
+        for (size_t i = 0; i < q->n_holders; i++) {
+            if (is_candidate(s, q->holders[i], same))
+                push(s, q->holders[i], kind_of(s, q->holders[i], same));
+        }
+        return;
+    }
+    sort_holders(q);
+    TS_GROW(s->runs, s->cap_runs, s->nruns + 1);
+    r = &s->runs[s->nruns];
+    r->q = q;
+    r->same = same;
+    if (!run_seek(s, r, 0))
+        return;
+    r->first = r->next - 1;
+    s->nruns++;
+    s->any_cross |= !same;
+}
+
+static void collect_cross(struct search *s, struct ts_quota_node *n)
+{
+    if (n->is_cohort) {
+        for (size_t i = 0; i < n->n_children; i++)
+            collect_cross(s, n->children[i]);
+        return;
+    }
+    if (n != &s->cq->node && borrowing_needed(s, n))
+        add_queue(s, ts__eng_cq_of_node(n), 0);
 }
 
 static void collect(struct search *s)
@@ -211,52 +328,48 @@ static void collect(struct search *s)
         if (s->lacking[i] && s->fr[i] < 64)
             s->lacking_mask |= UINT64_C(1) << s->fr[i];
     }
-
-    if (cq->preemption.within_cluster_queue != TS_WITHIN_CQ_NEVER) {
-        for (size_t i = 0; i < cq->n_holders; i++) {
-            struct ts__eng_wl *c = cq->holders[i];
-
-            if (within_cq_allows(cq, s->pre, c) && uses_needed(s, c))
-                push(s, c, SAME_QUEUE);
-        }
-    }
-    if (cq->node.parent && cq->preemption.reclaim_within_cohort != TS_RECLAIM_NEVER) {
-        int advantage = fits_own_nominal(s);
-
-        if (cross_takeable(s, advantage))
-            collect_cross(s, ts_quota_root(&cq->node), advantage);
-    }
+    s->advantage = fits_own_nominal(s);
+    if (cq->preemption.within_cluster_queue != TS_WITHIN_CQ_NEVER)
+        add_queue(s, cq, 1);
+    if (cq->node.parent && cq->preemption.reclaim_within_cohort != TS_RECLAIM_NEVER &&
+        cross_takeable(s))
+        collect_cross(s, ts_quota_root(&cq->node));
+    s->any_hier = s->any_cross && s->advantage && !s->e->config.fair_sharing;
 }
 
-/* Kueue's candidate order (common/ordering.go). */
-static int cand_cmp(const void *pa, const void *pb)
+static int fits(const struct search *s, int allow_borrowing)
 {
-    const struct cand *a = pa, *b = pb;
+    const struct ts_quota_node *n = &s->cq->node;
 
-    if (a->out != b->out) /* Kueue: evicted workloads first */
-        return a->out ? -1 : 1;
-    if (a->same != b->same) /* other queues' first */
-        return a->same ? 1 : -1;
-    if (a->priority != b->priority)
-        return a->priority < b->priority ? -1 : 1;
-    if (a->reserved_at != b->reserved_at)
-        return a->reserved_at > b->reserved_at ? -1 : 1;
-    if (a->id_prefix != b->id_prefix)
-        return a->id_prefix < b->id_prefix ? -1 : 1;
-    return strcmp(a->id, b->id);
+    /* the cheap test first: while only other queues' workloads are taken,
+     * the preemptor's own usage stays above what no borrowing allows */
+    for (size_t i = 0; !allow_borrowing && i < s->n; i++) {
+        if (n->usage[s->fr[i]] + s->need[i] > n->nominal[s->fr[i]])
+            return 0;
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->need[i] > ts_quota_available(n, s->fr[i]))
+            return 0;
+    }
+    return 1;
 }
 
-/* --- candidates in order, sorted as far as they are read ------------------ */
+/* --- the classical minimal set: the runs merged in Kueue's order -------- */
 
-static void sift_down(struct cand *h, size_t n, size_t i)
+static int run_before(const struct run *a, const struct run *b)
+{
+    return cand_cmp(&a->head, &b->head) < 0;
+}
+
+static void runs_sift_down(struct run **h, size_t n, size_t i)
 {
     for (;;) {
         size_t l = 2 * i + 1, m = i;
-        struct cand t;
+        struct run *t;
 
-        if (l < n && cand_cmp(&h[l], &h[m]) < 0)
+        if (l < n && run_before(h[l], h[m]))
             m = l;
-        if (l + 1 < n && cand_cmp(&h[l + 1], &h[m]) < 0)
+        if (l + 1 < n && run_before(h[l + 1], h[m]))
             m = l + 1;
         if (m == i)
             return;
@@ -267,87 +380,82 @@ static void sift_down(struct cand *h, size_t n, size_t i)
     }
 }
 
-/* Puts the collected candidates in order: all of them for fair sharing
- * (which scans them all), else a heap that cand_at() pops from. */
-static void put_in_order(struct search *s)
+/* Adds back all targets but the last while the preemptor still fits (the
+ * fill-back), restores usage, and keeps the targets needed in t[0..]. */
+static size_t fill_back(struct search *s, int ok, int allow_borrowing, struct cand *t, size_t nt)
 {
-    if (s->e->config.fair_sharing) {
-        qsort(s->pool, s->nc, sizeof(*s->pool), cand_cmp);
-        s->c = s->pool;
-        s->nsorted = s->nc;
-        return;
-    }
-    s->c = ts_xcalloc(s->nc, sizeof(*s->c));
-    s->nheap = s->nc;
-    for (size_t i = s->nc / 2; i-- > 0;)
-        sift_down(s->pool, s->nheap, i);
-}
+    size_t kept = 0;
 
-/* The i-th candidate in Kueue's order (i < s->nc). */
-static struct cand *cand_at(struct search *s, size_t i)
-{
-    while (s->nsorted <= i) {
-        s->c[s->nsorted++] = s->pool[0];
-        s->pool[0] = s->pool[--s->nheap];
-        sift_down(s->pool, s->nheap, 0);
-    }
-    return &s->c[i];
-}
-
-static int fits(const struct search *s, int allow_borrowing)
-{
-    const struct ts_quota_node *n = &s->cq->node;
-
-    for (size_t i = 0; i < s->n; i++) {
-        if (s->need[i] > ts_quota_available(n, s->fr[i]))
-            return 0;
-        if (!allow_borrowing && n->usage[s->fr[i]] + s->need[i] > n->nominal[s->fr[i]])
-            return 0;
-    }
-    return 1;
-}
-
-/* A cross-queue candidate stays valid only while its queue still borrows:
- * reclamation never pushes another queue under its nominal quota. */
-static int usable(const struct search *s, const struct cand *c, int allow_borrowing)
-{
-    if (c->kind != SAME_QUEUE && !borrowing_needed(s, &c->wl->cq->node))
-        return 0;
-    return !(allow_borrowing && c->kind == RECLAIM_WITHOUT_BORROW);
-}
-
-/* Removes candidates in order until the preemptor fits, then adds back
- * all but the last while it still fits.  Returns the count of targets kept
- * in t (indexes into s->c); usage is restored before returning. */
-static size_t minimal(struct search *s, int allow_borrowing, size_t *t)
-{
-    size_t nt = 0, kept = 0;
-    int ok = 0;
-
-    for (size_t i = 0; i < s->nc && !ok; i++) {
-        if (!usable(s, cand_at(s, i), allow_borrowing))
-            continue;
-        ts__eng_wl_quota(s->c[i].wl, -1);
-        t[nt++] = i;
-        ok = fits(s, allow_borrowing);
-    }
-    if (ok && nt >= 2) {
-        for (size_t k = nt - 1; k-- > 0;) {
-            ts__eng_wl_quota(s->c[t[k]].wl, 1);
-            if (fits(s, allow_borrowing))
-                t[k] = SIZE_MAX; /* not needed: stays back in */
-            else
-                ts__eng_wl_quota(s->c[t[k]].wl, -1);
-        }
+    for (size_t k = nt - (nt > 0); ok && k-- > 0;) {
+        ts__eng_wl_quota(t[k].wl, 1);
+        if (fits(s, allow_borrowing))
+            t[k].wl = NULL; /* not needed: stays back in */
+        else
+            ts__eng_wl_quota(t[k].wl, -1);
     }
     for (size_t k = 0; k < nt; k++) {
-        if (t[k] == SIZE_MAX)
+        if (!t[k].wl)
             continue;
-        ts__eng_wl_quota(s->c[t[k]].wl, 1);
+        ts__eng_wl_quota(t[k].wl, 1);
         if (ok)
             t[kept++] = t[k];
     }
     return ok ? kept : 0;
+}
+
+/* Removes candidates in Kueue's order until the preemptor fits, then fills
+ * back.  A cross-queue candidate counts only while its queue still borrows
+ * (reclamation never pushes a queue under its nominal quota); usage only
+ * falls while candidates are removed, so the first candidate of a queue
+ * that no longer borrows ends that queue's run.  Returns the count of
+ * targets stored in *out (malloc'd; caller frees); usage is restored. */
+static size_t minimal(struct search *s, int allow_borrowing, struct cand **out)
+{
+    /* with borrowing allowed, a ReclaimWithoutBorrowing candidate is
+     * skipped; without the advantage and with borrowWithinCohort Never,
+     * every other queue's candidate is one */
+    int cross = !allow_borrowing || s->advantage ||
+                s->cq->preemption.borrow_within_cohort != TS_BORROW_NEVER;
+    struct run **h = ts_xcalloc(s->nruns + 1, sizeof(*h));
+    struct cand *t = NULL;
+    size_t nh = 0, nt = 0, cap = 0;
+    int ok = 0;
+
+    for (size_t i = 0; i < s->nruns; i++) {
+        struct run *r = &s->runs[i];
+
+        if ((r->same || cross) && run_seek(s, r, r->first))
+            h[nh++] = r;
+    }
+    for (size_t i = nh / 2; i-- > 0;)
+        runs_sift_down(h, nh, i);
+    while (!ok && nh) {
+        struct run *r = h[0];
+        struct cand c = r->head;
+
+        if (!r->same && !borrowing_needed(s, &r->q->node)) {
+            h[0] = h[--nh]; /* its queue no longer borrows */
+            runs_sift_down(h, nh, 0);
+            continue;
+        }
+        if (!run_seek(s, r, r->next))
+            h[0] = h[--nh];
+        runs_sift_down(h, nh, 0);
+        if (allow_borrowing && c.kind == RECLAIM_WITHOUT_BORROW)
+            continue;
+        ts__eng_wl_quota(c.wl, -1);
+        TS_GROW(t, cap, nt + 1);
+        t[nt++] = c;
+        ok = fits(s, allow_borrowing);
+    }
+    free(h);
+    nt = fill_back(s, ok, allow_borrowing, t, nt);
+    if (!nt) {
+        free(t);
+        t = NULL;
+    }
+    *out = t;
+    return nt;
 }
 
 static const char *reason_of(enum kind k)
@@ -438,16 +546,21 @@ static int fair_allows(struct search *s, size_t i, enum ts_fs_strategy strategy)
     return strategy == TS_FS_LESS_THAN_OR_EQUAL_TO_FINAL_SHARE ? mine <= after : mine < before;
 }
 
-static size_t fair_minimal(struct search *s, size_t *t)
+/* Takes candidates queue by queue as the strategies allow until the
+ * preemptor fits, then fills back.  Returns the count of targets stored in
+ * *out (malloc'd; caller frees); usage is restored. */
+static size_t fair_minimal(struct search *s, struct cand **out)
 {
     static const enum ts_fs_strategy defaults[] = {TS_FS_LESS_THAN_OR_EQUAL_TO_FINAL_SHARE,
                                                    TS_FS_LESS_THAN_INITIAL_SHARE};
     const enum ts_fs_strategy *st = s->e->config.n_strategies ? s->e->config.strategies : defaults;
-    size_t nst = s->e->config.n_strategies ? s->e->config.n_strategies : 2, nt = 0, kept = 0;
+    size_t nst = s->e->config.n_strategies ? s->e->config.n_strategies : 2, nt = 0;
     char *used = ts_xcalloc(s->nc + 1, 1), *done = ts_xcalloc(s->nc + 1, 1);
+    struct cand *t = ts_xcalloc(s->nc + 1, sizeof(*t));
     int ok = 0;
     long i;
 
+    qsort(s->c, s->nc, sizeof(*s->c), cand_cmp);
     for (size_t k = 0; k < nst && !ok; k++) {
         memset(done, 0, s->nc);
         while (!ok && (i = pick_queue(s, done, used)) >= 0) {
@@ -459,27 +572,19 @@ static size_t fair_minimal(struct search *s, size_t *t)
             }
             ts__eng_wl_quota(s->c[i].wl, -1);
             used[i] = 1;
-            t[nt++] = (size_t)i;
+            t[nt++] = s->c[i];
             ok = fits(s, 1);
         }
     }
-    for (size_t k = nt - (nt > 0); ok && k-- > 0;) { /* fill back all but the last */
-        ts__eng_wl_quota(s->c[t[k]].wl, 1);
-        if (fits(s, 1))
-            t[k] = SIZE_MAX;
-        else
-            ts__eng_wl_quota(s->c[t[k]].wl, -1);
-    }
-    for (size_t k = 0; k < nt; k++) {
-        if (t[k] == SIZE_MAX)
-            continue;
-        ts__eng_wl_quota(s->c[t[k]].wl, 1);
-        if (ok)
-            t[kept++] = t[k];
-    }
     free(used);
     free(done);
-    return ok ? kept : 0;
+    nt = fill_back(s, ok, 1, t, nt);
+    if (!nt) {
+        free(t);
+        t = NULL;
+    }
+    *out = t;
+    return nt;
 }
 
 size_t ts__eng_preempt_targets(const struct ts_engine *e, struct ts__eng_cq *cq,
@@ -487,38 +592,33 @@ size_t ts__eng_preempt_targets(const struct ts_engine *e, struct ts__eng_cq *cq,
                                size_t n, struct ts__eng_target **out, int *cross)
 {
     struct search s = {.e = e, .cq = cq, .pre = wl, .fr = fr, .need = need, .n = n};
-    size_t *t, nt = 0;
+    struct cand *t = NULL;
+    size_t nt = 0;
     int order[2], na;
 
     *out = NULL;
     *cross = 0;
     collect(&s);
-    free(s.lacking);
-    if (!s.nc) {
-        free(s.pool);
-        return 0;
-    }
-    put_in_order(&s);
-    t = ts_xcalloc(s.nc, sizeof(*t));
     if (e->config.fair_sharing) {
-        nt = fair_minimal(&s, t);
-    } else {
+        if (s.nc)
+            nt = fair_minimal(&s, &t);
+    } else if (s.nruns) {
         attempts(&s, order, &na);
         for (int a = 0; a < na && !nt; a++)
-            nt = minimal(&s, order[a], t);
+            nt = minimal(&s, order[a], &t);
     }
     if (nt) {
         *out = ts_xcalloc(nt, sizeof(**out));
         for (size_t i = 0; i < nt; i++) {
-            (*out)[i].wl = s.c[t[i]].wl;
-            (*out)[i].reason = reason_of(s.c[t[i]].kind);
-            *cross |= s.c[t[i]].kind != SAME_QUEUE;
+            (*out)[i].wl = t[i].wl;
+            (*out)[i].reason = reason_of(t[i].kind);
+            *cross |= t[i].kind != SAME_QUEUE;
         }
     }
     free(t);
-    if (s.c != s.pool)
-        free(s.c);
-    free(s.pool);
+    free(s.lacking);
+    free(s.c);
+    free(s.runs);
     return nt;
 }
 

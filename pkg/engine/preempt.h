@@ -42,6 +42,11 @@ size_t ts__eng_preempt_targets(const struct ts_engine *e, struct ts__eng_cq *cq,
  * what-if computations that restore before returning. */
 void ts__eng_wl_quota(struct ts__eng_wl *w, int sign);
 
+/* 0 when q's candidate order (kept between searches) holds exactly its
+ * holders in order, or is due to be sorted again; -1 when it is stale
+ * without saying so.  For ts_engine_check(). */
+int ts__eng_order_check(const struct ts__eng_cq *q);
+
 /* The victim's Preempted message, Kueue's wording:
  * "Preempted to accommodate a workload (UID: u, JobUID: j) due to <why>;
  *  preemptor path: /co/cq; preemptee path: /co/cq2".

@@ -301,6 +301,7 @@ static void cq_free(struct ts_engine *e, struct ts__eng_cq *cq)
     free(cq->blocked);
     free(cq->preemptor);
     free(cq->holders);
+    free(cq->order);
     ts_label_selector_release(&cq->ns_selector);
     ts_quota_node_release(&cq->node);
     free(cq->cohort_name);

@@ -176,12 +176,103 @@ static void test_victim_beyond_the_mask(void **state)
     ts_sim_free(s);
 }
 
+/* Each queue keeps its holders in candidate order between searches
+ * (preempt.c); a victim chosen, or forgotten after a failed write, moves
+ * in that order (Kueue takes workloads on their way out first).  Queue a
+ * borrows b's cpu: h1 (the newer, first in order) holds cpu, h2 cpu and
+ * all the memory.  `incoming` (a) needs memory and evicts h2; then b's
+ * `reclaimer` needs b's cpu back: h2, already on its way out, is enough,
+ * and h1 must stay.  The engine's self-check compares the order kept with
+ * the holders after every step. */
+static void test_candidate_order_follows_evictions(void **state)
+{
+    static const char queues[] =
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: default}\n"
+        "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: a}\n"
+        "spec:\n  namespaceSelector: {}\n  cohortName: co\n"
+        "  preemption: {withinClusterQueue: LowerPriority, reclaimWithinCohort: Any}\n"
+        "  resourceGroups:\n  - coveredResources: [cpu, memory]\n    flavors:\n"
+        "    - name: default\n      resources: [{name: cpu, nominalQuota: 2}, "
+        "{name: memory, nominalQuota: 2Gi}]\n"
+        "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: b}\n"
+        "spec:\n  namespaceSelector: {}\n  cohortName: co\n"
+        "  preemption: {withinClusterQueue: LowerPriority, reclaimWithinCohort: Any}\n"
+        "  resourceGroups:\n  - coveredResources: [cpu, memory]\n    flavors:\n"
+        "    - name: default\n      resources: [{name: cpu, nominalQuota: 2}, "
+        "{name: memory, nominalQuota: 0}]\n"
+        "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+        "metadata: {namespace: default, name: a}\nspec: {clusterQueue: a}\n"
+        "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+        "metadata: {namespace: default, name: b}\nspec: {clusterQueue: b}\n";
+    static const char held[] =
+        "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\n"
+        "metadata: {namespace: default, name: %s}\n"
+        "spec:\n  queueName: a\n  priority: 1\n  podSets:\n  - name: main\n    count: 1\n"
+        "    template: {spec: {containers: [{name: c, image: busybox, "
+        "resources: {requests: {%s}}}]}}\n"
+        "status:\n  admission:\n    clusterQueue: a\n    podSetAssignments:\n"
+        "    - {name: main, count: 1, flavors: {%s}, resourceUsage: {%s}}\n"
+        "  conditions:\n"
+        "  - {type: QuotaReserved, status: 'True', reason: QuotaReserved, message: m, "
+        "lastTransitionTime: '%s'}\n";
+    static const char pending[] =
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\n"
+        "metadata: {namespace: default, name: %s}\n"
+        "spec:\n  queueName: %s\n  priority: 10\n  podSets:\n  - name: main\n    count: 1\n"
+        "    template: {spec: {containers: [{name: c, image: busybox, "
+        "resources: {requests: {%s}}}]}}\n";
+    struct ts_sim *s = ts_sim_new(NULL);
+    struct ts_engine *e = ts_sim_engine(s);
+    struct ts_buf b = TS_BUF_INIT;
+    struct ts_cycle c;
+    char msg[512];
+
+    (void)state;
+    ts_buf_adds(&b, queues);
+    ts_buf_addf(&b, held, "h1", "cpu: '2'", "cpu: default", "cpu: '2'", "2026-11-21T08:01:00Z");
+    ts_buf_addf(&b, held, "h2", "cpu: '2', memory: 2Gi", "cpu: default, memory: default",
+                "cpu: '2', memory: 2Gi", "2026-11-21T08:00:00Z");
+    sim_add_yaml(s, b.ptr, NOW);
+    ts_buf_reset(&b);
+    ts_buf_addf(&b, pending, "incoming", "a", "memory: 1Gi");
+    sim_add_yaml(s, b.ptr, NOW);
+
+    ts_cycle_init(&c);
+    ts_engine_cycle(e, NOW, &c);
+    assert_int_equal(c.n, 1);
+    assert_int_equal(c.items[0].n_targets, 1);
+    assert_string_equal(c.items[0].targets[0].name, "h2");
+    ts_cycle_release(&c);
+    if (ts_engine_check(e, msg, sizeof(msg)))
+        fail_msg("after h2 was chosen: %s", msg);
+
+    ts_buf_reset(&b);
+    ts_buf_addf(&b, pending, "reclaimer", "b", "cpu: '2'");
+    sim_add_yaml(s, b.ptr, NOW);
+    for (int i = 0; i < 2; i++) {
+        ts_cycle_init(&c);
+        ts_engine_cycle(e, NOW, &c);
+        for (size_t d = 0; d < c.n; d++)
+            assert_int_equal(c.items[d].n_targets, 0); /* h2 is enough; h1 stays */
+        ts_cycle_release(&c);
+        if (ts_engine_check(e, msg, sizeof(msg)))
+            fail_msg("while h2 is on its way out: %s", msg);
+    }
+
+    ts_engine_evict_forget(e, "default", "h2"); /* its write failed */
+    if (ts_engine_check(e, msg, sizeof(msg)))
+        fail_msg("after h2 was forgotten: %s", msg);
+    ts_buf_release(&b);
+    ts_sim_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_failed_eviction_is_issued_again),
         cmocka_unit_test(test_landed_eviction_is_not_issued_again),
         cmocka_unit_test(test_victim_beyond_the_mask),
+        cmocka_unit_test(test_candidate_order_follows_evictions),
     };
 
     ts_alloc_init();
