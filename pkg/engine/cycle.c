@@ -317,6 +317,7 @@ static void assume(struct ts_engine *e, struct entry *en, struct ts_cycle *c, ts
     wl->state = TS__ENG_WL_ASSUMED;
     ts__eng_release_next(en->cq, wl->shape); /* its class may fit too */
     ts__eng_wl_add_usage(wl, 1);
+    ts__eng_touch(wl);
     free(wl->last_reason);
     free(wl->last_message);
     wl->last_reason = wl->last_message = NULL;

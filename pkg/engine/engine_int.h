@@ -92,6 +92,7 @@ struct ts__eng_cq {
     struct ts__eng_wl **order;
     size_t cap_order;
     int order_stale;
+    uint64_t status_seq; /* see ts__eng_touch() */
 };
 
 struct ts__eng_class {
@@ -108,6 +109,10 @@ struct ts__eng_blocked {
 struct ts__eng_members {
     struct ts__eng_wl **items;
     size_t n, cap;
+    /* see ts__eng_touch(); a new set starts a range of its own
+     * (generation << 32), so a LocalQueue emptied and filled again never
+     * repeats a version the controller saw */
+    uint64_t status_seq;
 };
 
 struct ts__eng_lq {
@@ -147,7 +152,8 @@ struct ts__eng_wl {
     char *name;
     char *uid;
     char *lq_name;
-    size_t lq_pos; /* index in its by_lq members */
+    size_t lq_pos;                   /* index in its by_lq members */
+    struct ts__eng_members *members; /* those members, or NULL */
     int32_t priority;
     uint64_t shape; /* hash of everything that decides fit: requests, placement, priority */
     ts_time created;
@@ -175,6 +181,16 @@ struct ts__eng_wl {
     char *last_reason;
     char *last_message;
 };
+
+/* A change of wl that its ClusterQueue's or LocalQueue's status (or queue
+ * metrics) may show: a new status version for both. */
+static inline void ts__eng_touch(struct ts__eng_wl *wl)
+{
+    if (wl->cq)
+        wl->cq->status_seq++;
+    if (wl->members)
+        wl->members->status_seq++;
+}
 
 /* The workloads naming LocalQueue ns/name, or NULL when none does. */
 const struct ts__eng_members *ts__eng_lq_members(const struct ts_engine *e, const char *ns,
@@ -210,7 +226,12 @@ struct ts_engine {
     size_t cap_scratch;
     uint64_t cycle_seq; /* numbers the cycles (preemption overlap checks) */
     int requeue_marked; /* some tree's root has requeue set */
-    int blocking;       /* this cycle: an admitted workload is not PodsReady */
+    /* queue status versions (ts_engine_cq_status_version): bumped by every
+     * change of a flavor, namespace, cohort or queue, which may change any
+     * queue's status; the workloads' changes bump their own queues' */
+    uint64_t status_epoch;
+    uint64_t members_generation;
+    int blocking; /* this cycle: an admitted workload is not PodsReady */
 };
 
 #endif

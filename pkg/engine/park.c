@@ -45,6 +45,7 @@ void ts__eng_park(struct ts__eng_cq *cq, struct ts__eng_wl *wl, uint64_t shape)
     wl->inadmissible = 1;
     wl->klass = k;
     cq->n_inadmissible++;
+    ts__eng_touch(wl);
 }
 
 void ts__eng_unpark(struct ts__eng_cq *cq, struct ts__eng_wl *wl)
@@ -55,6 +56,7 @@ void ts__eng_unpark(struct ts__eng_cq *cq, struct ts__eng_wl *wl)
     wl->inadmissible = 0;
     wl->klass = NULL;
     cq->n_inadmissible--;
+    ts__eng_touch(wl);
 }
 
 static void release_one(struct ts__eng_cq *cq, struct ts__eng_class *k)
@@ -66,6 +68,8 @@ static void release_one(struct ts__eng_cq *cq, struct ts__eng_class *k)
     wl->inadmissible = 0;
     wl->klass = NULL;
     cq->n_inadmissible--;
+    cq->status_seq++;
+    ts__eng_touch(wl);
     if (wl->state == TS__ENG_WL_PENDING && wl->cq == cq)
         ts_heap_push(&cq->pending, wl);
 }

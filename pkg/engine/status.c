@@ -229,3 +229,24 @@ int ts_engine_lq_status(const struct ts_engine *e, const char *ns, const char *n
                           "Can submit new workloads to localQueue", 0, now);
     return 0;
 }
+
+int ts_engine_cq_status_version(const struct ts_engine *e, const char *name,
+                                struct ts_status_version *v)
+{
+    const struct ts__eng_cq *cq = ts_hmap_get(&e->cqs, name);
+
+    if (!cq)
+        return TS_ENOTFOUND;
+    v->epoch = e->status_epoch;
+    v->seq = cq->status_seq;
+    return e->config.fair_sharing ? 1 : 0;
+}
+
+void ts_engine_lq_status_version(const struct ts_engine *e, const char *ns, const char *name,
+                                 struct ts_status_version *v)
+{
+    const struct ts__eng_members *m = ts__eng_lq_members(e, ns, name);
+
+    v->epoch = e->status_epoch;
+    v->seq = m ? m->status_seq : 0;
+}

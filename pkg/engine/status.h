@@ -48,4 +48,24 @@ int ts_engine_lq_status(const struct ts_engine *e, const char *ns, const char *n
 void ts_engine_lq_pending(const struct ts_engine *e, const char *ns, const char *name,
                           size_t *active, size_t *inadmissible);
 
+/* What a queue's status and metrics above are computed from, as a version:
+ * equal versions mean equal inputs, so a caller that computed the status at
+ * one version need not compute it again until the version changes (the
+ * controller's queue status loop: thousands of queues, most of them
+ * unchanged each second). */
+struct ts_status_version {
+    uint64_t epoch; /* flavors, namespaces, cohorts and queues */
+    uint64_t seq;   /* the queue's own workloads */
+};
+
+/* Sets *v for ClusterQueue cq.  Returns 0, TS_ENOTFOUND for unknown queues,
+ * or 1 when the status has no version and must be computed every time
+ * (fair sharing: a queue's share moves with its whole cohort tree). */
+int ts_engine_cq_status_version(const struct ts_engine *e, const char *cq,
+                                struct ts_status_version *v);
+
+/* Sets *v for LocalQueue ns/name (known or not). */
+void ts_engine_lq_status_version(const struct ts_engine *e, const char *ns, const char *name,
+                                 struct ts_status_version *v);
+
 #endif

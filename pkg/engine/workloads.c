@@ -56,6 +56,7 @@ static void members_add(struct ts_engine *e, struct ts__eng_wl *wl)
     members_key(key, sizeof(key), wl);
     if (!(m = ts_hmap_get(&e->by_lq, key))) {
         m = ts_xcalloc(1, sizeof(*m));
+        m->status_seq = ++e->members_generation << 32;
         ts_hmap_put(&e->by_lq, key, m);
     }
     if (m->n == m->cap) {
@@ -64,6 +65,8 @@ static void members_add(struct ts_engine *e, struct ts__eng_wl *wl)
     }
     wl->lq_pos = m->n;
     m->items[m->n++] = wl;
+    wl->members = m;
+    m->status_seq++;
 }
 
 static void members_del(struct ts_engine *e, struct ts__eng_wl *wl)
@@ -78,6 +81,8 @@ static void members_del(struct ts_engine *e, struct ts__eng_wl *wl)
         return;
     m->items[wl->lq_pos] = m->items[--m->n];
     m->items[wl->lq_pos]->lq_pos = wl->lq_pos;
+    m->status_seq++;
+    wl->members = NULL;
     if (!m->n) {
         ts_hmap_del(&e->by_lq, key);
         free(m->items);
@@ -565,6 +570,7 @@ int ts_engine_put_workload(struct ts_engine *e, const struct ts_workload *src, t
     if (wl && wl->state == TS__ENG_WL_ASSUMED && !reserved && !idle)
         return 0;
     if (wl) {
+        ts__eng_touch(wl);
         freed = wl_detach(e, wl);
         wl_clear(e, wl);
     } else {
@@ -586,6 +592,7 @@ int ts_engine_put_workload(struct ts_engine *e, const struct ts_workload *src, t
         wl->state = TS__ENG_WL_PENDING;
         ts__eng_wl_enqueue(e, wl);
     }
+    ts__eng_touch(wl);
     if (freed)
         ts__eng_requeue_tree(e, freed);
     if (rc)
@@ -603,6 +610,7 @@ void ts_engine_delete_workload(struct ts_engine *e, const char *ns, const char *
     wl = ts_hmap_del(&e->workloads, key);
     if (!wl)
         return;
+    ts__eng_touch(wl);
     freed = wl_detach(e, wl);
     wl_free(e, wl);
     if (freed)
@@ -626,6 +634,7 @@ void ts_engine_admit_confirm(struct ts_engine *e, const char *ns, const char *na
     wl->state = TS__ENG_WL_ADMITTED;
     if (wl->cq)
         wl->cq->n_admitted++;
+    ts__eng_touch(wl);
 }
 
 static void release(struct ts_engine *e, struct ts__eng_wl *wl);
@@ -676,6 +685,7 @@ static void release(struct ts_engine *e, struct ts__eng_wl *wl)
 {
     struct ts_quota_node *freed;
 
+    ts__eng_touch(wl);
     freed = wl_detach(e, wl);
     ts__eng_psa_free(wl->admission, wl->n_podsets);
     wl->admission = NULL;
@@ -683,6 +693,7 @@ static void release(struct ts_engine *e, struct ts__eng_wl *wl)
     wl->admission_cq = NULL;
     wl->state = TS__ENG_WL_PENDING;
     ts__eng_wl_enqueue(e, wl);
+    ts__eng_touch(wl);
     if (freed)
         ts__eng_requeue_tree(e, freed);
 }

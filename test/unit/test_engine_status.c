@@ -1,0 +1,218 @@
+/* Tests for the queue status versions (engine/status.h): the controller
+ * computes a queue's status again only when its version changes, so every
+ * change the status or the queue metrics show must change it, and changes
+ * elsewhere should not (that is the saving). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/status.h"
+#include "sim/sim.h"
+#include "sim_test.h"
+#include "util/alloc.h"
+
+#define NOW (INT64_C(1795255200) * TS_TIME_SECOND)
+
+/* Two queues of 4 cpu in one cohort: a (LocalQueue la) and b (lb). */
+static const char queues[] =
+    "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: default}\n"
+    "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: a}\n"
+    "spec:\n  namespaceSelector: {}\n  cohortName: co\n  resourceGroups:\n"
+    "  - coveredResources: [cpu]\n    flavors:\n    - name: default\n"
+    "      resources: [{name: cpu, nominalQuota: 4}]\n"
+    "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: b}\n"
+    "spec:\n  namespaceSelector: {}\n  cohortName: co\n  resourceGroups:\n"
+    "  - coveredResources: [cpu]\n    flavors:\n    - name: default\n"
+    "      resources: [{name: cpu, nominalQuota: 4}]\n"
+    "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+    "metadata: {namespace: default, name: la}\nspec: {clusterQueue: a}\n"
+    "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+    "metadata: {namespace: default, name: lb}\nspec: {clusterQueue: b}\n";
+
+static void add_workload(struct ts_sim *s, const char *name, const char *lq, const char *cpu)
+{
+    char y[1024];
+
+    snprintf(y, sizeof(y),
+             "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\n"
+             "metadata: {namespace: default, name: %s}\n"
+             "spec:\n  queueName: %s\n  podSets:\n  - name: main\n    count: 1\n"
+             "    template: {spec: {containers: [{name: c, image: busybox, "
+             "resources: {requests: {cpu: '%s'}}}]}}\n",
+             name, lq, cpu);
+    sim_add_yaml(s, y, NOW);
+}
+
+struct versions {
+    struct ts_status_version a, b, la, lb;
+};
+
+static struct versions versions_of(struct ts_sim *s)
+{
+    struct ts_engine *e = ts_sim_engine(s);
+    struct versions v;
+
+    assert_int_equal(ts_engine_cq_status_version(e, "a", &v.a), 0);
+    assert_int_equal(ts_engine_cq_status_version(e, "b", &v.b), 0);
+    ts_engine_lq_status_version(e, "default", "la", &v.la);
+    ts_engine_lq_status_version(e, "default", "lb", &v.lb);
+    return v;
+}
+
+static int same(const struct ts_status_version *x, const struct ts_status_version *y)
+{
+    return x->epoch == y->epoch && x->seq == y->seq;
+}
+
+enum step {
+    ARRIVE_A,   /* a workload arrives in la */
+    ADMIT,      /* a cycle admits it */
+    IDLE_CYCLE, /* a cycle with nothing to do */
+    TOO_BIG_A,  /* a workload too big for the cohort arrives in la */
+    PARK,       /* a cycle finds it inadmissible */
+    FINISH_A,   /* the admitted one finishes (the big one is requeued) */
+    ARRIVE_B,   /* a workload arrives in lb */
+    NEW_FLAVOR, /* configuration: every queue may change */
+};
+
+static void test_versions_follow_changes(void **state)
+{
+    /* which versions each step must change (1) and must keep (0) */
+    static const struct {
+        enum step step;
+        int a, b, la, lb;
+    } table[] = {
+        {ARRIVE_A, 1, 0, 1, 0},  {ADMIT, 1, 0, 1, 0},    {IDLE_CYCLE, 0, 0, 0, 0},
+        {TOO_BIG_A, 1, 0, 1, 0}, {PARK, 1, 0, 1, 0},     {IDLE_CYCLE, 0, 0, 0, 0},
+        {FINISH_A, 1, 0, 1, 0},  {ARRIVE_B, 0, 1, 0, 1}, {NEW_FLAVOR, 1, 1, 1, 1},
+    };
+    struct ts_sim *s = ts_sim_new(NULL);
+    struct versions before, after;
+
+    (void)state;
+    sim_add_yaml(s, queues, NOW);
+    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+        before = versions_of(s);
+        switch (table[i].step) {
+        case ARRIVE_A:
+            add_workload(s, "w1", "la", "2");
+            break;
+        case TOO_BIG_A:
+            add_workload(s, "big", "la", "9");
+            break;
+        case ARRIVE_B:
+            add_workload(s, "w2", "lb", "1");
+            break;
+        case ADMIT:
+        case PARK:
+        case IDLE_CYCLE:
+            ts_sim_run(s, 1, NOW);
+            if (table[i].step == ADMIT)
+                assert_true(ts_workload_has_quota_reservation(ts_sim_find(s, "default", "w1")));
+            break;
+        case FINISH_A:
+            assert_int_equal(ts_sim_finish(s, "default", "w1", NOW), 0);
+            break;
+        case NEW_FLAVOR:
+            sim_add_yaml(s,
+                         "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\n"
+                         "metadata: {name: other}\n",
+                         NOW);
+            break;
+        }
+        after = versions_of(s);
+        if (same(&before.a, &after.a) == table[i].a || same(&before.b, &after.b) == table[i].b ||
+            same(&before.la, &after.la) == table[i].la ||
+            same(&before.lb, &after.lb) == table[i].lb)
+            fail_msg("step %zu: versions changed a %d b %d la %d lb %d, expected %d %d %d %d", i,
+                     !same(&before.a, &after.a), !same(&before.b, &after.b),
+                     !same(&before.la, &after.la), !same(&before.lb, &after.lb), table[i].a,
+                     table[i].b, table[i].la, table[i].lb);
+    }
+    /* the steps did what they say */
+    assert_true(ts_workload_is_finished(ts_sim_find(s, "default", "w1")));
+    assert_false(ts_workload_has_quota_reservation(ts_sim_find(s, "default", "big")));
+    ts_sim_free(s);
+}
+
+/* The cycle's own admission (assumed, its write not yet seen) shows at
+ * once: the controller writes queue status while admissions are on their
+ * way. */
+static void test_assumed_admission_changes_versions(void **state)
+{
+    struct ts_sim *s = ts_sim_new(NULL);
+    struct versions before, after;
+    struct ts_cycle c;
+
+    (void)state;
+    sim_add_yaml(s, queues, NOW);
+    add_workload(s, "w1", "la", "2");
+    before = versions_of(s);
+    ts_cycle_init(&c);
+    ts_engine_cycle(ts_sim_engine(s), NOW, &c); /* not applied: no write lands */
+    assert_int_equal(c.n, 1);
+    assert_int_equal(c.items[0].kind, TS_DECISION_ADMIT);
+    ts_cycle_release(&c);
+    after = versions_of(s);
+    assert_false(same(&before.a, &after.a));
+    assert_false(same(&before.la, &after.la));
+    assert_true(same(&before.b, &after.b));
+    ts_sim_free(s);
+}
+
+/* A LocalQueue emptied and filled again never shows a version it showed
+ * before (its set of workloads is recreated). */
+static void test_refilled_local_queue_has_a_new_version(void **state)
+{
+    struct ts_sim *s = ts_sim_new(NULL);
+    struct ts_status_version v1, v2, v3;
+
+    (void)state;
+    sim_add_yaml(s, queues, NOW);
+    add_workload(s, "w1", "la", "1");
+    ts_engine_lq_status_version(ts_sim_engine(s), "default", "la", &v1);
+    assert_int_equal(ts_sim_delete(s, "default", "w1"), 0);
+    ts_engine_lq_status_version(ts_sim_engine(s), "default", "la", &v2);
+    add_workload(s, "w1", "la", "3");
+    ts_engine_lq_status_version(ts_sim_engine(s), "default", "la", &v3);
+    assert_false(same(&v1, &v2));
+    assert_false(same(&v2, &v3));
+    assert_false(same(&v1, &v3));
+    ts_sim_free(s);
+}
+
+/* With fair sharing a queue's share moves with its whole cohort: no
+ * version, computed every time. */
+static void test_fair_sharing_has_no_version(void **state)
+{
+    struct ts_engine_config ec;
+    struct ts_sim *s;
+    struct ts_status_version v;
+
+    (void)state;
+    ts_engine_config_init(&ec);
+    ec.fair_sharing = 1;
+    s = ts_sim_new(&ec);
+    sim_add_yaml(s, queues, NOW);
+    assert_int_equal(ts_engine_cq_status_version(ts_sim_engine(s), "a", &v), 1);
+    assert_int_equal(ts_engine_cq_status_version(ts_sim_engine(s), "nope", &v), TS_ENOTFOUND);
+    ts_sim_free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_versions_follow_changes),
+        cmocka_unit_test(test_assumed_admission_changes_versions),
+        cmocka_unit_test(test_refilled_local_queue_has_a_new_version),
+        cmocka_unit_test(test_fair_sharing_has_no_version),
+    };
+
+    ts_alloc_init();
+    return cmocka_run_group_tests_name("engine_status", tests, NULL, NULL);
+}
