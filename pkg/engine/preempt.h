@@ -12,10 +12,13 @@
  * the minimal set.  A queue is never pushed under its nominal quota by
  * reclamation.
  *
- * Cost: proportional to the candidates examined (the holders of the
- * preemptor's queue and of the borrowing queues of its tree), never to all
- * admitted workloads.  The search removes and restores usage on the live
- * quota tree; it leaves the tree exactly as it found it.
+ * Cost: the queues of the preemptor's tree, plus the candidates read.  Each
+ * queue keeps its holders in candidate order between searches (sorted again
+ * after a change); the classical search merges those orders and stops
+ * reading a queue once it no longer borrows, and collects nothing from the
+ * other queues when no attempt could take their workloads.  Fair sharing
+ * collects and sorts every candidate.  The search removes and restores
+ * usage on the live quota tree; it leaves the tree exactly as it found it.
  *
  * Private to the engine.
  */
