@@ -18,7 +18,7 @@ enum kind {
 struct cand {
     struct ts__eng_wl *wl;
     enum kind kind;
-    /* Kueue's candidate order, copied at push (cand_cmp runs millions of
+    /* Kueue's candidate order, copied by cand_fill() (cand_cmp runs millions of
      * times a cycle on a large cohort; chasing wl was most of it) */
     int out;  /* evicting or evicted */
     int same; /* kind == SAME_QUEUE */
