@@ -551,22 +551,29 @@ static int queue_version(struct ts_ctl *c, const struct ts_kube_resource *res, c
     return 1;
 }
 
-/* Whether the queue obj was seen with its status settled at this version
- * and resourceVersion. */
-static int status_unchanged(struct ts_ctl *c, const struct ts_kube_resource *res, const cJSON *obj)
+/* Whether seen records version v and resourceVersion rv, recently. */
+static int seen_is(const struct status_seen *seen, const struct ts_status_version *v,
+                   const char *rv, int64_t now)
+{
+    return seen->v.epoch == v->epoch && seen->v.seq == v->seq && !strcmp(seen->rv, rv) &&
+           now - seen->at < TS__CTL_STATUS_MAX_WAIT;
+}
+
+/* Whether the queue obj, at version v, was seen with its status settled
+ * (status_settled()). */
+static int status_unchanged(struct ts_ctl *c, const struct ts_kube_resource *res, const cJSON *obj,
+                            const struct ts_status_version *v)
 {
     const char *rv = ts_json_get_string(obj, "metadata.resourceVersion");
-    struct ts_status_version v;
     struct status_seen *seen;
     char key[512];
 
-    if (!rv || !queue_version(c, res, obj, &v))
+    if (!rv)
         return 0;
     status_key(key, sizeof(key), res, ts_json_get_string(obj, "metadata.namespace"),
                ts_json_get_string(obj, "metadata.name"));
     seen = ts_hmap_get(&c->status_seen, key);
-    return seen && seen->v.epoch == v.epoch && seen->v.seq == v.seq && !strcmp(seen->rv, rv) &&
-           ts_loop_now(c->loop) - seen->at < TS__CTL_STATUS_MAX_WAIT;
+    return seen && seen_is(seen, v, rv, ts_loop_now(c->loop));
 }
 
 /* Records that obj's cached status equals the one computed at version v. */
@@ -574,6 +581,7 @@ static void status_settled(struct ts_ctl *c, const struct ts_kube_resource *res,
                            const struct ts_status_version *v)
 {
     const char *rv = ts_json_get_string(obj, "metadata.resourceVersion");
+    int64_t now = ts_loop_now(c->loop);
     struct status_seen *seen;
     char key[512];
 
@@ -585,9 +593,8 @@ static void status_settled(struct ts_ctl *c, const struct ts_kube_resource *res,
         seen = ts_xcalloc(1, sizeof(*seen));
         ts_hmap_put(&c->status_seen, key, seen);
     }
-    if (seen->v.epoch != v->epoch || seen->v.seq != v->seq || strcmp(seen->rv, rv) ||
-        ts_loop_now(c->loop) - seen->at >= TS__CTL_STATUS_MAX_WAIT)
-        seen->at = ts_loop_now(c->loop);
+    if (!seen_is(seen, v, rv, now))
+        seen->at = now;
     seen->v = *v;
     memcpy(seen->rv, rv, strlen(rv) + 1);
 }
@@ -694,11 +701,11 @@ static int queue_status(const char *key, const cJSON *obj, void *data)
     ts_time now = ts__ctl_now(c);
 
     (void)key;
-    if (status_unchanged(c, res, obj))
-        return 0;
     /* the version before computing: a change while computing is then
      * seen next period */
     versioned = queue_version(c, res, obj, &v);
+    if (versioned && status_unchanged(c, res, obj, &v))
+        return 0;
     if (ts_object_decode(obj, &o, &errs, NULL) || errs.n) {
         if (o.kind != TS_KIND_UNKNOWN)
             ts_object_release(&o);

@@ -68,7 +68,7 @@ static void release_one(struct ts__eng_cq *cq, struct ts__eng_class *k)
     wl->inadmissible = 0;
     wl->klass = NULL;
     cq->n_inadmissible--;
-    cq->status_seq++;
+    cq->status_seq++; /* its count changed, even if wl->cq is another queue now */
     ts__eng_touch(wl);
     if (wl->state == TS__ENG_WL_PENDING && wl->cq == cq)
         ts_heap_push(&cq->pending, wl);

@@ -163,17 +163,22 @@ static int under_nominal(const struct search *s)
     return 1;
 }
 
-/* Whether some attempt could take another queue's workload.  Without the
- * hierarchical advantage and with borrowWithinCohort Never, every such
- * candidate is ReclaimWithoutBorrowing; a preemptor not under its nominal
- * then gets the one attempt that allows borrowing, which skips them all.
- * At large scale most searches are of this kind, and collecting the
- * cohort's candidates was most of their cost. */
+/* Whether, classically, another queue's candidate may be taken by an
+ * attempt that allows borrowing.  Without the hierarchical advantage and
+ * with borrowWithinCohort Never, every such candidate is
+ * ReclaimWithoutBorrowing, which that attempt skips. */
+static int cross_while_borrowing(const struct search *s)
+{
+    return s->advantage || s->cq->preemption.borrow_within_cohort != TS_BORROW_NEVER;
+}
+
+/* Whether some attempt could take another queue's workload.  A preemptor
+ * not under its nominal quota gets only the attempt that allows
+ * borrowing.  At large scale most searches are of this kind, and
+ * collecting the cohort's candidates was most of their cost. */
 static int cross_takeable(const struct search *s)
 {
-    if (s->e->config.fair_sharing || s->advantage)
-        return 1;
-    return s->cq->preemption.borrow_within_cohort != TS_BORROW_NEVER || under_nominal(s);
+    return s->e->config.fair_sharing || cross_while_borrowing(s) || under_nominal(s);
 }
 
 /* Whether holder w of the preemptor's queue (same) or of another queue is
@@ -411,11 +416,7 @@ static size_t fill_back(struct search *s, int ok, int allow_borrowing, struct ca
  * targets stored in *out (malloc'd; caller frees); usage is restored. */
 static size_t minimal(struct search *s, int allow_borrowing, struct cand **out)
 {
-    /* with borrowing allowed, a ReclaimWithoutBorrowing candidate is
-     * skipped; without the advantage and with borrowWithinCohort Never,
-     * every other queue's candidate is one */
-    int cross = !allow_borrowing || s->advantage ||
-                s->cq->preemption.borrow_within_cohort != TS_BORROW_NEVER;
+    int cross = !allow_borrowing || cross_while_borrowing(s);
     struct run **h = ts_xcalloc(s->nruns + 1, sizeof(*h));
     struct cand *t = NULL;
     size_t nh = 0, nt = 0, cap = 0;
