@@ -67,7 +67,8 @@ echo "ok: live --jobs runs every Job to the end; range check on the controller's
 
 # Kueue admits at most one head per ClusterQueue a cycle, so cycles must
 # follow each other at once while they admit: 600 workloads that all fit
-# one ClusterQueue took 12 s at one cycle per 20 ms
+# one ClusterQueue took 12 s at one cycle per 20 ms. Back to back they take
+# 2-3 s, up to 5.3 s under ASan on a loaded 2-core VM: the limit sits between
 cat >"$tmp/one-queue.yaml" <<'YAML'
 - className: cohort
   count: 1
@@ -94,7 +95,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 p99 = r["classes"]["small"]["p99Seconds"]["mean"]
 assert r["admitted"] == 600, r
-assert p99 < 4, "p99 time to admission %.2f s: cycles are paced, not back to back" % p99
+assert p99 < 8, "p99 time to admission %.2f s: cycles are paced, not back to back" % p99
 print("ok: one ClusterQueue admits 600 fitting workloads back to back (p99 %.2f s)" % p99)
 PY
 
