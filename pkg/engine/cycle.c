@@ -210,7 +210,7 @@ static void nominate(struct ts_engine *e, struct entry *en)
 
 static int entry_cmp(const void *pa, const void *pb)
 {
-    const struct entry *a = pa, *b = pb;
+    const struct entry *a = *(struct entry *const *)pa, *b = *(struct entry *const *)pb;
     int ba = a->reason ? 1000 : a->fair ? a->a.borrow_level > 0 : a->a.borrow_level;
     int bb = b->reason ? 1000 : b->fair ? b->a.borrow_level > 0 : b->a.borrow_level;
 
@@ -581,7 +581,8 @@ size_t ts_engine_cycle(struct ts_engine *e, ts_time now, struct ts_cycle *out)
 {
     size_t before = out->n, n = 0, moved = 0, it = 0;
     struct reservations resv = {0};
-    struct entry *entries;
+    struct entry *entries, **order; /* order: sorted, not the entries (large) */
+    size_t each = sizeof(*entries) + sizeof(*order);
     const char *k;
     void *v;
 
@@ -589,12 +590,13 @@ size_t ts_engine_cycle(struct ts_engine *e, ts_time now, struct ts_cycle *out)
     e->blocking = e->config.block_admission && any_unready(e);
     ts__eng_requeue_flush(e);
     process_dirty(e, out);
-    if (e->cap_scratch < e->cqs.n * sizeof(*entries) || !e->scratch) {
+    if (e->cap_scratch < e->cqs.n * each || !e->scratch) {
         free(e->scratch);
-        e->cap_scratch = (e->cqs.n + 16) * sizeof(*entries);
+        e->cap_scratch = (e->cqs.n + 16) * each;
         e->scratch = ts_xmalloc(e->cap_scratch);
     }
     entries = e->scratch;
+    order = (struct entry **)(entries + e->cqs.n);
     memset(entries, 0, e->cqs.n * sizeof(*entries));
     while (ts_hmap_next(&e->cqs, &it, &k, &v)) {
         struct ts__eng_cq *cq = v;
@@ -605,13 +607,15 @@ size_t ts_engine_cycle(struct ts_engine *e, ts_time now, struct ts_cycle *out)
         if ((entries[n].wl = next_head(e, cq, out, &moved)))
             n++;
     }
-    for (size_t i = 0; i < n; i++)
-        nominate(e, &entries[i]);
-    qsort(entries, n, sizeof(*entries), entry_cmp);
     for (size_t i = 0; i < n; i++) {
-        process(e, &entries[i], out, &moved, now, &resv);
-        ts__eng_assignment_release(&entries[i].a);
-        free(entries[i].message);
+        nominate(e, &entries[i]);
+        order[i] = &entries[i];
+    }
+    qsort(order, n, sizeof(*order), entry_cmp);
+    for (size_t i = 0; i < n; i++) {
+        process(e, order[i], out, &moved, now, &resv);
+        ts__eng_assignment_release(&order[i]->a);
+        free(order[i]->message);
     }
     unreserve(&resv);
     out->heads += n;

@@ -270,6 +270,24 @@ struct run {
     struct cand head;
 };
 
+/* Whether neither w nor any holder after it in its queue's candidate
+ * order can be a candidate: past the workloads on their way out the order
+ * is by priority, and these policies take only lower (or, newer, equal)
+ * priorities.  A waiting head of the lowest priority used to read every
+ * holder of its queue, at every requeue. */
+static int past_candidates(const struct search *s, const struct ts__eng_wl *w, int same)
+{
+    const struct ts_cq_preemption *p = &s->cq->preemption;
+
+    if (w->evicting || w->evicted)
+        return 0;
+    if (same && p->within_cluster_queue == TS_WITHIN_CQ_LOWER_OR_NEWER_EQUAL_PRIORITY)
+        return w->priority > s->pre->priority;
+    if (same || p->reclaim_within_cohort == TS_RECLAIM_LOWER_PRIORITY)
+        return w->priority >= s->pre->priority;
+    return 0;
+}
+
 /* Moves r to its first candidate at q->order index i or later; returns 0
  * when there is none. */
 static int run_seek(const struct search *s, struct run *r, size_t i)
@@ -277,6 +295,8 @@ static int run_seek(const struct search *s, struct run *r, size_t i)
     for (; i < r->q->n_holders; i++) {
         struct ts__eng_wl *w = r->q->order[i];
 
+        if (past_candidates(s, w, r->same))
+            return 0;
         if (is_candidate(s, w, r->same)) {
             cand_fill(&r->head, w, kind_of(s, w, r->same));
             r->next = i + 1;
@@ -313,6 +333,7 @@ static void add_queue(struct search *s, struct ts__eng_cq *q, int same)
 static void collect_cross(struct search *s, struct ts_quota_node *n)
 {
     if (n->is_cohort) {
+        TS_GROW(s->runs, s->cap_runs, s->nruns + n->n_children); /* once, not doubling */
         for (size_t i = 0; i < n->n_children; i++)
             collect_cross(s, n->children[i]);
         return;
