@@ -163,6 +163,8 @@ static int ns_matches(const struct ts_engine *e, const struct ts__eng_cq *cq, co
 
     if (!cq->has_ns_selector)
         return 0; /* nil selector: no namespace */
+    if (!cq->ns_selector.match_labels.n && !cq->ns_selector.n_exprs)
+        return 1; /* {}: every namespace, without building its labels */
     if (labels)
         return ts_label_selector_matches(&cq->ns_selector, labels);
     ts_strmap_set(&implicit, "kubernetes.io/metadata.name", ns);

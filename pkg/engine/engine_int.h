@@ -151,6 +151,7 @@ struct ts__eng_wl {
     char *ns;
     char *name;
     char *uid;
+    uint64_t id_prefix; /* ts__eng_id_prefix(uid or key): most ties end here */
     char *lq_name;
     size_t lq_pos;                   /* index in its by_lq members */
     struct ts__eng_members *members; /* those members, or NULL */
@@ -287,4 +288,7 @@ void ts__eng_detach_cq(struct ts_engine *e, struct ts__eng_cq *cq);
 void ts__eng_wl_enqueue(struct ts_engine *e, struct ts__eng_wl *wl);
 void ts__eng_wl_add_usage(struct ts__eng_wl *wl, int sign);
 int ts__eng_wl_less(const void *a, const void *b);
+/* The first 8 bytes of id, big-endian and zero-padded: ordered as strcmp
+ * orders the strings, so a comparison can try it first. */
+uint64_t ts__eng_id_prefix(const char *id);
 size_t *ts__eng_wl_pos(void *e);

@@ -90,9 +90,7 @@ static void cand_fill(struct cand *c, struct ts__eng_wl *w, enum kind k)
     c->priority = w->priority;
     c->reserved_at = w->reserved_at;
     c->id = w->uid ? w->uid : w->key;
-    c->id_prefix = 0;
-    for (size_t i = 0; i < 8 && c->id[i]; i++)
-        c->id_prefix |= (uint64_t)(unsigned char)c->id[i] << (56 - 8 * i);
+    c->id_prefix = w->id_prefix;
 }
 
 static void push(struct search *s, struct ts__eng_wl *w, enum kind k)

@@ -20,7 +20,18 @@ int ts__eng_wl_less(const void *a, const void *b)
         return x->priority > y->priority ? -1 : 1;
     if (x->queue_ts != y->queue_ts)
         return x->queue_ts < y->queue_ts ? -1 : 1;
+    if (x->id_prefix != y->id_prefix) /* creation times tie by the second */
+        return x->id_prefix < y->id_prefix ? -1 : 1;
     return strcmp(x->uid ? x->uid : x->key, y->uid ? y->uid : y->key);
+}
+
+uint64_t ts__eng_id_prefix(const char *id)
+{
+    uint64_t v = 0;
+
+    for (size_t i = 0; i < 8 && id[i]; i++)
+        v |= (uint64_t)(unsigned char)id[i] << (56 - 8 * i);
+    return v;
 }
 
 size_t *ts__eng_wl_pos(void *e)
@@ -489,6 +500,7 @@ static int fill(struct ts_engine *e, struct ts__eng_wl *wl, const struct ts_work
         ts_conditions_find(&src->status.conditions, TS_WL_COND_PODS_READY);
 
     wl->uid = src->meta.uid ? ts_xstrdup(src->meta.uid) : NULL;
+    wl->id_prefix = ts__eng_id_prefix(wl->uid ? wl->uid : wl->key);
     wl->job_uid = job_uid ? ts_xstrdup(job_uid) : NULL;
     wl->reserved_at = qr ? qr->last_transition_time : 0;
     wl->pods_ready = pr && pr->status && !strcmp(pr->status, "True");
