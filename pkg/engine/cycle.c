@@ -157,15 +157,15 @@ struct entry {
 
 static int ns_matches(const struct ts_engine *e, const struct ts__eng_cq *cq, const char *ns)
 {
-    const struct ts_strmap *labels = ts_hmap_get(&e->namespaces, ns);
+    const struct ts_strmap *labels;
     struct ts_strmap implicit = TS_STRMAP_INIT;
     int ok;
 
     if (!cq->has_ns_selector)
         return 0; /* nil selector: no namespace */
     if (!cq->ns_selector.match_labels.n && !cq->ns_selector.n_exprs)
-        return 1; /* {}: every namespace, without building its labels */
-    if (labels)
+        return 1; /* {}: every namespace, without looking up its labels */
+    if ((labels = ts_hmap_get(&e->namespaces, ns)))
         return ts_label_selector_matches(&cq->ns_selector, labels);
     ts_strmap_set(&implicit, "kubernetes.io/metadata.name", ns);
     ok = ts_label_selector_matches(&cq->ns_selector, &implicit);

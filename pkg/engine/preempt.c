@@ -307,7 +307,7 @@ static int run_seek(const struct search *s, struct run *r, size_t i)
 /* Adds q's candidates: every one for fair sharing, else q's run. */
 static void add_queue(struct search *s, struct ts__eng_cq *q, int same)
 {
-    struct run *r;
+    struct run r = {0};
 
     if (s->e->config.fair_sharing) {
         for (size_t i = 0; i < q->n_holders; i++) {
@@ -317,21 +317,19 @@ static void add_queue(struct search *s, struct ts__eng_cq *q, int same)
         return;
     }
     sort_holders(q);
+    r.q = q;
+    r.same = same;
+    if (!run_seek(s, &r, 0))
+        return; /* most queues: grow the runs only for one kept */
+    r.first = r.next - 1;
     TS_GROW(s->runs, s->cap_runs, s->nruns + 1);
-    r = &s->runs[s->nruns];
-    r->q = q;
-    r->same = same;
-    if (!run_seek(s, r, 0))
-        return;
-    r->first = r->next - 1;
-    s->nruns++;
+    s->runs[s->nruns++] = r;
     s->any_cross |= !same;
 }
 
 static void collect_cross(struct search *s, struct ts_quota_node *n)
 {
     if (n->is_cohort) {
-        TS_GROW(s->runs, s->cap_runs, s->nruns + n->n_children); /* once, not doubling */
         for (size_t i = 0; i < n->n_children; i++)
             collect_cross(s, n->children[i]);
         return;
