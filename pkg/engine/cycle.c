@@ -232,17 +232,29 @@ static const struct ts__eng_blocked *blocked(const struct ts__eng_cq *cq, uint64
     return NULL;
 }
 
+/* *slot = a copy of s, keeping the one it holds when equal. */
+static void keep_copy(char **slot, const char *s)
+{
+    if (*slot && !strcmp(*slot, s))
+        return;
+    free(*slot);
+    *slot = ts_xstrdup(s);
+}
+
 static void block(struct ts__eng_cq *cq, const struct ts__eng_wl *wl)
 {
     struct ts__eng_blocked *b;
+    size_t had = cq->cap_blocked;
 
     if (cq->queueing != TS_QUEUEING_BEST_EFFORT_FIFO || blocked(cq, wl->shape))
         return;
     TS_GROW(cq->blocked, cq->cap_blocked, cq->n_blocked + 1);
+    /* slots past n_blocked keep their strings (ts__eng_unblock) */
+    memset(cq->blocked + had, 0, (cq->cap_blocked - had) * sizeof(*cq->blocked));
     b = &cq->blocked[cq->n_blocked++];
     b->shape = wl->shape;
-    b->reason = ts_xstrdup(wl->last_reason ? wl->last_reason : "");
-    b->message = ts_xstrdup(wl->last_message ? wl->last_message : "");
+    keep_copy(&b->reason, wl->last_reason ? wl->last_reason : "");
+    keep_copy(&b->message, wl->last_message ? wl->last_message : "");
 }
 
 static void requeue(struct ts__eng_cq *cq, struct ts__eng_wl *wl, int inadmissible, size_t *moved)
