@@ -112,4 +112,9 @@ size_t ts_http_pending(const struct ts_http *h);
 /* Connections opened so far (for tests of connection reuse). */
 long ts_http_connections(const struct ts_http *h);
 
+/* Whether the TLS connection under `req` keeps its record buffers between
+ * reads (for tests): 1 or 0, -1 when it has no OpenSSL connection (plain
+ * HTTP, another TLS library).  Call from the request's callbacks. */
+int ts_http_req_tls_buffers_kept(struct ts_http_req *req);
+
 #endif

@@ -4,7 +4,7 @@
  * bearer token; paging; a watch cut mid-stream by a proxy that resumes
  * without losing or repeating an event; 410 leading to a relist that
  * converges; informer indexes and handlers; event aggregation; two leader
- * electors with hand-over. */
+ * electors with hand-over; TLS connections keep their record buffers. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,6 +29,7 @@
 #include "json/json.h"
 #include "kube/client.h"
 #include "kube/events.h"
+#include "kube/http.h"
 #include "kube/informer.h"
 #include "kube/leader.h"
 #include "kube/watch.h"
@@ -1303,6 +1304,69 @@ static int try_write(struct ts_kube_client *c, const char *name)
     return rc;
 }
 
+/* OpenSSL keeps a connection's record buffers between reads (libcurl asks
+ * it to free them whenever drained: a 16 KB malloc and free per watch
+ * event); plain HTTP has none to keep. */
+struct tls_probe {
+    int kept, done;
+};
+
+static int tls_probe_data(struct ts_http_req *req, long status, const char *p, size_t n, void *data)
+{
+    struct tls_probe *t = data;
+
+    (void)status;
+    (void)p;
+    (void)n;
+    t->kept = ts_http_req_tls_buffers_kept(req);
+    return 0;
+}
+
+static void tls_probe_done(struct ts_http_req *req, const struct ts_http_result *res, void *data)
+{
+    struct tls_probe *t = data;
+
+    (void)req;
+    assert_int_equal(res->code, 0);
+    assert_int_equal(res->status, 200);
+    t->done = 1;
+}
+
+static int tls_buffers_kept(struct ts_http *h, const char *server)
+{
+    char url[256];
+    struct tls_probe t = {-2, 0};
+    struct ts_http_opts o = {.method = "GET",
+                             .url = url,
+                             .tls = &(struct ts_http_tls){.insecure = 1},
+                             .on_data = tls_probe_data,
+                             .on_done = tls_probe_done,
+                             .data = &t};
+    struct ts_err e = {0};
+
+    snprintf(url, sizeof(url), "%s/version", server);
+    assert_int_equal(ts_http_request(h, &o, NULL, &e), 0);
+    for (int i = 0; i < 500 && !t.done; i++)
+        ts_loop_run_once(loop, 10 * MS);
+    assert_true(t.done);
+    return t.kept;
+}
+
+static void test_tls_buffers_kept(void **state)
+{
+    struct ts_http *h;
+
+    (void)state;
+    NEED_SERVER();
+    h = ts_http_new(loop, 0);
+    assert_non_null(h);
+    assert_int_equal(tls_buffers_kept(h, tls_srv.cfg.server), 1);
+    assert_int_equal(tls_buffers_kept(h, tls_srv.cfg.server), 1); /* reused connection */
+    assert_int_equal(ts_http_connections(h), 1);
+    assert_int_equal(tls_buffers_kept(h, http_srv.cfg.server), -1);
+    ts_http_free(h);
+}
+
 static void test_leader_handover(void **state)
 {
     struct cand a, b, a2;
@@ -1380,6 +1444,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_event_aggregation),
         cmocka_unit_test(test_event_queue_bounded),
         cmocka_unit_test(test_requests_in_flight_bounded),
+        cmocka_unit_test(test_tls_buffers_kept),
         cmocka_unit_test(test_leader_handover),
     };
     char self[512];
