@@ -73,24 +73,51 @@ static void validate_meta(const struct ts__as_res *res, const cJSON *obj,
     annotations_size(md, errs);
 }
 
+static int named(const char *const *names, const char *key)
+{
+    for (; *names; names++)
+        if (key && !strcmp(*names, key))
+            return 1;
+    return 0;
+}
+
+/* Whether objects a and b are equal apart from their members named in
+ * skip (NULL-terminated): the comparisons below ran on copies with those
+ * members deleted, two deep copies per write under the server's lock. */
+static int equal_except(const cJSON *a, const cJSON *b, const char *const *skip)
+{
+    const cJSON *x;
+
+    if (!cJSON_IsObject(a) || !cJSON_IsObject(b))
+        return ts_json_equal(a, b);
+    cJSON_ArrayForEach(x, a)
+    {
+        const cJSON *y;
+
+        if (named(skip, x->string))
+            continue;
+        y = cJSON_GetObjectItemCaseSensitive(b, x->string);
+        if (!y || !ts_json_equal(x, y))
+            return 0;
+    }
+    cJSON_ArrayForEach(x, b)
+    {
+        if (!named(skip, x->string) && !cJSON_GetObjectItemCaseSensitive(a, x->string))
+            return 0;
+    }
+    return 1;
+}
+
 /* Compares everything outside metadata (and status when it is a
  * subresource). */
 static int spec_changed(const struct ts__as_res *res, const struct ts__as_ver *ver, const cJSON *a,
                         const cJSON *b)
 {
-    cJSON *x = cJSON_Duplicate(a, 1), *y = cJSON_Duplicate(b, 1);
-    int changed;
+    static const char *const meta[] = {"metadata", NULL};
+    static const char *const meta_status[] = {"metadata", "status", NULL};
 
-    cJSON_DeleteItemFromObjectCaseSensitive(x, "metadata");
-    cJSON_DeleteItemFromObjectCaseSensitive(y, "metadata");
-    if (res->kindid == TS__AS_JOB || (ver && ver->has_status)) {
-        cJSON_DeleteItemFromObjectCaseSensitive(x, "status");
-        cJSON_DeleteItemFromObjectCaseSensitive(y, "status");
-    }
-    changed = !ts_json_equal(x, y);
-    cJSON_Delete(x);
-    cJSON_Delete(y);
-    return changed;
+    return !equal_except(
+        a, b, res->kindid == TS__AS_JOB || (ver && ver->has_status) ? meta_status : meta);
 }
 
 static int new_finalizers(const cJSON *old, const cJSON *obj, struct ts_field_errors *errs)
@@ -222,6 +249,20 @@ static void reply_obj(struct ts__as_req *q, struct ts__as_resp *r, int code, con
     cJSON_Delete(c);
 }
 
+/* A stored object's reply shares the text its watchers are sent: printed
+ * once per write instead of copied and printed again for the writer. */
+static void reply_stored(struct ts__as_req *q, struct ts__as_resp *r, int code,
+                         struct ts__as_obj *o)
+{
+    if (!q->ver) {
+        reply_obj(q, r, code, o->json);
+        return;
+    }
+    r->code = code;
+    ts_buf_reset(&r->body);
+    ts__as_add_obj(q, o, &r->body);
+}
+
 static void store(struct ts__as_req *q, struct ts__as_resp *r, cJSON *obj, int code)
 {
     struct ts__as_obj *o;
@@ -236,25 +277,16 @@ static void store(struct ts__as_req *q, struct ts__as_resp *r, cJSON *obj, int c
         cJSON_GetArraySize(ts_json_get(obj, "metadata.finalizers")) == 0 &&
         q->res->kindid != TS__AS_NAMESPACE) {
         struct ts__as_obj *cur = ts__as_store_put(q->s, q->res, obj);
-        reply_obj(q, r, code, cur->json);
+        reply_stored(q, r, code, cur);
         ts__as_delete_obj(q->s, q->res, cur, q->now);
         return;
     }
     o = ts__as_store_put(q->s, q->res, obj);
     if (q->res->kindid == TS__AS_CRD)
         ts__as_crd_apply(q->s, o->json);
-    reply_obj(q, r, code, o->json);
+    reply_stored(q, r, code, o);
     if (code == 201 && ts_json_get(o->json, "metadata.ownerReferences"))
         ts__as_gc_dangling(q->s, q->res, o, q->now);
-}
-
-/* Drops the time of every managedFields entry. */
-static void drop_managed_times(cJSON *obj)
-{
-    cJSON *e;
-
-    cJSON_ArrayForEach(e, ts_json_get(obj, "metadata.managedFields"))
-        cJSON_DeleteItemFromObjectCaseSensitive(e, "time");
 }
 
 /* Equal apart from the times in metadata.managedFields: the field tracker
@@ -263,15 +295,23 @@ static void drop_managed_times(cJSON *obj)
  * ownership still counts. */
 static int same_but_managed_times(const cJSON *a, const cJSON *b)
 {
-    cJSON *x = cJSON_Duplicate(a, 1), *y = cJSON_Duplicate(b, 1);
-    int eq;
+    static const char *const meta[] = {"metadata", NULL};
+    static const char *const managed[] = {"managedFields", NULL};
+    static const char *const times[] = {"time", NULL};
+    const cJSON *ma = cJSON_GetObjectItemCaseSensitive(a, "metadata");
+    const cJSON *mb = cJSON_GetObjectItemCaseSensitive(b, "metadata");
+    const cJSON *fa = cJSON_GetObjectItemCaseSensitive(ma, "managedFields");
+    const cJSON *fb = cJSON_GetObjectItemCaseSensitive(mb, "managedFields");
+    const cJSON *x, *y;
 
-    drop_managed_times(x);
-    drop_managed_times(y);
-    eq = ts_json_equal(x, y);
-    cJSON_Delete(x);
-    cJSON_Delete(y);
-    return eq;
+    if (!equal_except(a, b, meta) || !ma != !mb || (ma && !equal_except(ma, mb, managed)))
+        return 0;
+    if (!cJSON_IsArray(fa) || !cJSON_IsArray(fb))
+        return ts_json_equal(fa, fb);
+    for (x = fa->child, y = fb->child; x && y; x = x->next, y = y->next)
+        if (!equal_except(x, y, times))
+            return 0;
+    return !x && !y;
 }
 
 static void commit_update(struct ts__as_req *q, struct ts__as_resp *r, struct ts__as_obj *old,
@@ -302,7 +342,7 @@ static void commit_update(struct ts__as_req *q, struct ts__as_resp *r, struct ts
         return;
     }
     if (same_but_managed_times(obj, old->json)) { /* no-op: no new RV, no event */
-        reply_obj(q, r, 200, old->json);
+        reply_stored(q, r, 200, old);
         cJSON_Delete(obj);
         return;
     }

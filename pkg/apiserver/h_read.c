@@ -172,8 +172,7 @@ void ts__as_to_storage(struct ts_apiserver *s, const struct ts__as_res *res, cJS
     }
 }
 
-/* Appends o as served at the request's version. */
-static void add_obj(const struct ts__as_req *q, struct ts__as_obj *o, struct ts_buf *out)
+void ts__as_add_obj(const struct ts__as_req *q, struct ts__as_obj *o, struct ts_buf *out)
 {
     const char *av = ts_json_get_string(o->json, "apiVersion");
     char want[300];
@@ -211,7 +210,7 @@ void ts__as_handle_get(struct ts__as_req *q, struct ts__as_resp *r)
         return;
     }
     r->code = 200;
-    add_obj(q, o, &r->body);
+    ts__as_add_obj(q, o, &r->body);
 }
 
 /* Parses a continue token "base64(rv/key)": 0, or -1 after replying. */
@@ -293,7 +292,7 @@ static void reply_list(struct ts__as_req *q, struct ts__as_resp *r, struct ts__a
     for (size_t i = 0; i < n; i++) {
         if (i)
             ts_buf_addc(b, ',');
-        add_obj(q, objs[i], b);
+        ts__as_add_obj(q, objs[i], b);
     }
     ts_buf_adds(b, "]}");
 }

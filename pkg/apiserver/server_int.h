@@ -296,6 +296,9 @@ void ts__as_handle_watch(struct ts__as_req *q, struct ts__as_resp *r);
 /* Serves object o at the requested version: a copy with apiVersion set
  * (converted when the resource has convert_kueue). */
 cJSON *ts__as_present(const struct ts__as_req *q, struct ts__as_res *res, const cJSON *o);
+/* Appends stored object o as served at the request's version (q->ver
+ * set): its cached text when the versions match, else a presented copy. */
+void ts__as_add_obj(const struct ts__as_req *q, struct ts__as_obj *o, struct ts_buf *out);
 /* Converts obj in place to the storage version of res when res converts
  * (strategy Webhook); otherwise leaves it. */
 void ts__as_to_storage(struct ts_apiserver *s, const struct ts__as_res *res, cJSON *obj);

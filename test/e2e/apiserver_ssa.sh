@@ -44,6 +44,21 @@ check "field no longer applied is removed" eq "$(echo "$out" | jq_py "'namespace
 out=$(cq bob false '{}' ',"labels":{"owner":"bob"}')
 check "bob drops cohort: removed" eq "$(echo "$out" | jq_py "'cohortName' in d['spec']")" False
 
+# a manager that applies a value another already set becomes its co-owner:
+# managedFields change though nothing else does, so the write is stored
+cq4() { # manager spec
+    api PATCH "/apis/kueue.x-k8s.io/v1beta2/clusterqueues/cq4?fieldManager=$1" \
+        -H 'Content-Type: application/apply-patch+yaml' \
+        -d "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"ClusterQueue\",\"metadata\":{\"name\":\"cq4\"},\"spec\":$2}"
+}
+cq4 alice '{"cohortName":"shared"}' >/dev/null
+out=$(cq4 bob '{"namespaceSelector":{}}')
+rv=$(echo "$out" | jq_py "d['metadata']['resourceVersion']")
+out=$(cq4 bob '{"namespaceSelector":{},"cohortName":"shared"}')
+check "co-owner of an unchanged value: 200" eq "$(code)" 200
+check "co-owner of an unchanged value recorded" eq "$(echo "$out" | jq_py "sorted(m['manager'] for m in d['metadata']['managedFields'] if 'f:cohortName' in json.dumps(m['fieldsV1']))")" "['alice', 'bob']"
+check "co-owner of an unchanged value: new resourceVersion" ne "$(echo "$out" | jq_py "d['metadata']['resourceVersion']")" "$rv"
+
 # an ordinary writer (Update operation) owns what it changed
 api PATCH "/apis/kueue.x-k8s.io/v1beta2/clusterqueues/cq1?fieldManager=kubectl-patch" \
     -H 'Content-Type: application/merge-patch+json' -d '{"spec":{"cohortName":"patched"}}' >/dev/null

@@ -144,6 +144,12 @@ eq() {
     return 1
 }
 
+ne() {
+    [ "$1" != "$2" ] && return 0
+    echo "  want other than '$2'"
+    return 1
+}
+
 # A wrapper's log with a report in it is a finding (valgrind -q writes only
 # its reports: errors, leaks at exit, a fatal signal; warnings and the leak
 # kinds that are no errors, "possibly lost" and "still reachable", are
