@@ -124,10 +124,10 @@ static int selectors_match(struct ts__as_req *q, const cJSON *wh, const struct t
 {
     const cJSON *nsel = cJSON_GetObjectItemCaseSensitive(wh, "namespaceSelector");
     const cJSON *osel = cJSON_GetObjectItemCaseSensitive(wh, "objectSelector");
-    const cJSON *subject = a->obj ? a->obj : a->old;
+    const cJSON *subject = a->sel_obj ? a->sel_obj : a->sel_old;
 
-    if (osel && !ts__as_labelsel_match(osel, ts_json_get(a->obj, "metadata.labels")) &&
-        !(a->old && ts__as_labelsel_match(osel, ts_json_get(a->old, "metadata.labels"))))
+    if (osel && !ts__as_labelsel_match(osel, ts_json_get(a->sel_obj, "metadata.labels")) &&
+        !(a->sel_old && ts__as_labelsel_match(osel, ts_json_get(a->sel_old, "metadata.labels"))))
         return 0;
     if (!nsel)
         return 1;
@@ -212,6 +212,7 @@ void ts__as_adm_clear_call(struct ts__as_adm *a)
     cJSON_Delete(a->old);
     cJSON_Delete(a->options);
     a->obj = a->old = a->options = NULL;
+    a->sel_obj = a->sel_old = NULL;
     free(a->group), free(a->version), free(a->resource), free(a->sub);
     free(a->kind), free(a->ns), free(a->name), free(a->op);
     a->group = a->version = a->resource = a->sub = a->kind = a->ns = a->name = a->op = NULL;
@@ -277,10 +278,19 @@ static void set_call(struct ts__as_req *q, struct ts__as_adm *a, const char *op,
     a->kind = dup0(q->res->kind);
     a->ns = q->res->namespaced ? dup0(q->rt.ns) : NULL;
     a->name = dup0(name ? name : q->rt.name);
-    a->obj = obj ? cJSON_Duplicate(obj, 1) : NULL;
-    a->old = old ? cJSON_Duplicate(old, 1) : NULL;
+    a->sel_obj = obj;
+    a->sel_old = old;
     a->dry_run = ts__as_query(q, "dryRun") != NULL;
-    a->options = options(q, op);
+}
+
+/* The rest of the call once a webhook matched: copies of the objects
+ * (the borrowed ones are the caller's), the options and a uid. */
+static void fill_call(struct ts__as_req *q, struct ts__as_adm *a)
+{
+    a->obj = a->sel_obj ? cJSON_Duplicate(a->sel_obj, 1) : NULL;
+    a->old = a->sel_old ? cJSON_Duplicate(a->sel_old, 1) : NULL;
+    a->sel_obj = a->sel_old = NULL;
+    a->options = options(q, a->op);
     ts__as_new_uid(q->s, a->uid);
 }
 
@@ -331,6 +341,7 @@ int ts__as_admit_mutate(struct ts__as_req *q, struct ts__as_resp *r, cJSON **obj
         ts__as_adm_clear_call(a);
         return 0;
     }
+    fill_call(q, a);
     a->phase = TS__AS_ADM_MUTATE;
     return 1;
 }
@@ -358,6 +369,7 @@ int ts__as_admit_validate(struct ts__as_req *q, struct ts__as_resp *r, cJSON **o
         ts__as_adm_clear_call(a);
         return 0;
     }
+    fill_call(q, a);
     a->final = cJSON_Duplicate(*obj, 1);
     a->phase = TS__AS_ADM_VALIDATE;
     return 1;
@@ -376,14 +388,16 @@ int ts__as_admit_delete(struct ts__as_req *q, struct ts__as_resp *r, const struc
     note_old(a, o);
     view = ts__as_present(q, q->res, o->json);
     set_call(q, a, "DELETE", NULL, view);
-    cJSON_Delete(view);
     add_hooks(q, a, "MutatingWebhookConfiguration");
     add_hooks(q, a, "ValidatingWebhookConfiguration");
     if (!a->n_hooks) {
         a->validated_done = 1;
         ts__as_adm_clear_call(a);
+        cJSON_Delete(view);
         return 0;
     }
+    fill_call(q, a);
+    cJSON_Delete(view);
     a->phase = TS__AS_ADM_VALIDATE;
     return 1;
 }

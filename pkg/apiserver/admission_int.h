@@ -28,6 +28,9 @@ struct ts__as_adm {
     struct ts__as_hook *hooks;
     size_t n_hooks;
     cJSON *obj, *old; /* request-version objects (NULL when absent) */
+    /* the objects while the webhooks are matched (borrowed): copied into
+     * obj and old only when one matches, since most writes call none */
+    const cJSON *sel_obj, *sel_old;
     char *group, *version, *resource, *sub, *kind, *ns, *name, *op;
     int dry_run;
     char uid[37]; /* AdmissionRequest uid (one per request) */

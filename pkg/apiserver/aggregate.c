@@ -131,7 +131,6 @@ int ts__as_aggregated(struct ts_apiserver *s, const struct ts__as_req *q, struct
     const cJSON *api;
 
     memset(px, 0, sizeof(*px));
-    pthread_mutex_lock(&s->mu);
     api = find_apiservice(s, q->path);
     if (api) {
         const cJSON *spec = cJSON_GetObjectItemCaseSensitive(api, "spec");
@@ -145,7 +144,6 @@ int ts__as_aggregated(struct ts_apiserver *s, const struct ts__as_req *q, struct
         /* the path is the backend's own: service.path does not apply */
         cJSON_DeleteItemFromObject(cJSON_GetObjectItem(px->cc, "service"), "path");
     }
-    pthread_mutex_unlock(&s->mu);
     return api != NULL;
 }
 

@@ -40,11 +40,28 @@ static void unsupported_media(struct ts__as_resp *r, int patch)
 }
 
 /* Decodes a JSON (or YAML) body; NULL after replying. */
+static int body_is_json(const struct ts__as_req *q)
+{
+    return !(q->ctype && strstr(q->ctype, "protobuf")) && !media_is(q->ctype, "application/yaml");
+}
+
+void ts__as_body_preparse(struct ts__as_req *q)
+{
+    if ((strcmp(q->method, "POST") && strcmp(q->method, "PUT")) || !q->body.len ||
+        !body_is_json(q) || ts_json_parse(q->body.ptr, q->body.len, &q->parsed, NULL))
+        q->parsed = NULL;
+}
+
 static cJSON *decode_body(struct ts__as_req *q, struct ts__as_resp *r, int yaml)
 {
     struct ts_err err = {0};
     cJSON *v = NULL;
 
+    if (q->parsed && !yaml && body_is_json(q)) {
+        v = q->parsed;
+        q->parsed = NULL;
+        return v;
+    }
     if (q->ctype && strstr(q->ctype, "protobuf")) {
         int rc = yaml ? TS_EUNSUPPORTED : ts_pb_decode(q->body.ptr, q->body.len, &v, &err);
 
