@@ -52,6 +52,13 @@ check "409 stale resourceVersion" eq "$(code)" "409"
 out=$(api PUT $CQ/a $J -d '{"apiVersion":"kueue.x-k8s.io/v1beta1","kind":"ClusterQueue","metadata":{"name":"a"},"spec":{}}')
 check "422 PUT without resourceVersion" eq "$(code)" "422"
 check "422 message" contains "$out" "metadata.resourceVersion: Invalid value: 0x0: must be specified for an update"
+# a body that is not JSON: 400 naming the place, on create and on update
+out=$(api POST $CQ $J -d '{"apiVersion":"kueue.x-k8s.io/v1beta1","kind":"ClusterQueue",')
+check "400 on a broken JSON create" eq "$(code)" "400"
+check "broken JSON create message" contains "$out" "couldn't decode the request body: invalid JSON at line 1"
+out=$(api PUT $CQ/a $J -d '{"metadata": nope}')
+check "400 on a broken JSON update" eq "$(code)" "400"
+check "broken JSON update message" contains "$out" "couldn't decode the request body: invalid JSON"
 # a body of another version than the URL's is refused (kube-apiserver's 400)
 out=$(api PUT $CQ/a $J -d "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"ClusterQueue\",\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"$RV1\"},\"spec\":{}}")
 check "400 other apiVersion on PUT" eq "$(code)" "400"
