@@ -1,6 +1,7 @@
 /* Table tests for the pure parts of turnstile-apiserver: label/field
  * selectors, the kubectl JSONPath subset, strategic merge patch, structural
- * schema pruning/defaulting/validation and base64. */
+ * schema pruning/defaulting/validation, base64 and the managedFields of an
+ * Update. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include "apiserver/schema.h"
 #include "apiserver/sel.h"
 #include "apiserver/smp.h"
+#include "apiserver/ssa.h"
 #include "json/json.h"
 #include "util/alloc.h"
 
@@ -341,12 +343,74 @@ static void test_b64(void **state)
     ts_buf_release(&bad);
 }
 
+/* ts_ssa_track: the fields an Update writer comes to own are those it
+ * changed (a map list's items by key), and a path is compared where
+ * kube-apiserver's lookup finds it: below the second of two items with the
+ * same key, in the first one. */
+static void test_ssa_track(void **state)
+{
+    static const char *sch =
+        "{\"properties\":{\"status\":{\"properties\":{\"conditions\":{\"type\":\"array\","
+        "\"x-kubernetes-list-type\":\"map\",\"x-kubernetes-list-map-keys\":[\"type\"],"
+        "\"items\":{\"type\":\"object\"}}}}}}";
+#define QR(st, msg) "{\"type\":\"QR\",\"status\":\"" st "\",\"message\":\"" msg "\"}"
+#define EV          "{\"type\":\"Ev\",\"status\":\"False\"}"
+#define OBJ(conds)                                                                                 \
+    "{\"kind\":\"W\",\"metadata\":{\"name\":\"w\"},\"status\":{\"conditions\":[" conds "]}}"
+    static const struct {
+        const char *old, *obj;
+        const char *want; /* the writer's fieldsV1, or NULL for no entry */
+    } cases[] = {
+        {OBJ(QR("True", "m")), OBJ(QR("True", "m")), NULL},
+        {OBJ(QR("True", "m")), OBJ(QR("True", "n")),
+         "{\"f:status\":{\"f:conditions\":{\"k:{\\\"type\\\":\\\"QR\\\"}\":{\".\":{},\"f:message\":"
+         "{}}}}}"},
+        {OBJ(QR("True", "m")), OBJ(QR("True", "m") "," EV),
+         "{\"f:status\":{\"f:conditions\":{\"k:{\\\"type\\\":\\\"Ev\\\"}\":{\".\":{},\"f:type\":{},"
+         "\"f:status\":{}}}}}"},
+        {OBJ(QR("True", "m")), OBJ(""), "{\"f:status\":{\"f:conditions\":{}}}"},
+        /* duplicates: unchanged, and a change only in the second item, which
+         * the lookup never reaches */
+        {OBJ(QR("True", "m") "," QR("False", "n")), OBJ(QR("True", "m") "," QR("False", "n")),
+         NULL},
+        {OBJ(QR("True", "m") "," QR("False", "n")), OBJ(QR("True", "m") "," QR("False", "x")),
+         NULL},
+    };
+    cJSON *schema = parse(sch);
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct ts_ssa_ctx c = {"writer", "g/v1", "2026-01-01T00:00:00Z", "status", schema};
+        cJSON *old = parse(cases[i].old), *obj = parse(cases[i].obj);
+        const cJSON *mf = ts_json_get(obj, "metadata.managedFields");
+        char *got;
+
+        ts_ssa_track(old, obj, &c);
+        mf = ts_json_get(obj, "metadata.managedFields");
+        got =
+            cJSON_GetArraySize(mf)
+                ? ts_json_dumps(ts_json_get(cJSON_GetArrayItem(mf, 0), "fieldsV1"), TS_JSON_COMPACT)
+                : NULL;
+        if (!cases[i].want != !got || (got && strcmp(got, cases[i].want)))
+            fail_msg("case %zu: want %s got %s", i, cases[i].want ? cases[i].want : "no entry",
+                     got ? got : "no entry");
+        free(got);
+        cJSON_Delete(old);
+        cJSON_Delete(obj);
+    }
+    cJSON_Delete(schema);
+#undef QR
+#undef EV
+#undef OBJ
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_label_selectors), cmocka_unit_test(test_field_selectors),
         cmocka_unit_test(test_jsonpath),        cmocka_unit_test(test_smp),
         cmocka_unit_test(test_schema),          cmocka_unit_test(test_b64),
+        cmocka_unit_test(test_ssa_track),
     };
 
     ts_alloc_init();
