@@ -41,12 +41,13 @@ static char *key_token(const cJSON *item, const cJSON *keys)
     char *txt, *tok;
     size_t n;
 
+    /* references, not copies: the object only lives to be printed */
     cJSON_ArrayForEach(e, keys)
     {
-        const cJSON *v =
+        cJSON *v =
             cJSON_IsString(e) ? cJSON_GetObjectItemCaseSensitive(item, e->valuestring) : NULL;
         if (v)
-            cJSON_AddItemToObject(k, e->valuestring, cJSON_Duplicate(v, 1));
+            cJSON_AddItemReferenceToObject(k, e->valuestring, v);
     }
     txt = ts_json_dumps(k, TS_JSON_COMPACT);
     cJSON_Delete(k);
@@ -140,7 +141,10 @@ static void walk_list(const cJSON *arr, const cJSON *nav, const cJSON *oarr, con
         const cJSON *other = find_item(oarr, it, keys), *at = find_item(nav, it, keys);
         struct ts_buf p = TS_BUF_INIT;
 
-        ts_buf_addf(&p, "%s" TS_SSA_SEP "%s" TS_SSA_SEP ".", prefix, tok);
+        ts_buf_adds(&p, prefix);
+        ts_buf_adds(&p, TS_SSA_SEP);
+        ts_buf_adds(&p, tok);
+        ts_buf_adds(&p, TS_SSA_SEP ".");
         emit(pw, p.ptr, at, other); /* the item itself */
         p.len -= 2;                 /* its members' prefix */
         p.ptr[p.len] = '\0';
@@ -157,7 +161,12 @@ static void walk_member(const cJSON *m, const cJSON *nav, const cJSON *other, co
     const cJSON *msch = sch_member(sch, m->string), *keys = map_keys(msch);
     struct ts_buf p = TS_BUF_INIT;
 
-    ts_buf_addf(&p, "%s%sf:%s", prefix, prefix[0] ? TS_SSA_SEP : "", m->string);
+    /* no printf: this runs for every field of every write */
+    ts_buf_adds(&p, prefix);
+    if (prefix[0])
+        ts_buf_adds(&p, TS_SSA_SEP);
+    ts_buf_adds(&p, "f:");
+    ts_buf_adds(&p, m->string);
     if (cJSON_IsObject(m) && m->child)
         walk(m, nav, other, msch, p.ptr, pw);
     else if (cJSON_IsArray(m) && keys && m->child)
