@@ -18,6 +18,19 @@ static int add_number(double d, struct ts_buf *out)
 
     if (!isfinite(d))
         return TS_EINVAL;
+    /* integers by hand: most numbers in Kubernetes objects are, and
+     * printf was a visible part of printing every stored object */
+    if (floor(d) == d && fabs(d) < 1e18 && !(d == 0 && signbit(d))) {
+        unsigned long long u = d < 0 ? (unsigned long long)-d : (unsigned long long)d;
+        char *end = buf + sizeof(buf), *q = end;
+
+        do
+            *--q = (char)('0' + u % 10);
+        while (u /= 10);
+        if (d < 0)
+            *--q = '-';
+        return ts_buf_add(out, q, (size_t)(end - q));
+    }
     if (floor(d) == d && fabs(d) < 1e21)
         return ts_buf_addf(out, "%.0f", d);
     for (int prec = 1; prec <= 17; prec++) {
@@ -31,11 +44,18 @@ static int add_number(double d, struct ts_buf *out)
 static int add_string(const char *s, struct ts_buf *out)
 {
     static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)s, *run = p;
     int rc = ts_buf_addc(out, '"');
 
-    for (const unsigned char *p = (const unsigned char *)s; *p && !rc; p++) {
+    /* runs of plain characters in one append, not one call per byte */
+    for (; *p && !rc; p++) {
         const char *esc = NULL;
 
+        if (*p >= 0x20 && *p != '"' && *p != '\\')
+            continue;
+        if (p > run && (rc = ts_buf_add(out, run, (size_t)(p - run))))
+            break;
+        run = p + 1;
         switch (*p) {
         case '"':
             esc = "\\\"";
@@ -63,11 +83,11 @@ static int add_string(const char *s, struct ts_buf *out)
         }
         if (esc)
             rc = ts_buf_adds(out, esc);
-        else if (*p < 0x20)
-            rc = ts_buf_addf(out, "\\u00%c%c", hex[*p >> 4], hex[*p & 15]);
         else
-            rc = ts_buf_addc(out, (char)*p);
+            rc = ts_buf_addf(out, "\\u00%c%c", hex[*p >> 4], hex[*p & 15]);
     }
+    if (!rc && p > run)
+        rc = ts_buf_add(out, run, (size_t)(p - run));
     return rc ? rc : ts_buf_addc(out, '"');
 }
 

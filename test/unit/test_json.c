@@ -106,6 +106,30 @@ static void test_parse_table(void **state)
     }
 }
 
+/* Strings: plain runs and escapes at the start, middle and end. */
+static void test_print_strings(void **state)
+{
+    static const struct {
+        const char *s, *want;
+    } cases[] = {
+        {"", "\"\""},
+        {"plain", "\"plain\""},
+        {"\"start", "\"\\\"start\""},
+        {"end\\", "\"end\\\\\""},
+        {"mid\ndle\ttab", "\"mid\\ndle\\ttab\""},
+        {"\x01\x1f", "\"\\u0001\\u001f\""},
+        {"é ok", "\"é ok\""},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < N(cases); i++) {
+        cJSON *v = cJSON_CreateString(cases[i].s);
+
+        assert_text(v, cases[i].want, cases[i].want);
+        cJSON_Delete(v);
+    }
+}
+
 static void test_print_numbers_exact(void **state)
 {
     static const struct {
@@ -117,6 +141,11 @@ static void test_print_numbers_exact(void **state)
         {1234567890123456.0, "1234567890123456"},
         {9007199254740993.0, "9007199254740992"},
         {1e20, "100000000000000000000"},
+        {-0.0, "-0"},
+        {10, "10"},
+        {-9007199254740991.0, "-9007199254740991"},
+        {999000000000000000.0, "999000000000000000"},
+        {1e18, "1000000000000000000"},
         {1e21, "1e+21"},
         {0.1, "0.1"},
         {0.30000000000000004, "0.30000000000000004"},
@@ -460,6 +489,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_table),
         cmocka_unit_test(test_print_numbers_exact),
+        cmocka_unit_test(test_print_strings),
         cmocka_unit_test(test_print_pretty_and_escapes),
         cmocka_unit_test(test_print_errors_and_cap),
         cmocka_unit_test(test_path_segments),
