@@ -516,6 +516,7 @@ void ts__as_commit(struct ts__as_req *q, struct ts__as_resp *r, struct ts__as_ob
         view.text = NULL;
         commit_update(q, r, &view, obj, status_only);
         cJSON_Delete(view.json);
+        free(view.text); /* a no-op's reply prints it */
     } else if (old) {
         commit_update(q, r, old, obj, status_only);
     } else {
