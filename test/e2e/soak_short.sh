@@ -23,6 +23,11 @@ $PY test/soak/soak.py --bin "$BUILD/bin" --dir "$T/soak" --seed "${TS_SOAK_SEED:
     >"$T/soak.out" 2>&1
 rc=$?
 cat "$T/soak.out"
+if [ "$rc" -ne 0 ]; then # keep the logs of a violation: the soak's timing rarely repeats
+    rm -rf "$BUILD/test-logs/soak-short-failed"
+    mkdir -p "$BUILD/test-logs" && cp -r "$T/soak" "$BUILD/test-logs/soak-short-failed" &&
+        echo "soak logs kept in $BUILD/test-logs/soak-short-failed"
+fi
 for f in server.log ctl.log; do
     if grep -q -E 'AddressSanitizer|LeakSanitizer|runtime error:' "$T/soak/$f" 2>/dev/null; then
         grep -A30 -E 'AddressSanitizer|LeakSanitizer|runtime error:' "$T/soak/$f" | head -60
