@@ -39,7 +39,6 @@ static void unsupported_media(struct ts__as_resp *r, int patch)
                         NULL);
 }
 
-/* Decodes a JSON (or YAML) body; NULL after replying. */
 static int body_is_json(const struct ts__as_req *q)
 {
     return !(q->ctype && strstr(q->ctype, "protobuf")) && !media_is(q->ctype, "application/yaml");
@@ -52,6 +51,7 @@ void ts__as_body_preparse(struct ts__as_req *q)
         q->parsed = NULL;
 }
 
+/* Decodes a JSON (or YAML) body; NULL after replying. */
 static cJSON *decode_body(struct ts__as_req *q, struct ts__as_resp *r, int yaml)
 {
     struct ts_err err = {0};

@@ -76,8 +76,9 @@ static void push_path(struct ts_strlist *out, const char *prefix, const char *to
  * object and its counterpart in the other (NULL when absent), found by
  * descending both at once.  `nav` is the node the path leads to in the
  * walked object, as ts_ssa_get() finds it: the walked node itself, except
- * below the second of two list items with the same key.  Looking every path up again from the root
- * in both objects was a tenth of turnstile-apiserver's CPU, under its lock.
+ * below the second of two list items with the same key.  Looking every
+ * path up again from the root in both objects was a tenth of
+ * turnstile-apiserver's CPU, under its lock.
  */
 struct pair_walk {
     struct ts_strlist *all;   /* every path, or NULL */
