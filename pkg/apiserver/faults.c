@@ -13,8 +13,8 @@
 #include "util/parse.h"
 
 static const char *const names[TS_FAULT__N] = {
-    "",        "write-409", "write-429", "write-500",  "write-503",
-    "latency", "gone",      "cut",       "watch-drop", "pause",
+    "",     "write-409", "write-429",  "write-500", "write-503", "latency",
+    "gone", "cut",       "watch-drop", "pause",     "write-cut", "watch-lag",
 };
 
 const char *ts_faults_name(int kind)
@@ -89,7 +89,8 @@ static int parse_one(const char *key, const char *v, struct ts_faults_spec *o)
     int64_t n;
 
     for (int k = TS_FAULT_WRITE_409; k < TS_FAULT__N; k++)
-        if (k != TS_FAULT_LATENCY && k != TS_FAULT_PAUSE && !strcmp(key, names[k]))
+        if (k != TS_FAULT_LATENCY && k != TS_FAULT_PAUSE && k != TS_FAULT_WATCH_LAG &&
+            !strcmp(key, names[k]))
             return parse_prob(v, &o->p[k]);
     if (!strcmp(key, "seed"))
         return ts_parse_i64_c(v, &n) || n < 0 ? -1 : (o->seed = (uint64_t)n, 0);
@@ -97,6 +98,8 @@ static int parse_one(const char *key, const char *v, struct ts_faults_spec *o)
         return ts_parse_i64_c(v, &n) || n < 0 || n > 3600 ? -1 : (o->retry_after = n, 0);
     if (!strcmp(key, "watch-drop-after"))
         return ts_parse_i64_c(v, &n) || n <= 0 ? -1 : (o->watch_drop_after = n, 0);
+    if (!strcmp(key, "watch-lag"))
+        return ts_apiserver_parse_duration(v, &o->watch_lag) || o->watch_lag < 0 ? -1 : 0;
     if (!strcmp(key, "latency"))
         return parse_range(v, &o->lat_min, &o->lat_max);
     if (!strcmp(key, "pause"))
@@ -195,6 +198,10 @@ void ts_faults_decide(struct ts_faults *f, enum ts_fault_req req, struct ts_faul
         d->fail = TS_FAULT_GONE;
     d->cut =
         coin(f, TS_FAULT_CUT, !d->fail && (req == TS_FAULT_REQ_READ || req == TS_FAULT_REQ_WRITE));
+    /* drawn only when asked for: older specs keep their sequences */
+    if (s->p[TS_FAULT_WRITE_CUT] > 0 &&
+        coin(f, TS_FAULT_WRITE_CUT, !d->fail && !d->cut && req == TS_FAULT_REQ_WRITE))
+        d->cut = TS_FAULT_CUT_IF_DONE;
 }
 
 int ts_faults_watch_drop(struct ts_faults *f, uint64_t sent)
@@ -231,7 +238,7 @@ void ts_faults_json(const struct ts_faults *f, struct ts_buf *out)
     for (int k = 1; k < TS_FAULT__N; k++) {
         ts_buf_addf(out, "%s\"%s\":%llu", k > 1 ? "," : "", names[k],
                     (unsigned long long)f->count[k]);
-        if (k != TS_FAULT_LATENCY)
+        if (k != TS_FAULT_LATENCY && k != TS_FAULT_WATCH_LAG) /* slow, not failed */
             total += f->count[k];
     }
     ts_buf_addf(out, "},\"total\":%llu}", (unsigned long long)total);

@@ -16,8 +16,11 @@
  *                        list continues answered 410 Expired
  *   cut=P                fraction of replies closed mid-body (after the
  *                        request was carried out)
+ *   write-cut=P          the same for writes carried out (2xx) only
  *   watch-drop=P         per watch event: close the stream after it
  *   watch-drop-after=N   close every watch stream after N events
+ *   watch-lag=D          each watch write waits D before it is sent (a
+ *                        client's watch behind its writes)
  *   pause=D@T[+E]        stop answering for D, T after start (every E)
  * A failed write (409/429/500/503) is never performed.  P is in [0,1].
  */
@@ -41,6 +44,8 @@ enum ts_fault_kind {
     TS_FAULT_CUT,
     TS_FAULT_WATCH_DROP,
     TS_FAULT_PAUSE,
+    TS_FAULT_WRITE_CUT,
+    TS_FAULT_WATCH_LAG,
     TS_FAULT__N,
 };
 
@@ -58,6 +63,7 @@ struct ts_faults_spec {
     int64_t retry_after;   /* seconds */
     int64_t lat_min, lat_max;
     int64_t watch_drop_after; /* 0: never */
+    int64_t watch_lag;        /* ns; 0: none */
     int64_t pause_len, pause_at, pause_every;
 };
 
@@ -69,9 +75,12 @@ struct ts_faults {
 
 /* A decision for one request.  fail is a TS_FAULT_WRITE_* or
  * TS_FAULT_GONE (reply that instead of serving) or NONE. */
+enum { TS_FAULT_CUT_ALWAYS = 1, TS_FAULT_CUT_IF_DONE };
+
 struct ts_fault_decision {
     int fail;
-    int cut;         /* serve, then close the connection mid-body */
+    int cut;         /* serve, then close the connection mid-body: always, or
+                        (TS_FAULT_CUT_IF_DONE) only a 2xx reply */
     int64_t latency; /* ns to wait before serving */
 };
 

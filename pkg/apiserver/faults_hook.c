@@ -107,6 +107,18 @@ void ts__as_faults_wait_pause(struct ts_apiserver *s)
         wait_pause(s);
 }
 
+void ts__as_faults_watch_lag(struct ts_apiserver *s)
+{
+    int64_t lag = s->faults ? s->faults->spec.watch_lag : 0;
+
+    if (lag <= 0)
+        return;
+    pthread_mutex_lock(&s->mu);
+    s->faults->count[TS_FAULT_WATCH_LAG]++;
+    pthread_mutex_unlock(&s->mu);
+    nap(lag);
+}
+
 int ts__as_faults_before(struct ts__as_req *q, struct ts__as_resp *r, int *cut)
 {
     static const struct {

@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "apiserver/faults.h"
 #include "util/alloc.h"
 #include "util/log.h"
 
@@ -213,6 +214,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         ts_log_info("apiserver", "method=%s path=%s code=%d bytes=%zu watch=%d dur_us=%lld", method,
                     url, r.code, r.body.len, r.watch != NULL,
                     (long long)((clock_ns(CLOCK_MONOTONIC) - t0) / 1000));
+    if (cut == TS_FAULT_CUT_IF_DONE && (r.code < 200 || r.code >= 300))
+        cut = 0; /* write-cut: a refused write's reply is sent whole */
     resp = make_response(&r, cut);
     ret = MHD_queue_response(c, (unsigned)r.code, resp);
     MHD_destroy_response(resp);

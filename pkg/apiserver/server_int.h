@@ -195,10 +195,12 @@ void ts__as_faults_release(struct ts_apiserver *s);
 int ts__as_faults_apply(const struct ts_apiserver *s, const char *path, const char *header);
 /* Before serving, mutex NOT held: waits through a pause and the latency,
  * then returns 1 after replying on r (failed write, expired list), else 0;
- * *cut says whether to cut the reply. */
+ * *cut says whether to cut the reply (0 or a TS_FAULT_CUT_* of faults.h). */
 int ts__as_faults_before(struct ts__as_req *q, struct ts__as_resp *r, int *cut);
 /* Holds the calling thread while the server is paused (mutex NOT held). */
 void ts__as_faults_wait_pause(struct ts_apiserver *s);
+/* Holds a watch stream's thread for watch-lag=D before it sends. */
+void ts__as_faults_watch_lag(struct ts_apiserver *s);
 /* A response of r's body that ends halfway with a dropped connection;
  * takes the body.  Ownership: caller destroys it. */
 struct MHD_Response *ts__as_faults_cut_response(struct ts__as_resp *r);

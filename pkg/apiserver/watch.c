@@ -250,6 +250,8 @@ ssize_t ts__as_watch_read(void *cls, uint64_t pos, char *buf, size_t max)
             pthread_mutex_unlock(&w->q.s->mu);
             if (!w->out.len)
                 return MHD_CONTENT_READER_END_OF_STREAM;
+            if (w->faults)
+                ts__as_faults_watch_lag(w->q.s);
         }
     }
     n = w->out.len - w->off < max ? w->out.len - w->off : max;

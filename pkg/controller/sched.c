@@ -2,7 +2,8 @@
  * becomes one PUT of the Workload's status subresource carrying the
  * resourceVersion the decision was made on: a conflict means someone else
  * changed the Workload first, so an admission is forgotten (its usage
- * released, the workload retried next cycle) and never double-counted. */
+ * released, the workload retried next cycle) and never double-counted;
+ * unless an earlier attempt may have landed (verify_admission()). */
 #include "api/object.h"
 #include "controller/jobkind.h"
 #include "controller/manager_int.h"
@@ -192,6 +193,75 @@ static void evictions_retry(struct ts_ctl *c)
     }
 }
 
+/* The Workload as read back after an unsure admission write. */
+static void verified(struct ts_kube_client *kc, struct ts_kube_result *res, void *data)
+{
+    struct write *w = data;
+    struct ts_ctl *c = w->c;
+    const char *rv = ts_json_get_string(res->obj, "metadata.resourceVersion");
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    struct ts_object o;
+    int held = 0;
+
+    (void)kc;
+    c->inflight--;
+    if (res->code && res->code != TS_ENOTFOUND) { /* after the client's retries */
+        ts_log_warn("controller",
+                    "workload=%s/%s admission write unsure and the read back failed, so it is "
+                    "forgotten (the watch corrects that if it landed): %s",
+                    w->ns, w->name, res->err.msg);
+        ts_engine_admit_forget(c->engine, w->ns, w->name);
+        ts__ctl_kick(c);
+        write_free(w);
+        return;
+    }
+    if (!res->code && rv && strcmp(rv, w->base_rv) &&
+        !ts_object_decode(res->obj, &o, &errs, NULL)) {
+        held = o.kind == TS_KIND_WORKLOAD && o.u.wl.status.admission &&
+               ts_workload_has_quota_reservation(&o.u.wl);
+        ts_object_release(&o);
+    }
+    ts_field_errors_release(&errs);
+    ts_log_info("controller", "workload=%s/%s admission write %s", w->ns, w->name,
+                held ? "landed after all" : "did not land");
+    if (held) {
+        ts_engine_admit_confirm(c->engine, w->ns, w->name);
+        ts_json_set_string(w->ref, "metadata.resourceVersion", rv, NULL);
+        landed(c, w, w->ref, ts__ctl_now(c));
+    } else {
+        ts_engine_admit_forget(c->engine, w->ns, w->name);
+    }
+    ts__ctl_kick(c);
+    write_free(w);
+}
+
+/* An admission write that failed, yet may have been carried out: its
+ * reply was lost, then the retry met a 409, which may be the first
+ * attempt's own doing.  Forgetting it would free its quota in our books
+ * while the Workload holds it (docs/reliability.md), so it stays assumed
+ * until the Workload read back tells: the version it was written on means
+ * it did not land; a newer version holding a reservation means it did
+ * (only this controller reserves). */
+static void verify_admission(struct ts_ctl *c, struct write *w)
+{
+    struct ts_kube_req r = {0};
+    struct ts_err err = {0};
+
+    r.verb = TS_KUBE_GET;
+    r.res = &ts_kube_res_workloads;
+    r.ns = w->ns;
+    r.name = w->name;
+    r.release = write_free; /* still unanswered when the controller stops */
+    c->inflight++;
+    if (ts_kube_submit(c->client, &r, verified, w, NULL, &err)) {
+        c->inflight--;
+        ts_log_info("controller", "workload=%s/%s admission not verified: %s", w->ns, w->name,
+                    err.msg);
+        ts_engine_admit_forget(c->engine, w->ns, w->name);
+        write_free(w);
+    }
+}
+
 static void written(struct ts_kube_client *kc, struct ts_kube_result *res, void *data)
 {
     struct write *w = data;
@@ -199,6 +269,13 @@ static void written(struct ts_kube_client *kc, struct ts_kube_result *res, void 
 
     (void)kc;
     c->inflight--;
+    if (res->code && res->unsure && !w->unsent && w->kind == TS_DECISION_ADMIT && !w->victim &&
+        w->base_rv) {
+        ts_log_info("controller", "workload=%s/%s admission write failed, maybe after landing: %s",
+                    w->ns, w->name, res->err.msg);
+        verify_admission(c, w);
+        return;
+    }
     if (w->kind != TS_DECISION_ADMIT && !w->victim)
         ts__ctl_tell_done(c, w->ns, w->name, !res->code, ts__ctl_now(c));
     if (res->code) {

@@ -346,6 +346,7 @@ static void enqueue(struct ts_kube_call *call)
 static void finish(struct ts_kube_call *call, struct ts_kube_result *res)
 {
     res->attempts = call->attempts;
+    res->unsure = res->code && call->unsure;
     call->release = NULL; /* fn has data now */
     call->fn(call->c, res, call->data);
     cJSON_Delete(res->obj);
@@ -489,6 +490,9 @@ static void on_http(struct ts_http_req *req, const struct ts_http_result *h, voi
     call->http = NULL;
     active_done(call);
     call->c->stats.http2_replies += h->http_version == 2;
+    if (ts_kube_verb_writes(call->verb) &&
+        (h->code ? h->sent : h->status == 500 || h->status == 502 || h->status == 504))
+        call->unsure = 1;
     if (h->status == 401 && !call->auth_retried && ts_kube_cred_invalidate(call->c->cred)) {
         call->auth_retried = 1;
         enqueue(call);

@@ -156,6 +156,11 @@ struct ts_kube_result {
     struct ts_kube_status status; /* the server's Status when the API refused */
     struct ts_err err;            /* message for code != 0 */
     unsigned attempts;            /* HTTP attempts made */
+    /* A failed write that may have been carried out all the same: an
+     * attempt reached the server and got no answer that says it was not
+     * (the connection dropped mid-reply, a timeout, 500, 502 or 504).  A
+     * later attempt's 409 may then be the first attempt's own doing. */
+    int unsure;
 };
 
 /* Ownership: res is borrowed for the callback; the callback may take

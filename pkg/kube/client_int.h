@@ -66,6 +66,7 @@ struct ts_kube_call {
     uint64_t timer;
     struct ts_http_req *http;
     unsigned attempts;
+    int unsure; /* see ts_kube_result.unsure */
     int auth_retried;
     struct ts_buf err_body; /* a failed watch's reply */
     int stream_rc;

@@ -5,8 +5,10 @@
 # still tell that kubeflow.org PyTorchJobs are not served (a cut reply
 # used to count as "served": an informer that never syncs, so nothing was
 # ever scheduled); the last one admits jobs.  Then half the writes fail
-# with 500 and the Workloads of deleted jobs must still go.  /debug/faults counts what was
-# injected.  The test's own requests carry X-Turnstile-Faults: off.
+# with 500 and the Workloads of deleted jobs must still go.  Then every
+# reply of a write carried out is cut and the watches lag: an admission
+# whose reply was lost is read back, not taken again.  /debug/faults counts
+# what was injected.  The test's own requests carry X-Turnstile-Faults: off.
 . "$(dirname "$0")/lib/apiserver.sh"
 need_kubectl
 . "$(dirname "$0")/lib/controller.sh"
@@ -73,5 +75,50 @@ wls_gone() {
 WAIT_TENTHS=300 wait_for "the deleted jobs' Workloads are gone despite failed finalizer patches" wls_gone
 fails=$(grep -c 'finalizer removal failed' "$T/ctl.log")
 check "some finalizer removals failed and were retried ($fails)" test "$fails" -gt 0
+
+# A write carried out has its reply cut (write-cut=1; refusals are sent
+# whole) and the controller's watches run 2 s behind (watch-lag=2s): an
+# admission's reply is lost, and its retry meets a 409 of its own making
+# before the watch shows the admission.  Forgetting that admission, as a
+# plain 409 is forgotten, gave its quota to the next Workload in line:
+# q1 and q2 both held the ClusterQueue's last free cpu (r2 holds the
+# other; here q1 is taken again, a 409 each time, until the watch shows
+# it).  The controller reads the Workload back instead.
+kill -9 "$CTL_PID"
+wait "$CTL_PID" 2>/dev/null
+kill "$PID"
+wait "$PID" 2>/dev/null
+as_start_http "$PORT" --faults seed=13,write-cut=1,watch-lag=2s
+ctl_start
+mkjob b1 1
+WAIT_TENTHS=400 wait_for "b1 admitted with every write's reply cut" reserved b1
+mkjob q1 1
+mkjob q2 1
+pending() { # JOB: its Workload exists and waits for quota
+    x GET /apis/kueue.x-k8s.io/v1beta2/namespaces/team-a/workloads | jq_py "any(w['metadata']['ownerReferences'][0]['name'] == '$1' and any(c['type'] == 'QuotaReserved' and c['status'] == 'False' for c in w.get('status', {}).get('conditions', [])) for w in d['items'])" | grep -q True
+}
+WAIT_TENTHS=400 wait_for "q1 waits behind b1" pending q1
+WAIT_TENTHS=400 wait_for "q2 waits behind b1" pending q2
+sleep $((3 * SLOW)) # the lagging watch has shown the controller both
+complete b1
+one_reserved() { reserved q1 || reserved q2; }
+WAIT_TENTHS=400 wait_for "q1 or q2 admitted once b1 finished" one_reserved
+both=0 i=0
+while [ $i -lt $((12 * SLOW)) ]; do # the lagging watch shows each write 2 s late
+    reserved q1 && reserved q2 && both=1
+    sleep 0.5
+    i=$((i + 1))
+done
+check "never both q1 and q2 in the one free cpu" eq "$both" 0
+check "an admission whose reply was lost was read back and kept" \
+    test "$(grep -c 'admission write landed after all' "$T/ctl.log")" -gt 0
+if reserved q1; then first=q1 second=q2; else first=q2 second=q1; fi
+w=$(wl_of $first)
+# the 409s since its last status write that was carried out: the admission
+refused=$(grep "method=PUT path=/apis/kueue.x-k8s.io/v1beta2/namespaces/team-a/workloads/$w/status " \
+    "$T/server.log" | awk '/code=200/ { n = 0 } /code=409/ { n++ } END { print n + 0 }')
+check "$first's admission was refused once, its own retry, not taken again ($refused)" eq "$refused" 1
+complete $first
+WAIT_TENTHS=400 wait_for "$second admitted once $first finished" reserved $second
 ctl_check_log
 finish

@@ -92,6 +92,7 @@ while IFS='|' read -r rule file pattern; do
 done >>"$T/used" <<'ALLOW'
 core events patch|pkg/kube/events.c|.verb = TS_KUBE_PATCH, .res = &ts_kube_res_events
 kueue.x-k8s.io workloads update|pkg/controller/jobs.c|write_workload(c, key, &p->workload, TS_KUBE_UPDATE)
+kueue.x-k8s.io workloads get|pkg/controller/sched.c|verify_admission(c, w);
 batch jobs/finalizers update|pkg/api/jobworkload.c|block_owner_deletion.v = 1
 kubeflow.org pytorchjobs/finalizers update|pkg/api/jobworkload.c|block_owner_deletion.v = 1
 kubeflow.org tfjobs watch|pkg/controller/jobkind.c|{"kubeflow.org", "v1", "tfjobs", "TFJob", 1}

@@ -28,6 +28,9 @@ static void test_parse(void **state)
         {"gone=1,cut=0,watch-drop=0.01,watch-drop-after=50,retry-after=2", NULL},
         {"latency=5ms", NULL},
         {"pause=1s@2s+10s", NULL},
+        {"write-cut=0.5,watch-lag=2s", NULL},
+        {"watch-lag=fast", "for key 'watch-lag'"},
+        {"write-cut=2", "for key 'write-cut'"},
         {"seed=7,,write-500=1", NULL},
         {"bogus=1", "unknown key 'bogus'"},
         {"seed=7,write-410=0.1", "unknown key 'write-410'"},
@@ -70,8 +73,9 @@ static void test_parse_values(void **state)
     assert_int_equal(ts_faults_parse("", &s, &err), 0);
     assert_int_equal(s.seed, 1); /* defaults */
     assert_int_equal(s.retry_after, 1);
+    assert_int_equal(s.watch_lag, 0);
     assert_int_equal(ts_faults_parse("seed=7,latency=0-20ms,pause=30s@60s+2m,watch-drop-after=50,"
-                                     "write-429=0.25,retry-after=3",
+                                     "write-429=0.25,retry-after=3,watch-lag=1500ms",
                                      &s, &err),
                      0);
     assert_int_equal(s.seed, 7);
@@ -82,6 +86,7 @@ static void test_parse_values(void **state)
     assert_int_equal(s.pause_every, 120 * TS_TIME_SECOND);
     assert_int_equal(s.watch_drop_after, 50);
     assert_int_equal(s.retry_after, 3);
+    assert_int_equal(s.watch_lag, 1500 * MS);
     assert_true(s.p[TS_FAULT_WRITE_429] == 0.25);
 }
 
@@ -145,6 +150,10 @@ static void test_fractions_and_classes(void **state)
         /* a failed write is never also cut */
         {"seed=3,write-409=1,cut=1", TS_FAULT_REQ_WRITE, TS_FAULT_CUT, 0, 0},
         {"seed=3,latency=1ms-2ms", TS_FAULT_REQ_READ, TS_FAULT_LATENCY, 1, 1},
+        {"seed=3,write-cut=0.3", TS_FAULT_REQ_WRITE, TS_FAULT_WRITE_CUT, 0.28, 0.32},
+        {"seed=3,write-cut=1", TS_FAULT_REQ_READ, TS_FAULT_WRITE_CUT, 0, 0},
+        {"seed=3,write-cut=1", TS_FAULT_REQ_RESUME, TS_FAULT_WRITE_CUT, 0, 0},
+        {"seed=3,write-409=1,write-cut=1", TS_FAULT_REQ_WRITE, TS_FAULT_WRITE_CUT, 0, 0},
     };
 
     (void)state;
@@ -242,7 +251,8 @@ static void test_json(void **state)
     ts_faults_json(&f, &b);
     assert_string_equal(b.ptr, "{\"seed\":5,\"injected\":{\"write-409\":0,\"write-429\":0,"
                                "\"write-500\":0,\"write-503\":1,\"latency\":0,\"gone\":0,"
-                               "\"cut\":0,\"watch-drop\":0,\"pause\":1},\"total\":2}");
+                               "\"cut\":0,\"watch-drop\":0,\"pause\":1,\"write-cut\":0,"
+                               "\"watch-lag\":0},\"total\":2}");
     ts_buf_release(&b);
 }
 

@@ -214,7 +214,7 @@ static void env_down(struct env *e)
 }
 
 struct done {
-    int n, code;
+    int n, code, unsure;
     unsigned attempts;
     long status;
 };
@@ -228,6 +228,7 @@ static void on_done(struct ts_kube_client *c, struct ts_kube_result *res, void *
     d->code = res->code;
     d->attempts = res->attempts;
     d->status = res->http_status;
+    d->unsure = res->unsure;
 }
 
 static struct done run(struct env *e, enum ts_kube_verb verb)
@@ -262,6 +263,13 @@ static void test_retry_policy(void **state)
     static const struct step s404[] = {{404, NULL,
                                         "{\"kind\":\"Status\",\"reason\":"
                                         "\"NotFound\",\"message\":\"nope\"}"}};
+    static const struct step s409[] = {{409, NULL,
+                                        "{\"kind\":\"Status\",\"reason\":"
+                                        "\"Conflict\",\"message\":\"modified\"}"}};
+    /* the first attempt may have been carried out: its retry's 409 may be its own doing */
+    static const struct step hang409[] = {{0, NULL, NULL}, s409[0]};
+    static const struct step s504409[] = {{504, NULL, NULL}, s409[0]};
+    static const struct step s503409[] = {{503, NULL, NULL}, s409[0]};
     static const struct {
         const char *name;
         const struct step *steps;
@@ -269,17 +277,23 @@ static void test_retry_policy(void **state)
         enum ts_kube_verb verb;
         int code;
         unsigned attempts;
+        int unsure;
     } cases[] = {
-        {"GET 503 twice then 200", s503, 2, TS_KUBE_GET, 0, 3},
-        {"PUT 503 twice then 200", s503, 2, TS_KUBE_UPDATE, 0, 3},
-        {"DELETE 503 twice then 200", s503, 2, TS_KUBE_DELETE, 0, 3},
-        {"POST 503 not retried", s503, 2, TS_KUBE_CREATE, TS_EUNAVAILABLE, 1},
-        {"PATCH 500 not retried", s500, 1, TS_KUBE_PATCH, TS_EINTERNAL, 1},
-        {"POST 429 retried", s429, 1, TS_KUBE_CREATE, 0, 2},
-        {"PATCH 429 retried", s429, 1, TS_KUBE_PATCH, 0, 2},
-        {"GET dropped connection retried", hang, 1, TS_KUBE_GET, 0, 2},
-        {"PATCH dropped connection not retried", hang, 1, TS_KUBE_PATCH, TS_EIO, 1},
-        {"GET 404 not retried", s404, 1, TS_KUBE_GET, TS_ENOTFOUND, 1},
+        {"GET 503 twice then 200", s503, 2, TS_KUBE_GET, 0, 3, 0},
+        {"PUT 503 twice then 200", s503, 2, TS_KUBE_UPDATE, 0, 3, 0},
+        {"DELETE 503 twice then 200", s503, 2, TS_KUBE_DELETE, 0, 3, 0},
+        {"POST 503 not retried", s503, 2, TS_KUBE_CREATE, TS_EUNAVAILABLE, 1, 0},
+        {"PATCH 500 not retried", s500, 1, TS_KUBE_PATCH, TS_EINTERNAL, 1, 1},
+        {"POST 429 retried", s429, 1, TS_KUBE_CREATE, 0, 2, 0},
+        {"PATCH 429 retried", s429, 1, TS_KUBE_PATCH, 0, 2, 0},
+        {"GET dropped connection retried", hang, 1, TS_KUBE_GET, 0, 2, 0},
+        {"PATCH dropped connection not retried", hang, 1, TS_KUBE_PATCH, TS_EIO, 1, 1},
+        {"GET 404 not retried", s404, 1, TS_KUBE_GET, TS_ENOTFOUND, 1, 0},
+        {"PUT 409", s409, 1, TS_KUBE_UPDATE, TS_ECONFLICT, 1, 0},
+        {"PUT dropped connection then 409", hang409, 2, TS_KUBE_UPDATE, TS_ECONFLICT, 2, 1},
+        {"PUT 504 then 409", s504409, 2, TS_KUBE_UPDATE, TS_ECONFLICT, 2, 1},
+        {"PUT 503 then 409", s503409, 2, TS_KUBE_UPDATE, TS_ECONFLICT, 2, 0},
+        {"PUT dropped connection then 200", hang, 1, TS_KUBE_UPDATE, 0, 2, 0},
     };
 
     (void)state;
@@ -290,9 +304,9 @@ static void test_retry_policy(void **state)
         env_up(&e, cases[i].steps, cases[i].n, NULL);
         d = run(&e, cases[i].verb);
         if (d.code != cases[i].code || d.attempts != cases[i].attempts ||
-            e.srv.requests != (int)cases[i].attempts)
-            fail_msg("case '%s': code %s attempts %u server saw %d", cases[i].name,
-                     ts_err_name(d.code), d.attempts, e.srv.requests);
+            e.srv.requests != (int)cases[i].attempts || d.unsure != cases[i].unsure)
+            fail_msg("case '%s': code %s attempts %u server saw %d unsure %d", cases[i].name,
+                     ts_err_name(d.code), d.attempts, e.srv.requests, d.unsure);
         env_down(&e);
     }
 }
