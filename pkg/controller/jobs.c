@@ -90,26 +90,34 @@ struct jobwrite {
     /* the Workload status write to send once this job write landed */
     struct jobwrite *then;
     cJSON *then_body;
-    int create; /* the Workload's creation: a refusal is reported on the job */
-    int job;    /* a write of the job itself (counted in c->job_writes) */
+    int create;      /* the Workload's creation: a refusal is reported on the job */
+    int job;         /* a write of the job itself (counted in c->job_writes) */
+    int64_t base_rv; /* a job write: the version it was built on (0: not a number) */
 };
 
 #define EXPECT_NS (2 * TS_TIME_SECOND)
 
-/* Remembers the resourceVersion a landed job write produced. */
-static void expect_rv(struct ts_ctl *c, const char *key, const cJSON *job)
+/* Holds the job's reconciles until the cache has version rv. */
+static void expect_at(struct ts_ctl *c, const char *key, int64_t rv)
 {
     struct ts__ctl_expect *x;
-    int64_t rv;
 
-    if (ts_parse_i64_c(ts_json_get_string(job, "metadata.resourceVersion"), &rv))
-        return; /* not a number: nothing to compare, trust the cache */
     if (!(x = ts_hmap_get(&c->job_expect, key))) {
         x = ts_xcalloc(1, sizeof(*x));
         ts_hmap_put(&c->job_expect, key, x);
     }
     x->rv = rv;
     x->deadline = ts_loop_now(c->loop) + EXPECT_NS;
+}
+
+/* Remembers the resourceVersion a landed job write produced. */
+static void expect_rv(struct ts_ctl *c, const char *key, const cJSON *job)
+{
+    int64_t rv;
+
+    if (ts_parse_i64_c(ts_json_get_string(job, "metadata.resourceVersion"), &rv))
+        return; /* not a number: nothing to compare, trust the cache */
+    expect_at(c, key, rv);
 }
 
 /* Whether the cached job may lag behind our own write: its
@@ -195,6 +203,14 @@ static void job_written(struct ts_kube_client *kc, struct ts_kube_result *res, v
         count_job_write(w->c, w->key, -1);
         if (!res->code)
             expect_rv(w->c, w->key, res->obj);
+        else if (res->unsure && w->base_rv)
+            /* it may have landed (a reply lost, then its retry's 409):
+             * the next plan waits for any newer version, which is ours
+             * if it landed, since the write required base_rv.  A plan on
+             * the older copy refuses nothing itself but can mislead: a
+             * stop planned on a start not seen yet finds nothing to stop
+             * and releases the quota under a running job. */
+            expect_at(w->c, w->key, w->base_rv + 1);
     }
     if (res->code && res->code != TS_EEXIST) {
         ts_log_info("controller", "job=%s write failed: %s", w->key, res->err.msg);
@@ -343,6 +359,8 @@ static void execute(struct ts_ctl *c, const char *key, const cJSON *job,
         w->then = status;
         w->then_body = status_body;
         w->job = 1;
+        if (ts_parse_i64_c(ts_json_get_string(job, "metadata.resourceVersion"), &w->base_rv))
+            w->base_rv = 0;
         count_job_write(c, key, +1);
         status = NULL;
         status_body = NULL;
