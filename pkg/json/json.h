@@ -70,6 +70,14 @@ char *ts_json_dumps(const cJSON *v, unsigned flags);
  * compared as written (a key with escapes never matches). */
 int ts_json_scan_string(const char *text, size_t len, const char *path, char *out, size_t cap);
 
+/* Finds the member at `path` (as ts_json_scan_string()) in JSON text and
+ * sets [*off, *off + *n) to the bytes that remove it: its key, its value
+ * and one comma next to it, so that the text without them is the same
+ * JSON without that member.  For dropping a large member nobody reads
+ * before parsing.  Returns 0 or TS_ENOTFOUND (missing, or the text is
+ * malformed on the way). */
+int ts_json_scan_member(const char *text, size_t len, const char *path, size_t *off, size_t *n);
+
 /* Returns the node at `path` under root, or NULL when it does not exist or
  * the path is malformed.  Ownership: borrowed, valid while root lives and
  * is not modified at that place. */

@@ -278,6 +278,7 @@ static void start_watch(struct ts_informer *inf)
     wo.timeout_seconds = inf->o.watch_timeout_seconds;
     wo.backoff_base = inf->o.backoff_base;
     wo.backoff_cap = inf->o.backoff_cap;
+    wo.strip_managed_fields = inf->o.strip_managed_fields;
     wo.on_event = on_event;
     wo.on_gone = on_gone;
     wo.data = inf;

@@ -233,6 +233,7 @@ struct ts_watch *ts_watch_start(struct ts_kube_client *c, const struct ts_watch_
                     o->backoff_cap > 0 ? o->backoff_cap : 30 * SEC, 2, 0.5,
                     (uint64_t)ts.tv_nsec * 6364136223846793005u + (uintptr_t)w);
     ts_watch_parser_init(&w->p, o->max_event, on_parsed, w);
+    w->p.strip_managed_fields = o->strip_managed_fields;
     start_stream(w);
     return w;
 }

@@ -21,14 +21,17 @@ void ts_watch_parser_init(struct ts_watch_parser *p, size_t max_event, ts_watch_
                           void *data)
 {
     ts_buf_init(&p->line, max_event ? max_event : TS_WATCH_MAX_EVENT);
+    ts_buf_init(&p->cut, 0);
     p->fn = fn;
     p->data = data;
     p->events = 0;
+    p->strip_managed_fields = 0;
 }
 
 void ts_watch_parser_release(struct ts_watch_parser *p)
 {
     ts_buf_release(&p->line);
+    ts_buf_release(&p->cut);
 }
 
 void ts_watch_parser_reset(struct ts_watch_parser *p)
@@ -64,8 +67,18 @@ static int event(struct ts_watch_parser *p, const char *s, size_t n, struct ts_e
     enum ts_watch_type type;
     int rc;
 
+    size_t off, cut;
+
     if (blank(s, n))
         return 0;
+    if (p->strip_managed_fields &&
+        !ts_json_scan_member(s, n, "object.metadata.managedFields", &off, &cut)) {
+        ts_buf_reset(&p->cut);
+        ts_buf_add(&p->cut, s, off);
+        ts_buf_add(&p->cut, s + off + cut, n - off - cut);
+        s = p->cut.ptr;
+        n = p->cut.len;
+    }
     if ((rc = ts_json_parse(s, n, &ev, err)))
         return ts_err_prefix(err, "watch event %zu", p->events + 1);
     if (parse_type(ev, &type)) {

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "json/json.h"
+#include "util/buf.h"
 #include "util/alloc.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -484,6 +485,73 @@ static void test_scan_string(void **state)
     }
 }
 
+/* ts_json_scan_member: the text without the span it names is the same
+ * JSON without that member (compared parsed), wherever the member sits. */
+static void test_scan_member(void **state)
+{
+    static const struct {
+        const char *text, *path;
+        const char *want; /* the text without the member; NULL: not found, or (not a
+                             validator) malformed text that stays malformed after the cut */
+    } cases[] = {
+        {"{\"metadata\":{\"name\":\"a\",\"managedFields\":[{\"f:x\":{}}],\"uid\":\"u\"}}",
+         "metadata.managedFields", "{\"metadata\":{\"name\":\"a\",\"uid\":\"u\"}}"},
+        /* first, last and only member; whitespace around */
+        {"{\"m\":{\"managedFields\":[1],\"b\":2}}", "m.managedFields", "{\"m\":{\"b\":2}}"},
+        {"{\"m\":{\"a\":1,\"managedFields\":[1]}}", "m.managedFields", "{\"m\":{\"a\":1}}"},
+        {"{\"m\":{\"managedFields\":[1]}}", "m.managedFields", "{\"m\":{}}"},
+        {" { \"m\" : { \"a\" : 1 , \"managedFields\" : [ 1 ] } } ", "m.managedFields",
+         "{\"m\":{\"a\":1}}"},
+        /* brackets, quotes and the key itself inside strings are not members */
+        {"{\"m\":{\"s\":\"\\\"managedFields\\\":[\",\"managedFields\":[{\"k\":\"]}\\\"{\"}],"
+         "\"t\":\"managedFields\"}}",
+         "m.managedFields", "{\"m\":{\"s\":\"\\\"managedFields\\\":[\",\"t\":\"managedFields\"}}"},
+        /* only at the path: a deeper or shallower one stays */
+        {"{\"managedFields\":1,\"m\":{\"x\":{\"managedFields\":2}}}", "m.managedFields", NULL},
+        {"{\"type\":\"MODIFIED\",\"object\":{\"kind\":\"W\",\"metadata\":{\"name\":\"w\","
+         "\"managedFields\":[{\"manager\":\"m\",\"fieldsV1\":{\"f:status\":{\".\":{}}}}],"
+         "\"resourceVersion\":\"9\"},\"status\":{}}}",
+         "object.metadata.managedFields",
+         "{\"type\":\"MODIFIED\",\"object\":{\"kind\":\"W\",\"metadata\":{\"name\":\"w\","
+         "\"resourceVersion\":\"9\"},\"status\":{}}}"},
+        {"{\"m\":{\"a\":1}}", "m.managedFields", NULL},
+        {"{\"m\":{\"managedFields\":[1,2}}", "m.managedFields", NULL}, /* malformed */
+        {"{\"m\":{\"managedFields\":[1]", "m.managedFields", NULL},    /* truncated */
+        {"", "m.managedFields", NULL},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *t = cases[i].text;
+        size_t off = 0, n = 0;
+        int rc = ts_json_scan_member(t, strlen(t), cases[i].path, &off, &n);
+        struct ts_buf b = TS_BUF_INIT;
+        cJSON *got, *want;
+
+        if (!cases[i].want) {
+            if (!rc) {
+                ts_buf_add(&b, t, off);
+                ts_buf_adds(&b, t + off + n);
+                if ((got = cJSON_Parse(b.ptr)))
+                    fail_msg("case %zu: cut leaves valid '%s' of %s", i, b.ptr, t);
+                ts_buf_release(&b);
+            }
+            continue;
+        }
+        if (rc)
+            fail_msg("case %zu: not found in %s", i, t);
+        ts_buf_add(&b, t, off);
+        ts_buf_adds(&b, t + off + n);
+        got = cJSON_Parse(b.ptr);
+        want = cJSON_Parse(cases[i].want);
+        if (!got || !want || !ts_json_equal(got, want))
+            fail_msg("case %zu: cut leaves '%s', want '%s'", i, b.ptr, cases[i].want);
+        cJSON_Delete(got);
+        cJSON_Delete(want);
+        ts_buf_release(&b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -499,6 +567,7 @@ int main(void)
         cmocka_unit_test(test_equal_deep),
         cmocka_unit_test(test_mkpath_and_set),
         cmocka_unit_test(test_scan_string),
+        cmocka_unit_test(test_scan_member),
     };
 
     ts_alloc_init();
