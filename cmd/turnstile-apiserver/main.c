@@ -34,7 +34,8 @@
     "is\n"                                                                                         \
     "                                KEY=VALUE,...: seed=N write-409=P write-429=P write-500=P\n"  \
     "                                write-503=P retry-after=SECS latency=0-20ms gone=P cut=P\n"   \
-    "                                watch-drop=P watch-drop-after=N pause=D@T[+EVERY]; counts\n"  \
+    "                                write-cut=P watch-drop=P watch-drop-after=N watch-lag=D\n"    \
+    "                                pause=D@T[+EVERY]; counts\n"                                  \
     "                                at GET /debug/faults; header X-Turnstile-Faults: off "        \
     "exempts\n"                                                                                    \
     "  --no-access-log               do not log one line per request\n"                            \

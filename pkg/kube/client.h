@@ -180,6 +180,9 @@ struct ts_kube_client_opts {
     int no_http2;           /* stay on HTTP/1.1 */
     const char *user_agent; /* NULL: TS_KUBE_USER_AGENT */
     uint64_t seed;          /* jitter seed (0: from the clock) */
+    /* > 0: throttled requests start on a grid of this step, together
+     * (see arm_queue() in client.c); 0: each at its token's time. */
+    int64_t throttle_tick;
 };
 
 struct ts_kube_stats {

@@ -14,17 +14,15 @@
  *
  * usage: bench_kube_informer [APISERVER_BIN] [N] [M]
  */
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_server.h"
 #include "json/json.h"
 #include "kube/client.h"
 #include "kube/informer.h"
@@ -34,8 +32,6 @@
 #include "util/log.h"
 #include "util/parse.h"
 
-extern char **environ;
-
 #define INFLIGHT 64
 
 static double now_s(void)
@@ -44,38 +40,6 @@ static double now_s(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static pid_t start_server(const char *bin, const char *dir, struct ts_kubeconfig *cfg)
-{
-    char kc[256], out[256];
-    const char *argv[] = {bin,
-                          "--listen",
-                          "127.0.0.1:0",
-                          "--insecure-http",
-                          "--no-access-log",
-                          "--log-level",
-                          "warn",
-                          "--kubeconfig-out",
-                          kc,
-                          NULL};
-    posix_spawn_file_actions_t fa;
-    struct ts_err e = {0};
-    pid_t pid;
-
-    snprintf(kc, sizeof(kc), "%s/kubeconfig", dir);
-    snprintf(out, sizeof(out), "%s/out", dir);
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (posix_spawn(&pid, bin, &fa, NULL, (char *const *)(uintptr_t)argv, environ))
-        ts_fatal("bench", "cannot start %s", bin);
-    posix_spawn_file_actions_destroy(&fa);
-    for (int i = 0; i < 200 && access(kc, R_OK); i++)
-        usleep(25000);
-    usleep(100000);
-    if (ts_kubeconfig_load_files((const char *const[]){kc}, 1, NULL, cfg, &e))
-        ts_fatal("bench", "%s", e.msg);
-    return pid;
 }
 
 struct writer {
@@ -100,7 +64,6 @@ static void write_one(struct writer *w)
 {
     char name[32], body[512];
     struct ts_kube_req r = {.res = &ts_kube_res_configmaps, .ns = "default"};
-    cJSON *obj;
     int i = w->sent++;
 
     snprintf(name, sizeof(name), "bench-%06d", w->patch ? i % w->patch : i);
@@ -116,11 +79,7 @@ static void write_one(struct writer *w)
                  name, i % 8, i % 16, i);
         r.verb = TS_KUBE_CREATE;
     }
-    obj = cJSON_Parse(body);
-    r.body = obj;
-    if (ts_kube_submit(w->c, &r, on_written, w, NULL, NULL))
-        ts_fatal("bench", "submit");
-    cJSON_Delete(obj);
+    bench_submit_json(w->c, &r, body, on_written, w);
 }
 
 static double run_writer(struct ts_loop *l, struct writer *w)
@@ -176,23 +135,13 @@ static void free_store(struct ts_hmap *m)
     ts_hmap_release(m);
 }
 
-/* This process's CPU seconds (the client's: the server is another). */
-static double cpu_s(void)
-{
-    struct rusage ru;
-
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
-
 /* strip: metadata.managedFields cut from each event before parsing, as
  * the controller's informers do (ts_watch_opts.strip_managed_fields). */
 static void bench_replay(struct ts_loop *l, struct ts_kube_client *c, int n, int strip)
 {
     struct replay r = {TS_HMAP_INIT, 0};
     struct ts_watch *w;
-    double t0 = now_s(), c0 = cpu_s(), dt;
+    double t0 = now_s(), c0 = bench_cpu_s(), dt;
 
     w = ts_watch_start(c,
                        &(struct ts_watch_opts){.res = &ts_kube_res_configmaps,
@@ -207,7 +156,7 @@ static void bench_replay(struct ts_loop *l, struct ts_kube_client *c, int n, int
     dt = now_s() - t0;
     printf("replay: %d ADDED events from one watch stream into a store%s in %.3f s = %.0f "
            "events/s, client CPU %.2f us/event\n",
-           n, strip ? " (managedFields cut)" : "", dt, n / dt, (cpu_s() - c0) * 1e6 / n);
+           n, strip ? " (managedFields cut)" : "", dt, n / dt, (bench_cpu_s() - c0) * 1e6 / n);
     ts_watch_stop(w);
     free_store(&r.store);
 }
@@ -268,7 +217,7 @@ int main(int argc, char **argv)
 {
     const char *bin = argc > 1 ? argv[1] : "build/release/bin/turnstile-apiserver";
     int64_t n = 20000, m = 20000;
-    char dir[] = "/tmp/ts-bench.XXXXXX", cmd[64];
+    char dir[] = "/tmp/ts-bench.XXXXXX";
     struct ts_kubeconfig cfg;
     struct ts_kube_client_opts o = {.qps = -1};
     struct ts_kube_client *wc, *ic;
@@ -280,7 +229,7 @@ int main(int argc, char **argv)
     if ((argc > 2 && ts_parse_i64_c(argv[2], &n)) || (argc > 3 && ts_parse_i64_c(argv[3], &m)) ||
         n <= 0 || m <= 0 || n > 1000000 || m > 1000000 || !mkdtemp(dir))
         ts_fatal("bench", "usage: bench_kube_informer [APISERVER_BIN] [N] [M]");
-    pid = start_server(bin, dir, &cfg);
+    pid = bench_start_server(bin, dir, 1, &cfg);
     l = ts_loop_new();
     wc = ts_kube_client_new(l, &cfg, &o, NULL);
     ic = ts_kube_client_new(l, &cfg, &o, NULL);
@@ -289,8 +238,5 @@ int main(int argc, char **argv)
     ts_kube_client_free(ic);
     ts_loop_free(l);
     ts_kubeconfig_release(&cfg);
-    kill(pid, SIGTERM);
-    waitpid(pid, NULL, 0);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    return system(cmd) == 0 ? 0 : 1;
+    return bench_stop_server(pid, dir);
 }

@@ -429,6 +429,58 @@ static void test_rate_limit_fake_clock(void **state)
     env_down(&e);
 }
 
+/* Throttled requests start together on the client's tick grid, not each
+ * at its own token's time: a wakeup per request cost the controller more
+ * CPU than the request itself (docs/benchmarks.md).  QPS 50, burst 1:
+ * after the first request a token every 20 ms, the first four due by
+ * 81 ms after a start 1 ms past the grid. */
+static void test_rate_limit_tick(void **state)
+{
+    static const struct {
+        int64_t tick;
+        int at_99ms, at_100ms, at_199ms, at_200ms; /* requests on the server */
+    } rows[] = {
+        {100 * MS, 1, 5, 5, 6}, /* the grid: four at once at 100 ms */
+        {0, 5, 5, 6, 6},        /* none: each at its token */
+    };
+
+    (void)state;
+    for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+        static const int64_t at[] = {99 * MS, 100 * MS, 199 * MS, 200 * MS};
+        int want[4] = {rows[r].at_99ms, rows[r].at_100ms, rows[r].at_199ms, rows[r].at_200ms};
+        struct done d[6] = {{0}};
+        int64_t start = 1000 * SEC + MS, now = start;
+        struct env e;
+
+        env_up(&e, NULL, 0,
+               &(struct ts_kube_client_opts){.qps = 50, .burst = 1, .throttle_tick = rows[r].tick});
+        ts_loop_set_clock(e.loop, fake_clock, NULL, &now);
+        for (int i = 0; i < 6; i++) {
+            struct ts_kube_req q = {
+                .verb = TS_KUBE_GET, .res = &ts_kube_res_configmaps, .ns = "default", .name = "x"};
+
+            assert_int_equal(ts_kube_submit(e.c, &q, on_done, &d[i], NULL, NULL), 0);
+        }
+        for (int i = 0; i < 200 && e.srv.requests < 1; i++)
+            ts_loop_run_once(e.loop, MS);
+        for (int i = 0; i < 20; i++)
+            ts_loop_run_once(e.loop, MS);
+        assert_int_equal(e.srv.requests, 1);
+        for (int k = 0; k < 4; k++) {
+            now = start - MS + at[k];
+            for (int i = 0; i < 200 && e.srv.requests < want[k]; i++)
+                ts_loop_run_once(e.loop, MS);
+            for (int i = 0; i < 20; i++)
+                ts_loop_run_once(e.loop, MS);
+            assert_int_equal(e.srv.requests, want[k]);
+        }
+        for (int i = 0; i < 200 && !d[5].n; i++)
+            ts_loop_run_once(e.loop, MS);
+        assert_int_equal(d[5].code, 0);
+        env_down(&e);
+    }
+}
+
 /* Each resource's writes, and its lists and watches, wait in lanes of
  * their own (Kueue's per-kind REST clients): throttled ConfigMap GETs
  * hold back neither an Event nor a ConfigMap list. */
@@ -707,12 +759,19 @@ static void test_paths(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_retry_policy),           cmocka_unit_test(test_retry_after_and_limit),
-        cmocka_unit_test(test_connection_refused),     cmocka_unit_test(test_unauthorized_refresh),
-        cmocka_unit_test(test_rate_limit_fake_clock),  cmocka_unit_test(test_write_gate),
-        cmocka_unit_test(test_rate_limit_lanes),       cmocka_unit_test(test_check_before_send),
-        cmocka_unit_test(test_timeout_and_user_agent), cmocka_unit_test(test_release),
-        cmocka_unit_test(test_request_validation),     cmocka_unit_test(test_paths),
+        cmocka_unit_test(test_retry_policy),
+        cmocka_unit_test(test_retry_after_and_limit),
+        cmocka_unit_test(test_connection_refused),
+        cmocka_unit_test(test_unauthorized_refresh),
+        cmocka_unit_test(test_rate_limit_fake_clock),
+        cmocka_unit_test(test_write_gate),
+        cmocka_unit_test(test_rate_limit_tick),
+        cmocka_unit_test(test_rate_limit_lanes),
+        cmocka_unit_test(test_check_before_send),
+        cmocka_unit_test(test_timeout_and_user_agent),
+        cmocka_unit_test(test_release),
+        cmocka_unit_test(test_request_validation),
+        cmocka_unit_test(test_paths),
     };
 
     ts_alloc_init();
