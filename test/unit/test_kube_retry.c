@@ -429,6 +429,16 @@ static void test_rate_limit_fake_clock(void **state)
     env_down(&e);
 }
 
+/* Runs the loop until the server has seen n requests, then 20 passes
+ * more, so a request that should not start yet has had its chance to. */
+static void serve_settled(struct env *e, int n)
+{
+    for (int i = 0; i < 200 && e->srv.requests < n; i++)
+        ts_loop_run_once(e->loop, MS);
+    for (int i = 0; i < 20; i++)
+        ts_loop_run_once(e->loop, MS);
+}
+
 /* Throttled requests start together on the client's tick grid, not each
  * at its own token's time: a wakeup per request cost the controller more
  * CPU than the request itself (docs/benchmarks.md).  QPS 50, burst 1:
@@ -461,17 +471,11 @@ static void test_rate_limit_tick(void **state)
 
             assert_int_equal(ts_kube_submit(e.c, &q, on_done, &d[i], NULL, NULL), 0);
         }
-        for (int i = 0; i < 200 && e.srv.requests < 1; i++)
-            ts_loop_run_once(e.loop, MS);
-        for (int i = 0; i < 20; i++)
-            ts_loop_run_once(e.loop, MS);
+        serve_settled(&e, 1);
         assert_int_equal(e.srv.requests, 1);
         for (int k = 0; k < 4; k++) {
             now = start - MS + at[k];
-            for (int i = 0; i < 200 && e.srv.requests < want[k]; i++)
-                ts_loop_run_once(e.loop, MS);
-            for (int i = 0; i < 20; i++)
-                ts_loop_run_once(e.loop, MS);
+            serve_settled(&e, want[k]);
             assert_int_equal(e.srv.requests, want[k]);
         }
         for (int i = 0; i < 200 && !d[5].n; i++)
@@ -504,10 +508,7 @@ static void test_rate_limit_lanes(void **state)
     assert_true(ts_kube_client_spare(e.c, &ts_kube_res_configmaps, 0.5));
     for (int i = 0; i < 5; i++)
         assert_int_equal(ts_kube_submit(e.c, &reqs[i], on_done, &d[i], NULL, NULL), 0);
-    for (int i = 0; i < 200 && e.srv.requests < 3; i++)
-        ts_loop_run_once(e.loop, MS);
-    for (int i = 0; i < 20; i++)
-        ts_loop_run_once(e.loop, MS);
+    serve_settled(&e, 3);
     assert_int_equal(e.srv.requests, 3);
     assert_non_null(strstr(e.srv.log.ptr, "GET /api/v1/namespaces/default/configmaps/x "));
     assert_non_null(strstr(e.srv.log.ptr, "POST /api/v1/namespaces/default/events "));
