@@ -95,6 +95,8 @@ static cJSON *to_json(const struct ts_workload *w, const struct ts_explanation *
     if (x->cluster_queue)
         cJSON_AddStringToObject(o, "clusterQueue", x->cluster_queue);
     cJSON_AddBoolToObject(o, "admitted", x->reason == NULL);
+    if (ts_workload_is_finished(w))
+        cJSON_AddBoolToObject(o, "finished", 1);
     if (x->reason) {
         cJSON_AddStringToObject(o, "reason", x->reason);
         cJSON_AddStringToObject(o, "message", x->message ? x->message : "");
@@ -132,7 +134,7 @@ static void print_text(const struct ts_workload *w, const struct ts_explanation 
     fprintf(out, "Workload:       %s/%s\n", w->meta.namespace_, w->meta.name);
     fprintf(out, "ClusterQueue:   %s\n", x->cluster_queue ? x->cluster_queue : "(none)");
     if (!x->reason) {
-        fprintf(out, "Status:         admitted\n");
+        fprintf(out, "Status:         %s\n", ts_workload_is_finished(w) ? "finished" : "admitted");
         return;
     }
     fprintf(out, "Position:       %zu in ClusterQueue, %zu in LocalQueue %s\n", x->position_in_cq,
@@ -172,7 +174,10 @@ int ts_cli_explain(int argc, char **argv, FILE *out, FILE *err)
     if (bad >= 0)
         ts_sim_run(sim, 0, o.now);
     w = bad < 0 ? NULL : resolve(sim, o.ns, o.target);
-    if (!w || ts_engine_explain(ts_sim_engine(sim), w->meta.namespace_, w->meta.name, &x)) {
+    if (w && ts_workload_is_finished(w)) { /* the engine does not keep it */
+        memset(&x, 0, sizeof(x));
+        x.cluster_queue = w->status.admission ? w->status.admission->cluster_queue : NULL;
+    } else if (!w || ts_engine_explain(ts_sim_engine(sim), w->meta.namespace_, w->meta.name, &x)) {
         if (bad >= 0)
             fprintf(err, "error: workload %s not found in namespace %s\n", o.target, o.ns);
         ts_sim_free(sim);

@@ -112,15 +112,17 @@ int ts_engine_priority_class(const struct ts_engine *e, int wpc, const char *nam
 int ts_engine_default_priority_class(const struct ts_engine *e, const char **name, int32_t *value);
 
 /* Adds or updates a workload.  One with status.admission and
- * QuotaReserved=True counts as usage of its flavors; a finished or
- * inactive one holds nothing and is not queued; any other is queued in its
- * LocalQueue's ClusterQueue.  Returns TS_EINVAL (object and field in err)
- * for a workload the engine cannot account, e.g. an admission naming a
- * flavor/resource pair its queue does not cover. */
+ * QuotaReserved=True counts as usage of its flavors; an inactive one holds
+ * nothing and is not queued; a finished one is forgotten, as if deleted;
+ * any other is queued in its LocalQueue's ClusterQueue.  Returns TS_EINVAL (object and field in
+ * err) for a workload the engine cannot account, e.g. an admission naming a flavor/resource pair
+ * its queue does not cover. */
 int ts_engine_put_workload(struct ts_engine *e, const struct ts_workload *wl, ts_time now,
                            struct ts_err *err);
 /* Removes a workload, releasing its usage. */
 void ts_engine_delete_workload(struct ts_engine *e, const char *ns, const char *name);
+/* How many workloads the engine knows (finished ones are not kept). */
+size_t ts_engine_workload_count(const struct ts_engine *e);
 
 /* --- the cycle ------------------------------------------------------------ */
 

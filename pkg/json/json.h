@@ -58,8 +58,9 @@ int ts_json_parse(const char *s, size_t len, cJSON **out, struct ts_err *err);
  * Ownership: out stays owned by the caller. */
 int ts_json_print(const cJSON *v, unsigned flags, struct ts_buf *out, struct ts_err *err);
 
-/* Same as ts_json_print() into a fresh string; NULL only when v cannot be
- * printed.  Ownership: caller frees the result with free(). */
+/* Same as ts_json_print() into a fresh string of exactly its size; NULL
+ * only when v cannot be printed.  Ownership: caller frees the result with
+ * free(). */
 char *ts_json_dumps(const cJSON *v, unsigned flags);
 
 /* Copies the string at `path` (object keys separated by dots, no

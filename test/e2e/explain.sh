@@ -34,6 +34,36 @@ print("ok: json")'
 "$bin" explain $files --now $now job/sample-job-partial-admission | grep -q '^Status:         admitted'
 echo "ok: admitted"
 
+# a finished Workload: the engine forgets it, explain still names its queue
+cat >"$tmp/done.yaml" <<'EOF2'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {namespace: default, name: done}
+spec:
+  queueName: user-queue
+  podSets:
+  - name: main
+    count: 1
+    template: {spec: {containers: [{name: c, image: busybox, resources: {requests: {cpu: '1'}}}]}}
+status:
+  admission:
+    clusterQueue: cluster-queue
+    podSetAssignments: [{name: main, count: 1, flavors: {cpu: default-flavor}, resourceUsage: {cpu: '1'}}]
+  conditions:
+  - {type: QuotaReserved, status: 'True', reason: QuotaReserved, message: reserved, lastTransitionTime: '2026-11-21T09:00:00Z'}
+  - {type: Finished, status: 'True', reason: Succeeded, message: done, lastTransitionTime: '2026-11-21T09:30:00Z'}
+EOF2
+# shellcheck disable=SC2086
+"$bin" explain $files -f "$tmp/done.yaml" --now $now done >"$tmp/done.txt"
+grep -q '^ClusterQueue:   cluster-queue' "$tmp/done.txt"
+grep -q '^Status:         finished' "$tmp/done.txt"
+# shellcheck disable=SC2086
+"$bin" explain $files -f "$tmp/done.yaml" --now $now -o json done | python3 -c '
+import json, sys
+x = json.load(sys.stdin)
+assert x["finished"] and x["clusterQueue"] == "cluster-queue" and "reason" not in x, x'
+echo "ok: finished"
+
 set +e
 # shellcheck disable=SC2086
 "$bin" explain $files --now $now job/nope >/dev/null 2>"$tmp/err"; rc=$?

@@ -140,6 +140,43 @@ static void test_versions_follow_changes(void **state)
     ts_sim_free(s);
 }
 
+/* A finished workload, admitted or not, is forgotten as a deleted one
+ * is: its quota goes back, no status counts it, and the engine keeps no
+ * memory for it (a long run's finished workloads were a fifth of the
+ * controller's).  A running one and a pending one stay. */
+static void test_finished_workloads_forgotten(void **state)
+{
+    struct ts_sim *s = ts_sim_new(NULL);
+    struct ts_engine *e = ts_sim_engine(s);
+    struct ts_engine_cq_stats st;
+    char msg[256];
+
+    (void)state;
+    sim_add_yaml(s, queues, NOW);
+    add_workload(s, "run", "la", "2");
+    add_workload(s, "done", "la", "2");
+    add_workload(s, "wait", "la", "8"); /* over what a has with both running */
+    ts_sim_run(s, 4, NOW);
+    assert_true(ts_workload_has_quota_reservation(ts_sim_find(s, "default", "done")));
+    assert_int_equal(ts_engine_workload_count(e), 3);
+    assert_int_equal(ts_sim_finish(s, "default", "done", NOW), 0);
+    assert_int_equal(ts_engine_workload_count(e), 2);
+    assert_int_equal(ts_engine_cq_stats(e, "a", &st), 0);
+    assert_int_equal(st.admitted, 1);
+    /* finished while it waits: gone too, and the others unchanged */
+    assert_int_equal(ts_sim_finish(s, "default", "wait", NOW), 0);
+    assert_int_equal(ts_engine_workload_count(e), 1);
+    assert_int_equal(ts_engine_cq_stats(e, "a", &st), 0);
+    assert_int_equal(st.pending, 0);
+    assert_int_equal(st.admitted, 1);
+    /* seen again (a later update of a finished one): still forgotten */
+    assert_int_equal(ts_sim_finish(s, "default", "done", NOW), 0);
+    assert_int_equal(ts_engine_workload_count(e), 1);
+    if (ts_engine_check(e, msg, sizeof(msg)))
+        fail_msg("%s", msg);
+    ts_sim_free(s);
+}
+
 /* The cycle's own admission (assumed, its write not yet seen) shows at
  * once: the controller writes queue status while admissions are on their
  * way. */
@@ -211,6 +248,7 @@ int main(void)
         cmocka_unit_test(test_assumed_admission_changes_versions),
         cmocka_unit_test(test_refilled_local_queue_has_a_new_version),
         cmocka_unit_test(test_fair_sharing_has_no_version),
+        cmocka_unit_test(test_finished_workloads_forgotten),
     };
 
     ts_alloc_init();

@@ -5,7 +5,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <malloc.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -227,6 +229,30 @@ static const struct {
     {"a[]", "ERR"},
     {"a[0]b", "ERR"},
 };
+
+/* A printed string is allocated at its size, not at the size its
+ * printing buffer grew to (request bodies wait in queues by the
+ * thousand). */
+static void test_dumps_fits(void **state)
+{
+    cJSON *o = cJSON_CreateObject();
+    char *s;
+
+    (void)state;
+    for (int i = 0; i < 40; i++) {
+        char k[16];
+
+        snprintf(k, sizeof(k), "key-%02d", i);
+        cJSON_AddStringToObject(o, k, "a value of some length");
+    }
+    s = ts_json_dumps(o, TS_JSON_COMPACT);
+    assert_non_null(s);
+    assert_true(strlen(s) > 1000);
+    /* the allocator rounds up to its alignment, never by hundreds */
+    assert_true(malloc_usable_size(s) < strlen(s) + 1 + 64);
+    free(s);
+    cJSON_Delete(o);
+}
 
 static void test_path_segments(void **state)
 {
@@ -560,6 +586,7 @@ int main(void)
         cmocka_unit_test(test_print_strings),
         cmocka_unit_test(test_print_pretty_and_escapes),
         cmocka_unit_test(test_print_errors_and_cap),
+        cmocka_unit_test(test_dumps_fits),
         cmocka_unit_test(test_path_segments),
         cmocka_unit_test(test_get_table),
         cmocka_unit_test(test_get_i64),
