@@ -579,9 +579,9 @@ int ts_engine_put_workload(struct ts_engine *e, const struct ts_workload *src, t
     if (ts_workload_is_finished(src)) {
         /* Finished is final (Kueue): such a workload holds nothing, is
          * never placed again and no status counts it, so it is forgotten
-         * as a deleted one is.  Kept, finished workloads were a fifth of
-         * the controller's memory by the end of the 15,000-workload
-         * baseline, about 800 bytes each. */
+         * as a deleted one is.  Kept, they grew the controller's memory
+         * all through a long run: 6 of its 64 MiB by the end of the
+         * 15,000-workload baseline. */
         ts_engine_delete_workload(e, src->meta.namespace_, src->meta.name);
         return 0;
     }
