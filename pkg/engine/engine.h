@@ -114,9 +114,9 @@ int ts_engine_default_priority_class(const struct ts_engine *e, const char **nam
 /* Adds or updates a workload.  One with status.admission and
  * QuotaReserved=True counts as usage of its flavors; an inactive one holds
  * nothing and is not queued; a finished one is forgotten, as if deleted;
- * any other is queued in its LocalQueue's ClusterQueue.  Returns TS_EINVAL (object and field in
- * err) for a workload the engine cannot account, e.g. an admission naming a flavor/resource pair
- * its queue does not cover. */
+ * any other is queued in its LocalQueue's ClusterQueue.  Returns TS_EINVAL
+ * (object and field in err) for a workload the engine cannot account, e.g.
+ * an admission naming a flavor/resource pair its queue does not cover. */
 int ts_engine_put_workload(struct ts_engine *e, const struct ts_workload *wl, ts_time now,
                            struct ts_err *err);
 /* Removes a workload, releasing its usage. */
