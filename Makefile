@@ -257,8 +257,8 @@ valgrind: check-deps
 	@$(MAKE) --no-print-directory all
 	@command -v valgrind >/dev/null 2>&1 || { \
 		echo "turnstile: valgrind missing; install with: sudo apt-get install -y valgrind"; exit 1; }
-	@TS_E2E=0 TS_FUZZ_MUTATIONS=200 TS_TEST_WRAPPER="$(VALGRIND)" test/run-tests.sh $(BUILD)
-	@TS_UNIT=0 TS_BIN_WRAPPER="$(VALGRIND) --log-file=%q{TS_WRAP_LOGS}/vg-%p.log" \
+	@TS_E2E=0 TS_FUZZ_MUTATIONS=200 TS_TEST_TIMEOUT=3600 TS_TEST_WRAPPER="$(VALGRIND)" test/run-tests.sh $(BUILD)
+	@TS_UNIT=0 TS_TEST_TIMEOUT=3600 TS_BIN_WRAPPER="$(VALGRIND) --log-file=%q{TS_WRAP_LOGS}/vg-%p.log" \
 		TS_SOAK_STEPS=$(VG_SOAK_STEPS) TS_SOAK_ARGS="--pace 1 --grace 60 --quiesce-timeout 120" \
 		test/run-tests.sh $(BUILD) "bad_input soak_short"
 

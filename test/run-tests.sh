@@ -6,6 +6,9 @@
 # end-to-end scripts.
 # TS_TEST_WRAPPER (e.g. valgrind ...) is prefixed to every cmocka program;
 # the e2e scripts put TS_BIN_WRAPPER before the binaries they start.
+# TS_TEST_TIMEOUT (seconds, default 900) bounds each program and script: a
+# hang fails that test, with everything it started (timeout signals its
+# process group), instead of the whole run.
 # Tests run from the repository root so they find test/data and ../shared.
 set -u
 build=${1:?usage: run-tests.sh BUILD_DIR [FILTER]}
@@ -22,6 +25,7 @@ selected() {
     return 1
 }
 
+limit=${TS_TEST_TIMEOUT:-900}
 passed=0 failed=0 bins=0 bad_bins=""
 for t in "$build"/test/test_*; do
     [ "${TS_UNIT:-1}" != 0 ] && [ -x "$t" ] || continue
@@ -30,8 +34,9 @@ for t in "$build"/test/test_*; do
     bins=$((bins + 1))
     log=$log_dir/$name.log
     # shellcheck disable=SC2086
-    ${TS_TEST_WRAPPER:-} "$t" >"$log" 2>&1
+    timeout -k 10 "$limit" ${TS_TEST_WRAPPER:-} "$t" >"$log" 2>&1
     rc=$?
+    [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] || echo "[  FAILED  ] $name: timed out after $limit s" >>"$log"
     cat "$log"
     p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
     f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
@@ -56,8 +61,9 @@ for t in test/e2e/*.sh; do
     selected "$name" || continue
     bins=$((bins + 1))
     log=$log_dir/e2e-$name.log
-    TS_BUILD=$build ${TS_E2E_WRAPPER:-} "$t" >"$log" 2>&1
+    TS_BUILD=$build timeout -k 10 "$limit" ${TS_E2E_WRAPPER:-} "$t" >"$log" 2>&1
     rc=$?
+    [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] || echo "timed out after $limit s" >>"$log"
     if [ "$rc" -eq 0 ]; then
         passed=$((passed + 1)); echo "[  PASSED  ] e2e $name"
     elif [ "$rc" -eq 77 ]; then

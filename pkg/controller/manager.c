@@ -126,6 +126,8 @@ static int served(struct ts_ctl *c, const struct ts_kube_resource *res)
         cJSON_Delete(out);
         if (rc == 0 || rc == TS_ENOTFOUND)
             return rc == 0;
+        if (rc == TS_ECANCELED) /* stopping: the caller looks no further */
+            return 1;
         ts_log_warn("controller", "cannot tell whether %s/%s %s are served (%s)%s", res->group,
                     res->version, res->resource, err.msg,
                     round < 3 ? ": asking again" : ": assuming they are");
@@ -338,7 +340,7 @@ static int framework_on(const struct ts_config *cfg, int inf)
 
 static int start_informers(struct ts_ctl *c, struct ts_err *err)
 {
-    for (int i = 0; i < TS__CTL_N; i++) {
+    for (int i = 0; i < TS__CTL_N && !c->stopping; i++) {
         const struct ts_kube_resource *res = ts__ctl_resources[i];
         struct ts_informer_opts io = {0};
 
@@ -366,6 +368,8 @@ static int start_informers(struct ts_ctl *c, struct ts_err *err)
         io.strip_managed_fields = 1; /* never read; the server keeps them on our writes */
         c->inf[i] = ts_informer_new(c->client, &io);
     }
+    if (c->stopping)
+        return 0;
     ts__ctl_feed_handlers(c);
     for (int i = 0; i < TS__CTL_N; i++) {
         if (c->inf[i] && ts_informer_start(c->inf[i], err))
@@ -378,7 +382,13 @@ int ts_ctl_run(struct ts_ctl *c, struct ts_err *err)
 {
     int64_t period = c->opts.status_period_ns ? c->opts.status_period_ns : TS_TIME_SECOND;
 
-    if (start_informers(c, err) || start_leader(c, err))
+    if (start_informers(c, err))
+        return err->code;
+    /* A SIGTERM came during the synchronous discovery above: no Lease, no
+     * first cycle; the loop only drains (or returns at once, drained). */
+    if (c->stopping)
+        return ts_loop_run(c->loop);
+    if (start_leader(c, err))
         return err->code;
     if (ts_workqueue_run_on(c->jobs, c->loop, 64, ts__ctl_reconcile_job, c))
         return ts_err_set(err, TS_EOVERFLOW, "no loop hook left for the job queue");

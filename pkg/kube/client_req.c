@@ -276,13 +276,21 @@ static int run_sync(struct ts_kube_client *c, const struct ts_kube_req *r, int a
                     struct ts_err *err)
 {
     struct sync s = {0, 0, NULL, err};
-    int rc = all ? ts_kube_list_all(c, r, sync_done, &s, NULL, err)
-                 : ts_kube_submit(c, r, sync_done, &s, NULL, err);
+    struct ts_kube_call *call = NULL;
+    int rc = all ? ts_kube_list_all(c, r, sync_done, &s, &call, err)
+                 : ts_kube_submit(c, r, sync_done, &s, &call, err);
 
     if (rc)
         return rc;
-    while (!s.done)
+    while (!s.done && !ts_loop_stopped(c->loop))
         ts_loop_run_once(c->loop, -1);
+    /* a SIGTERM handled while we waited: a request that retries (a server
+     * down, a 401) must not keep the process from stopping */
+    if (!s.done) {
+        ts_kube_cancel(call);
+        return ts_err_set(err, TS_ECANCELED, "%s: the event loop was stopped",
+                          r->res ? r->res->resource : "request");
+    }
     if (out)
         *out = s.obj;
     else

@@ -371,7 +371,9 @@ int ts_loop_run_once(struct ts_loop *l, int64_t max_wait_ns)
 
 int ts_loop_run(struct ts_loop *l)
 {
-    l->stop = 0;
+    /* no reset: a stop asked for while the caller ran the loop itself
+     * (a synchronous request during start-up, a SIGTERM handled in it)
+     * must not be forgotten here, or the process runs on */
     while (!l->stop)
         ts_loop_run_once(l, -1);
     return 0;

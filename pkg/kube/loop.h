@@ -96,13 +96,14 @@ void ts_loop_set_clock(struct ts_loop *loop, ts_loop_clock_fn mono, ts_loop_cloc
  * or timer).  Returns the number of fd events and timers dispatched. */
 int ts_loop_run_once(struct ts_loop *loop, int64_t max_wait_ns);
 
-/* Runs iterations until ts_loop_stop().  Returns 0. */
+/* Runs iterations until ts_loop_stop(), at once if it was already called
+ * (also from within ts_loop_run_once).  Returns 0. */
 int ts_loop_run(struct ts_loop *loop);
 
-/* Makes ts_loop_run() return after the current iteration. */
+/* Makes ts_loop_run() return after the current iteration; for good. */
 void ts_loop_stop(struct ts_loop *loop);
 
-/* Whether ts_loop_stop() was called since the last ts_loop_run(). */
+/* Whether ts_loop_stop() was called. */
 int ts_loop_stopped(const struct ts_loop *loop);
 
 /* Number of pending timers (for tests and leak checks). */

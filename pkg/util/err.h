@@ -33,7 +33,8 @@
     XX(EUNAVAILABLE, -14, "service unavailable")                                                   \
     XX(EFORBIDDEN, -15, "forbidden")                                                               \
     XX(EUNAUTHORIZED, -16, "unauthorized")                                                         \
-    XX(EINTERNAL, -17, "internal error")
+    XX(EINTERNAL, -17, "internal error")                                                           \
+    XX(ECANCELED, -18, "cancelled")
 
 enum ts_errno {
     TS_OK = 0,

@@ -148,5 +148,34 @@ kill -TERM "$CTL_PID"
 i=0
 while kill -0 "$CTL_PID" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 check "controller stops on SIGTERM" eq "$(kill -0 "$CTL_PID" 2>/dev/null && echo running)" ""
+
+# SIGTERM while starting: inside its first requests (discovery) to a server
+# that accepts and never answers, the controller still stops at once
+# (before, the stop was forgotten once its loop ran: it ran on, unkillable
+# but by SIGKILL)
+$PY -c '
+import socket, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
+print(s.getsockname()[1], flush=True)
+kept = []
+while True:
+    kept.append(s.accept()[0])
+    print("accepted", flush=True)' >"$T/mute.out" &
+PIDS="$PIDS $!"
+wait_for "the mute server listens" test -s "$T/mute.out"
+sed "s#server: .*#server: http://127.0.0.1:$(head -1 "$T/mute.out")#" "$KC" >"$T/mute.kc"
+$WRAP "$CTL" --kubeconfig "$T/mute.kc" --metrics-bind-address 0 --visibility-bind-address 0 >"$T/mute.log" 2>&1 &
+MPID=$!
+wait_for "the starting controller asks the mute server" grep -q accepted "$T/mute.out"
+kill -TERM "$MPID"
+i=0
+while kill -0 "$MPID" 2>/dev/null && [ $i -lt $((50 * SLOW)) ]; do sleep 0.1; i=$((i + 1)); done
+if kill -0 "$MPID" 2>/dev/null; then
+    fail "a controller SIGTERMed while starting still runs after $((5 * SLOW)) s"
+    kill -9 "$MPID"
+fi
+wait "$MPID"
+check "it exits 0 when stopped while starting" eq "$?" 0
+check "it says it stopped" grep -q "signal 15: shutting down" "$T/mute.log"
 ctl_check_log
 finish

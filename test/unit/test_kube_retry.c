@@ -356,6 +356,47 @@ static void test_connection_refused(void **state)
     ts_loop_free(e.loop);
 }
 
+static void stop_loop(struct ts_loop *l, void *data)
+{
+    (void)data;
+    ts_loop_stop(l);
+}
+
+static void set_flag(struct ts_loop *l, void *data)
+{
+    *(int *)data = 1;
+    ts_loop_stop(l);
+}
+
+/* A SIGTERM handled inside a blocking call (the controller's discovery at
+ * start-up) stops the loop: the call gives up instead of waiting out the
+ * server's Retry-After, and the stop holds for a ts_loop_run() after it
+ * (before, that reset it and a controller killed while starting ran on). */
+static void test_sync_call_ends_with_the_loop(void **state)
+{
+    static const struct step busy[] = {{503, "Retry-After: 30\r\n", NULL}};
+    struct env e;
+    struct ts_err err = {0};
+    cJSON *out = NULL;
+    int64_t t0;
+    int ran = 0;
+
+    (void)state;
+    env_up(&e, busy, 1, NULL);
+    t0 = ts_loop_update_time(e.loop);
+    ts_loop_timer_add(e.loop, 30 * MS, stop_loop, NULL);
+    assert_int_equal(ts_kube_get_sync(e.c, &ts_kube_res_configmaps, "default", "x", &out, &err),
+                     TS_ECANCELED);
+    assert_null(out);
+    assert_non_null(strstr(err.msg, "configmaps"));
+    assert_true(ts_loop_update_time(e.loop) - t0 < 5 * SEC);
+    assert_int_equal(e.srv.requests, 1);
+    ts_loop_timer_add(e.loop, 0, set_flag, &ran);
+    assert_int_equal(ts_loop_run(e.loop), 0);
+    assert_int_equal(ran, 0);
+    env_down(&e); /* the cancelled call is freed; its callback never runs */
+}
+
 static void test_unauthorized_refresh(void **state)
 {
     static const struct step s401[] = {{401, NULL, "Unauthorized"}, {401, NULL, "Unauthorized"}};
@@ -763,6 +804,7 @@ int main(void)
         cmocka_unit_test(test_retry_policy),
         cmocka_unit_test(test_retry_after_and_limit),
         cmocka_unit_test(test_connection_refused),
+        cmocka_unit_test(test_sync_call_ends_with_the_loop),
         cmocka_unit_test(test_unauthorized_refresh),
         cmocka_unit_test(test_rate_limit_fake_clock),
         cmocka_unit_test(test_write_gate),

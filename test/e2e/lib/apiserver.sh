@@ -36,9 +36,26 @@ TS_WRAP_LOGS=$T/wrap
 export TS_WRAP_LOGS
 mkdir -p "$TS_WRAP_LOGS"
 
+# reap PID: waits for a child sent SIGTERM; one still there after 30 s
+# ($SLOW times that under a wrapper) gets SIGKILL, and reap returns 137.
+# A process that ignores SIGTERM must fail its test, not hang the suite.
+reap() {
+    (
+        trap 'kill $nap 2>/dev/null; exit 0' TERM # no sleep left behind
+        sleep $((30 * SLOW)) &
+        nap=$!
+        wait $nap && kill -9 "$1" 2>/dev/null
+    ) &
+    dog=$!
+    wait "$1" 2>/dev/null
+    rc=$?
+    kill "$dog" 2>/dev/null
+    return $rc
+}
+
 cleanup() {
     for p in $PIDS; do kill "$p" 2>/dev/null; done
-    for p in $PIDS; do wait "$p" 2>/dev/null; done
+    for p in $PIDS; do reap "$p"; done
     rm -rf "$T"
 }
 trap cleanup EXIT
@@ -171,9 +188,14 @@ finish() {
     # nothing freed, no leak check worth the name)
     for p in $PIDS; do kill "$p" 2>/dev/null; done
     for p in $PIDS; do
-        wait "$p" 2>/dev/null
+        reap "$p"
         rc=$?
-        case " $OURS " in *" $p "*) [ "$rc" -ne 143 ] || fail "PID $p died of SIGTERM instead of stopping" ;; esac
+        case " $OURS " in
+        *" $p "*)
+            [ "$rc" -ne 143 ] || fail "PID $p died of SIGTERM instead of stopping"
+            [ "$rc" -ne 137 ] || fail "PID $p did not stop within $((30 * SLOW)) s of SIGTERM: killed"
+            ;;
+        esac
     done
     PIDS=""
     if grep -q -E 'AddressSanitizer|LeakSanitizer|runtime error:' "$T/server.log" 2>/dev/null; then
