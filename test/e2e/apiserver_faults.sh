@@ -88,8 +88,7 @@ check "pause: the waiting client's write is applied" eq "$(code)" 201
 exempt GET "$CM/gone" >/dev/null
 check "pause: the write of a client that went away is not applied" eq "$(code)" 404
 
-kill "$PID"
-wait "$PID" 2>/dev/null
+stop_pid "$PID"
 check "the counts are logged at exit" contains "$(tail -2 "$T/server.log")" 'faults injected={"seed":1,"injected":{'
 "$BIN" --faults bogus=1 >/dev/null 2>"$T/bad"
 check "a bad spec is refused naming the key" contains "$(cat "$T/bad")" "unknown key 'bogus'"

@@ -25,8 +25,7 @@ for minor in 27 28 29 30 31 32 33; do
     check "1.$minor: workload columns" contains "$out" "NAMESPACE   NAME               QUEUE        RESERVED IN   ADMITTED   FINISHED   AGE"
     out=$(K apply -f "$D/job.yaml" 2>&1 && K apply -f "$D/job.yaml" 2>&1)
     check "1.$minor: job apply twice" contains "$out" "job.batch/sample-job configured"
-    kill "$PID"
-    wait "$PID" 2>/dev/null
+    stop_pid "$PID"
 done
 [ $ran -gt 0 ] || { echo "skip: no versioned kubectl in $SDK"; exit 77; }
 finish

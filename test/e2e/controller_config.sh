@@ -38,8 +38,7 @@ wait_for "health port /readyz" ready
 check "health port /healthz" eq "$(curl -s "http://127.0.0.1:$hport/healthz")" "ok"
 check "health port serves no /metrics" eq "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$hport/metrics")" "404"
 check "metrics port serves /metrics" contains "$(curl -s "http://127.0.0.1:$mport/metrics")" "kueue_build_info"
-kill -TERM "$CTL_PID"
-wait "$CTL_PID" 2>/dev/null
+stop_pid "$CTL_PID"
 
 # flags win: no metrics listener, no leader election
 : >"$T/ctl.log"
@@ -54,8 +53,7 @@ check "--metrics-bind-address 0 overrides the file" eq "$(port_of metrics)" ""
 check "--visibility-bind-address 0 overrides the file" eq "$(grep -c 'visibility API serving' "$T/ctl.log")" "0"
 check "the health listener from the file stays" contains "$(cat "$T/ctl.log")" "health serving on 127.0.0.1:"
 check "--leader-elect=false overrides the file" eq "$(grep -c 'leading; scheduling starts' "$T/ctl.log")" "0"
-kill -TERM "$CTL_PID"
-wait "$CTL_PID" 2>/dev/null
+stop_pid "$CTL_PID"
 
 # --webhook-only: webhook.port and the health port from the file, flags win
 wport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -74,8 +72,7 @@ wh_up() { grep -q "webhook serving" "$T/wh.log"; }
 wait_for "webhook server up" wh_up
 check "webhook.port from the file" contains "$(cat "$T/wh.log")" "webhook serving port=$wport "
 check "health port from the file (not 8081)" eq "$(grep -c 'health_port=8081' "$T/wh.log")" "0"
-kill -TERM "$WH"
-wait "$WH" 2>/dev/null
+stop_pid "$WH"
 # truncate here: a `>` on a background command happens in the child, after
 # which the wait below could still see the first run's lines
 : >"$T/wh.log"
@@ -86,8 +83,7 @@ PIDS="$PIDS $WH"
 wait_for "webhook server up again" wh_up
 check "--webhook-port overrides webhook.port" eq "$(grep -c "webhook serving port=$wport " "$T/wh.log")" "0"
 check "--health-port -1 overrides the file" contains "$(cat "$T/wh.log")" "health_port=-1"
-kill -TERM "$WH"
-wait "$WH" 2>/dev/null
+stop_pid "$WH"
 
 bad=$("$CTL" --webhook-only --config /nonexistent.yaml 2>&1)
 check "a missing --config file is an error naming it" contains "$bad" "/nonexistent.yaml"

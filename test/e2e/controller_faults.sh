@@ -16,8 +16,7 @@ as_start_http
 PORT=${URL##*:}
 K apply -f crds/ >/dev/null
 K apply -f "$CD/queues.yaml" >/dev/null 2>&1
-kill "$PID"
-wait "$PID" 2>/dev/null
+stop_pid "$PID"
 as_start_http "$PORT" --no-access-log --faults seed=11,cut=0.3
 
 x() { # METHOD PATH [curl args]: a request exempt from the faults
@@ -60,8 +59,7 @@ check "cut replies were injected ($cuts)" test "$cuts" -gt 10
 # Half the writes fail with 500 (not performed, and a PATCH is not retried
 # by the client): deleted jobs' Workloads must still lose Kueue's finalizer
 # and go (the removal used to wait for an update event that never comes).
-kill "$PID"
-wait "$PID" 2>/dev/null
+stop_pid "$PID"
 as_start_http "$PORT" --no-access-log --faults seed=12,write-500=0.5
 ctl_start
 for j in d1 d2 d3 d4 d5 d6; do mkjob $j 100m; done
@@ -86,8 +84,7 @@ check "some finalizer removals failed and were retried ($fails)" test "$fails" -
 # it).  The controller reads the Workload back instead.
 kill -9 "$CTL_PID"
 wait "$CTL_PID" 2>/dev/null
-kill "$PID"
-wait "$PID" 2>/dev/null
+stop_pid "$PID"
 as_start_http "$PORT" --faults seed=13,write-cut=1,watch-lag=1s
 ctl_start
 mkjob b1 1

@@ -110,8 +110,7 @@ wait_for "mpi-b's Workload deleted with the job" no_wl
 
 # integrations.frameworks without kubeflow.org/tfjob: TFJobs are left alone;
 # labelKeysToCopy copies the team label onto new Workloads
-kill -TERM "$CTL_PID"
-wait "$CTL_PID" 2>/dev/null
+stop_pid "$CTL_PID"
 cat >"$T/config.yaml" <<'Y'
 apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration

@@ -89,8 +89,7 @@ check "positions renumbered" eq \
     "$(raw "$V1/clusterqueues/cq/pendingworkloads" | jq_py '",".join(str(i["positionInClusterQueue"]) for i in d["items"])')" "0,1"
 
 # the aggregator's answer when the backend is gone
-kill "$CTL_PID"
-wait "$CTL_PID" 2>/dev/null
+stop_pid "$CTL_PID"
 out=$(raw "$V1/clusterqueues/cq/pendingworkloads")
 check "controller stopped: 503 from the proxy" contains "$out" "error trying to reach service"
 

@@ -70,8 +70,7 @@ back() { [ "$(secret_field 'tls\.crt')" = "$(cat "$T/tls.crt")" ]; }
 wait_for "secret written again with the certificate in use" back
 
 # one replica goes away; the other keeps answering admission reviews
-kill "$A"
-wait "$A" 2>/dev/null
+stop_pid "$A"
 check "b still serves" ok_with "$T/ca.crt" "$P2"
 check "a is gone" eval "! ok_with '$T/ca.crt' '$P1'"
 

@@ -41,8 +41,7 @@ TS_FAKE_REPORT=$W/errors.txt
 as_start
 check "an invalid read is a finding" eq "$(wrap_verdict)" report
 check "... naming the log" contains "$(cat "$T/verdict")" "wrapper report in vg-$PID.log"
-kill "$PID"
-wait "$PID" 2>/dev/null
+stop_pid "$PID"
 rm -f "$TS_WRAP_LOGS"/*
 
 # test/soak/soak.py: --wrapper (or TS_BIN_WRAPPER) before both binaries,

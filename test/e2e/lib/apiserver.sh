@@ -53,6 +53,15 @@ reap() {
     return $rc
 }
 
+# stop_pid PID: SIGTERM and reap; one that ignores it fails the test
+stop_pid() {
+    kill "$1" 2>/dev/null
+    reap "$1"
+    rc=$?
+    [ "$rc" -ne 137 ] || fail "PID $1 did not stop within $((30 * SLOW)) s of SIGTERM: killed"
+    return $rc
+}
+
 cleanup() {
     for p in $PIDS; do kill "$p" 2>/dev/null; done
     for p in $PIDS; do reap "$p"; done
