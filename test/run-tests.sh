@@ -8,7 +8,8 @@
 # the e2e scripts put TS_BIN_WRAPPER before the binaries they start.
 # TS_TEST_TIMEOUT (seconds, default 900) bounds each program and script: a
 # hang fails that test, with everything it started (timeout signals its
-# process group), instead of the whole run.
+# process group), instead of the whole run.  Tests read no terminal: in
+# their own process group, a read from one would stop them (SIGTTIN).
 # Tests run from the repository root so they find test/data and ../shared.
 set -u
 build=${1:?usage: run-tests.sh BUILD_DIR [FILTER]}
@@ -34,7 +35,7 @@ for t in "$build"/test/test_*; do
     bins=$((bins + 1))
     log=$log_dir/$name.log
     # shellcheck disable=SC2086
-    timeout -k 10 "$limit" ${TS_TEST_WRAPPER:-} "$t" >"$log" 2>&1
+    timeout -k 10 "$limit" ${TS_TEST_WRAPPER:-} "$t" </dev/null >"$log" 2>&1
     rc=$?
     [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] || echo "[  FAILED  ] $name: timed out after $limit s" >>"$log"
     cat "$log"
@@ -61,7 +62,7 @@ for t in test/e2e/*.sh; do
     selected "$name" || continue
     bins=$((bins + 1))
     log=$log_dir/e2e-$name.log
-    TS_BUILD=$build timeout -k 10 "$limit" ${TS_E2E_WRAPPER:-} "$t" >"$log" 2>&1
+    TS_BUILD=$build timeout -k 10 "$limit" ${TS_E2E_WRAPPER:-} "$t" </dev/null >"$log" 2>&1
     rc=$?
     [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] || echo "timed out after $limit s" >>"$log"
     if [ "$rc" -eq 0 ]; then
