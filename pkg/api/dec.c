@@ -12,6 +12,7 @@ void ts_dec_init(struct ts_dec *d, struct ts_field_errors *errs)
 {
     ts_path_init(&d->path, NULL);
     d->errs = errs;
+    d->flags = 0;
 }
 
 void ts_dec_error(struct ts_dec *d, enum ts_field_error_type type, const char *key,

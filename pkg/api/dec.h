@@ -36,6 +36,7 @@
 struct ts_dec {
     struct ts_path path;
     struct ts_field_errors *errs; /* borrowed; errors are appended */
+    unsigned flags;               /* enum ts_decode_flags (api/object.h) */
 };
 
 /* Starts decoding at an empty path, appending errors to errs. */

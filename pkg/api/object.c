@@ -119,6 +119,12 @@ static const char *str_of(const cJSON *obj, const char *key)
 int ts_object_decode(const cJSON *obj, struct ts_object *out, struct ts_field_errors *errs,
                      struct ts_err *err)
 {
+    return ts_object_decode_flags(obj, 0, out, errs, err);
+}
+
+int ts_object_decode_flags(const cJSON *obj, unsigned flags, struct ts_object *out,
+                           struct ts_field_errors *errs, struct ts_err *err)
+{
     struct ts_dec d;
     cJSON *copy = NULL;
     int rc = 0;
@@ -137,6 +143,7 @@ int ts_object_decode(const cJSON *obj, struct ts_object *out, struct ts_field_er
     }
     if (!rc) {
         ts_dec_init(&d, errs);
+        d.flags = flags;
         decode_kind(&d, obj, out);
     } else {
         out->kind = TS_KIND_UNKNOWN;

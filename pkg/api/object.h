@@ -78,6 +78,18 @@ const char *ts_kind_name(enum ts_kind kind);
 int ts_object_decode(const cJSON *obj, struct ts_object *out, struct ts_field_errors *errs,
                      struct ts_err *err);
 
+enum ts_decode_flags {
+    /* Pod templates keep no raw copy (ts_pod_template.raw stays NULL): for
+     * an object decoded to be read, never encoded back.  The controller's
+     * feed decodes every Workload event so; the copy was a quarter of the
+     * decode. */
+    TS_DECODE_NO_RAW = 1 << 0,
+};
+
+/* ts_object_decode() with enum ts_decode_flags. */
+int ts_object_decode_flags(const cJSON *obj, unsigned flags, struct ts_object *out,
+                           struct ts_field_errors *errs, struct ts_err *err);
+
 /* Runs the kind's create validation. */
 void ts_object_validate(const struct ts_object *o, struct ts_field_errors *errs);
 

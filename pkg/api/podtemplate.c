@@ -1,6 +1,7 @@
 #include "api/podtemplate.h"
 
 #include "api/enc.h"
+#include "api/object.h" /* TS_DECODE_NO_RAW */
 #include "api/podtemplate_int.h"
 #include "util/alloc.h"
 #include "json/json.h"
@@ -432,7 +433,8 @@ void ts_pod_template_decode(struct ts_dec *d, const cJSON *tmpl, struct ts_pod_t
         ts_dec_error(d, TS_FIELD_TYPE_INVALID, NULL, NULL, "must be of type object");
         return;
     }
-    t->raw = cJSON_Duplicate(tmpl, 1);
+    if (!(d->flags & TS_DECODE_NO_RAW))
+        t->raw = cJSON_Duplicate(tmpl, 1);
     md = ts_dec_object(d, tmpl, "metadata");
     mark = ts_path_push(&d->path, "metadata");
     ts_dec_strmap(d, md, "labels", &t->labels);

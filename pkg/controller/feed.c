@@ -30,7 +30,8 @@ static void put(struct ts_ctl *c, const cJSON *obj)
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
     struct ts_err err = {0};
     struct ts_object o;
-    int rc = ts_object_decode(obj, &o, &errs, &err);
+    /* read here, never encoded back: no raw copy of the pod templates */
+    int rc = ts_object_decode_flags(obj, TS_DECODE_NO_RAW, &o, &errs, &err);
 
     /* Without the webhook (or with failurePolicy Ignore) invalid queue
      * objects reach us: the engine takes only what the webhook would have

@@ -13,6 +13,7 @@
 
 #include "api/convert.h"
 #include "api/convert_int.h"
+#include "api/object.h"
 #include "api/workload.h"
 #include "json/json.h"
 #include "json/patch.h"
@@ -217,6 +218,38 @@ static void test_decode_full(void **state)
     check_full_admission(&w);
     check_full_status(&w);
     ts_workload_release(&w);
+    cJSON_Delete(obj);
+}
+
+/* TS_DECODE_NO_RAW (the controller's feed): every typed field as without
+ * it, and no raw copy of a pod template. */
+static void test_decode_no_raw(void **state)
+{
+    cJSON *obj = load_json(DATA "workload-full.json");
+
+    (void)state;
+    for (unsigned flags = 0; flags <= TS_DECODE_NO_RAW; flags += TS_DECODE_NO_RAW) {
+        struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+        struct ts_object o;
+
+        assert_int_equal(ts_object_decode_flags(obj, flags, &o, &errs, NULL), 0);
+        assert_int_equal(errs.n, 0);
+        assert_int_equal(o.kind, TS_KIND_WORKLOAD);
+        check_full_spec(&o.u.wl);
+        check_full_status(&o.u.wl);
+        assert_true(o.u.wl.spec.n_podsets > 0);
+        for (size_t i = 0; i < o.u.wl.spec.n_podsets; i++) {
+            const struct ts_pod_template *t = &o.u.wl.spec.podsets[i].template;
+
+            if (flags & TS_DECODE_NO_RAW)
+                assert_null(t->raw);
+            else
+                assert_non_null(t->raw);
+            assert_true(t->n_containers > 0);
+        }
+        ts_object_release(&o);
+        ts_field_errors_release(&errs);
+    }
     cJSON_Delete(obj);
 }
 
@@ -698,6 +731,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_decode_defaults),
         cmocka_unit_test(test_decode_full),
+        cmocka_unit_test(test_decode_no_raw),
         cmocka_unit_test(test_round_trip_and_copy),
         cmocka_unit_test(test_decode_errors),
         cmocka_unit_test(test_predicates_and_priority),
