@@ -53,12 +53,17 @@ reap() {
     return $rc
 }
 
+# not_killed PID RC: fails the test when reap had to SIGKILL PID
+not_killed() {
+    [ "$2" -ne 137 ] || fail "PID $1 did not stop within $((30 * SLOW)) s of SIGTERM: killed"
+}
+
 # stop_pid PID: SIGTERM and reap; one that ignores it fails the test
 stop_pid() {
     kill "$1" 2>/dev/null
     reap "$1"
     rc=$?
-    [ "$rc" -ne 137 ] || fail "PID $1 did not stop within $((30 * SLOW)) s of SIGTERM: killed"
+    not_killed "$1" "$rc"
     return $rc
 }
 
@@ -202,7 +207,7 @@ finish() {
         case " $OURS " in
         *" $p "*)
             [ "$rc" -ne 143 ] || fail "PID $p died of SIGTERM instead of stopping"
-            [ "$rc" -ne 137 ] || fail "PID $p did not stop within $((30 * SLOW)) s of SIGTERM: killed"
+            not_killed "$p" "$rc"
             ;;
         esac
     done
