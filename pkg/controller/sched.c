@@ -636,21 +636,21 @@ static int seen_is(const struct status_seen *seen, const struct ts_status_versio
            now - seen->at < TS__CTL_STATUS_MAX_WAIT;
 }
 
-/* Whether the queue obj, at version v, was seen with its status settled
- * (status_settled()). */
-static int status_unchanged(struct ts_ctl *c, const struct ts_kube_resource *res, const cJSON *obj,
-                            const struct ts_status_version *v)
+/* What was recorded of the queue obj when its status, at version v, was
+ * last seen settled (status_settled()), or NULL. */
+static struct status_seen *status_unchanged(struct ts_ctl *c, const struct ts_kube_resource *res,
+                                            const cJSON *obj, const struct ts_status_version *v)
 {
     const char *rv = ts_json_get_string(obj, "metadata.resourceVersion");
     struct status_seen *seen;
     char key[512];
 
     if (!rv)
-        return 0;
+        return NULL;
     status_key(key, sizeof(key), res, ts_json_get_string(obj, "metadata.namespace"),
                ts_json_get_string(obj, "metadata.name"));
     seen = ts_hmap_get(&c->status_seen, key);
-    return seen && seen_is(seen, v, rv, ts_loop_now(c->loop));
+    return seen && seen_is(seen, v, rv, ts_loop_now(c->loop)) ? seen : NULL;
 }
 
 /* Records that obj's cached status equals the one computed at version v. */
@@ -719,18 +719,33 @@ static void cq_resource_metrics(struct ts_ctl *c, const struct ts_cluster_queue 
     }
 }
 
+/* Kueue's pending_workloads gauges, active and inadmissible, of one queue. */
+static void cq_pending_metrics(struct ts_ctl *c, const char *name)
+{
+    size_t pending, inadmissible;
+
+    if (ts_engine_cq_pending(c->engine, name, &pending, &inadmissible) == 0)
+        ts_kmetrics_pending(c->metrics, name, (double)pending, (double)inadmissible);
+}
+
+static void lq_pending_metrics(struct ts_ctl *c, const char *ns, const char *name)
+{
+    size_t pending, inadmissible;
+
+    ts_engine_lq_pending(c->engine, ns, name, &pending, &inadmissible);
+    ts_kmetrics_lq_pending(c->metrics, ns, name, (double)pending, (double)inadmissible);
+}
+
 /* Kueue's local_queue_* gauges of one LocalQueue (localQueueMetrics). */
 static void lq_metrics(struct ts_ctl *c, const struct ts_local_queue *lq)
 {
     const char *ns = lq->meta.namespace_, *name = lq->meta.name;
     const struct ts_condition *active = ts_conditions_find(&lq->status.conditions, "Active");
     const struct ts_flavor_usages *res = &lq->status.flavors_reservation;
-    size_t pending, inadmissible;
 
     if (!ts__ctl_lq_metrics(c, ns, name))
         return;
-    ts_engine_lq_pending(c->engine, ns, name, &pending, &inadmissible);
-    ts_kmetrics_lq_pending(c->metrics, ns, name, (double)pending, (double)inadmissible);
+    lq_pending_metrics(c, ns, name);
     ts_kmetrics_lq_reserving_active(c->metrics, ns, name, lq->status.reserving_workloads);
     ts_kmetrics_lq_admitted_active(c->metrics, ns, name, lq->status.admitted_workloads);
     ts_kmetrics_lq_status(c->metrics, ns, name,
@@ -751,10 +766,8 @@ static void lq_metrics(struct ts_ctl *c, const struct ts_local_queue *lq)
 static void cq_metrics(struct ts_ctl *c, const struct ts_cluster_queue *cq)
 {
     const struct ts_condition *active = ts_conditions_find(&cq->status.conditions, "Active");
-    size_t pending, inadmissible;
 
-    if (ts_engine_cq_pending(c->engine, cq->meta.name, &pending, &inadmissible) == 0)
-        ts_kmetrics_pending(c->metrics, cq->meta.name, (double)pending, (double)inadmissible);
+    cq_pending_metrics(c, cq->meta.name);
     ts_kmetrics_reserving_active(c->metrics, cq->meta.name, cq->status.reserving_workloads);
     ts_kmetrics_admitted_active(c->metrics, cq->meta.name, cq->status.admitted_workloads);
     ts_kmetrics_cq_status(c->metrics, cq->meta.name,
@@ -766,12 +779,25 @@ static void cq_metrics(struct ts_ctl *c, const struct ts_cluster_queue *cq)
         cq_resource_metrics(c, cq);
 }
 
+/* The pending metrics of the queue obj, without computing its status. */
+static void pending_metrics(struct ts_ctl *c, const struct ts_kube_resource *res, const cJSON *obj)
+{
+    const char *name = ts_json_get_string(obj, "metadata.name");
+    const char *ns = ts_json_get_string(obj, "metadata.namespace");
+
+    if (res == &ts_kube_res_clusterqueues && name)
+        cq_pending_metrics(c, name);
+    else if (ns && name && ts__ctl_lq_metrics(c, ns, name))
+        lq_pending_metrics(c, ns, name);
+}
+
 static int queue_status(const char *key, const cJSON *obj, void *data)
 {
     struct ts_ctl *c = data;
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
     const struct ts_kube_resource *res = c->status_res;
     struct ts_status_version v;
+    struct status_seen *seen;
     int versioned;
     struct ts_object o;
     cJSON *body = NULL;
@@ -781,8 +807,12 @@ static int queue_status(const char *key, const cJSON *obj, void *data)
     /* the version before computing: a change while computing is then
      * seen next period */
     versioned = queue_version(c, res, obj, &v);
-    if (versioned && status_unchanged(c, res, obj, &v))
+    if (versioned && (seen = status_unchanged(c, res, obj, &v))) {
+        if (seen->v.parking != v.parking) /* the pending metrics alone moved */
+            pending_metrics(c, res, obj);
+        seen->v.parking = v.parking;
         return 0;
+    }
     if (ts_object_decode(obj, &o, &errs, NULL) || errs.n) {
         if (o.kind != TS_KIND_UNKNOWN)
             ts_object_release(&o);

@@ -93,7 +93,7 @@ int ts_engine_check(const struct ts_engine *e, char *msg, size_t len)
     while (ts_hmap_next(&e->cqs, &it, &k, &v)) {
         const struct ts__eng_cq *cq = v;
 
-        if (check_cq(e, cq, msg, len))
+        if (check_cq(e, cq, msg, len) || ts__eng_classes_check(cq, msg, len))
             return -1;
         if (ts__eng_order_check(cq))
             return fail(msg, len,

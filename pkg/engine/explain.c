@@ -20,18 +20,11 @@ static int wl_cmp(const void *a, const void *b)
 static struct ts__eng_wl **sorted_pending(const struct ts__eng_cq *cq, size_t *n)
 {
     struct ts__eng_wl **all = ts_xcalloc(cq->pending.n + cq->n_inadmissible + 1, sizeof(*all));
-    size_t it = 0, k = 0;
-    const char *key;
-    void *v;
+    size_t k = 0;
 
     for (size_t i = 0; i < cq->pending.n; i++)
         all[k++] = cq->pending.items[i];
-    while (ts_hmap_next(&cq->classes, &it, &key, &v)) {
-        const struct ts__eng_class *c = v;
-
-        for (size_t i = 0; i < c->members.n; i++)
-            all[k++] = c->members.items[i];
-    }
+    k += ts__eng_parked(cq, all + k);
     qsort(all, k, sizeof(*all), wl_cmp);
     *n = k;
     return all;

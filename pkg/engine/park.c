@@ -16,23 +16,77 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static void key_of(uint64_t shape, char *buf, size_t len)
+/* The class map's key: shape in hex, without printf (every parking). */
+static void key_of(uint64_t shape, char buf[17])
 {
-    snprintf(buf, len, "%016llx", (unsigned long long)shape);
+    static const char hex[] = "0123456789abcdef";
+
+    for (int i = 15; i >= 0; i--, shape >>= 4)
+        buf[i] = hex[shape & 0xf];
+    buf[16] = '\0';
+}
+
+static size_t class_n(const struct ts__eng_class *k)
+{
+    return (k->first != NULL) + k->rest.n;
+}
+
+static void class_push(struct ts__eng_class *k, struct ts__eng_wl *wl)
+{
+    const struct ts__eng_wl *head = k->first ? k->first : ts_heap_peek(&k->rest);
+
+    if (head && ts__eng_wl_less(head, wl) < 0) {
+        ts_heap_push(&k->rest, wl);
+        return;
+    }
+    if (k->first)
+        ts_heap_push(&k->rest, k->first);
+    k->first = wl;
+}
+
+static struct ts__eng_wl *class_pop(struct ts__eng_class *k)
+{
+    struct ts__eng_wl *wl = k->first;
+
+    if (!wl)
+        return ts_heap_pop(&k->rest);
+    k->first = NULL;
+    return wl;
+}
+
+static void class_remove(struct ts__eng_class *k, struct ts__eng_wl *wl)
+{
+    if (k->first == wl)
+        k->first = NULL;
+    else
+        ts_heap_remove(&k->rest, wl);
+}
+
+static struct ts__eng_wl *class_at(const struct ts__eng_class *k, size_t i)
+{
+    if (k->first)
+        return i ? k->rest.items[i - 1] : k->first;
+    return k->rest.items[i];
+}
+
+static void class_free(struct ts__eng_class *k)
+{
+    ts_heap_release(&k->rest);
+    free(k);
 }
 
 static struct ts__eng_class *class_get(struct ts__eng_cq *cq, uint64_t shape, int create)
 {
-    char key[24];
+    char key[17];
     struct ts__eng_class *k;
 
-    key_of(shape, key, sizeof(key));
+    key_of(shape, key);
     k = ts_hmap_get(&cq->classes, key);
     if (k || !create)
         return k;
     k = ts_xcalloc(1, sizeof(*k));
     k->shape = shape;
-    ts_heap_init(&k->members, ts__eng_wl_less, ts__eng_wl_pos);
+    ts_heap_init(&k->rest, ts__eng_wl_less, ts__eng_wl_pos);
     ts_hmap_put(&cq->classes, key, k);
     return k;
 }
@@ -41,18 +95,18 @@ void ts__eng_park(struct ts__eng_cq *cq, struct ts__eng_wl *wl, uint64_t shape)
 {
     struct ts__eng_class *k = class_get(cq, shape, 1);
 
-    ts_heap_push(&k->members, wl);
+    class_push(k, wl);
     wl->inadmissible = 1;
     wl->klass = k;
     cq->n_inadmissible++;
-    ts__eng_touch(wl);
+    ts__eng_touch_parking(wl); /* it came from cq's active list */
 }
 
 void ts__eng_unpark(struct ts__eng_cq *cq, struct ts__eng_wl *wl)
 {
     if (!wl->inadmissible)
         return;
-    ts_heap_remove(&wl->klass->members, wl);
+    class_remove(wl->klass, wl);
     wl->inadmissible = 0;
     wl->klass = NULL;
     cq->n_inadmissible--;
@@ -61,17 +115,20 @@ void ts__eng_unpark(struct ts__eng_cq *cq, struct ts__eng_wl *wl)
 
 static void release_one(struct ts__eng_cq *cq, struct ts__eng_class *k)
 {
-    struct ts__eng_wl *wl = ts_heap_pop(&k->members);
+    struct ts__eng_wl *wl = class_pop(k);
 
     if (!wl)
         return;
     wl->inadmissible = 0;
     wl->klass = NULL;
     cq->n_inadmissible--;
+    if (wl->state == TS__ENG_WL_PENDING && wl->cq == cq) {
+        ts_heap_push(&cq->pending, wl);
+        ts__eng_touch_parking(wl);
+        return;
+    }
     cq->status_seq++; /* its count changed, even if wl->cq is another queue now */
     ts__eng_touch(wl);
-    if (wl->state == TS__ENG_WL_PENDING && wl->cq == cq)
-        ts_heap_push(&cq->pending, wl);
 }
 
 void ts__eng_release_classes(struct ts__eng_cq *cq)
@@ -84,10 +141,9 @@ void ts__eng_release_classes(struct ts__eng_cq *cq)
         struct ts__eng_class *c = v;
 
         release_one(cq, c);
-        if (!c->members.n) { /* drop empty classes so the map stays small */
+        if (!class_n(c)) { /* drop empty classes so the map stays small */
             ts_hmap_del(&cq->classes, k);
-            ts_heap_release(&c->members);
-            free(c);
+            class_free(c);
         }
     }
 }
@@ -105,8 +161,8 @@ void ts__eng_class_each(struct ts__eng_cq *cq, uint64_t shape,
 {
     struct ts__eng_class *k = class_get(cq, shape, 0);
 
-    for (size_t i = 0; k && i < k->members.n; i++)
-        fn(k->members.items[i], arg);
+    for (size_t i = 0; k && i < class_n(k); i++)
+        fn(class_at(k, i), arg);
 }
 
 void ts__eng_free_classes(struct ts__eng_cq *cq)
@@ -118,15 +174,63 @@ void ts__eng_free_classes(struct ts__eng_cq *cq)
     while (ts_hmap_next(&cq->classes, &it, &k, &v)) {
         struct ts__eng_class *c = v;
 
-        for (size_t i = 0; i < c->members.n; i++) {
-            struct ts__eng_wl *wl = c->members.items[i];
+        for (size_t i = 0; i < class_n(c); i++) {
+            struct ts__eng_wl *wl = class_at(c, i);
 
             wl->inadmissible = 0;
             wl->klass = NULL;
         }
-        ts_heap_release(&c->members);
-        free(c);
+        class_free(c);
     }
     ts_hmap_release(&cq->classes);
     cq->n_inadmissible = 0;
+}
+
+size_t ts__eng_parked(const struct ts__eng_cq *cq, struct ts__eng_wl **out)
+{
+    size_t it = 0, n = 0;
+    const char *k;
+    void *v;
+
+    while (ts_hmap_next(&cq->classes, &it, &k, &v)) {
+        const struct ts__eng_class *c = v;
+
+        for (size_t i = 0; i < class_n(c); i++)
+            out[n++] = class_at(c, i);
+    }
+    return n;
+}
+
+int ts__eng_classes_check(const struct ts__eng_cq *cq, char *msg, size_t len)
+{
+    size_t it = 0, n = 0;
+    const char *k;
+    void *v;
+
+    while (ts_hmap_next(&cq->classes, &it, &k, &v)) {
+        const struct ts__eng_class *c = v;
+        const struct ts__eng_wl *head = ts_heap_peek(&c->rest);
+
+        if (c->first && head && ts__eng_wl_less(head, c->first) < 0) {
+            snprintf(msg, len, "clusterqueue %s: parked %s ahead of the first of its class %s",
+                     cq->name, head->key, c->first->key);
+            return -1;
+        }
+        for (size_t i = 0; i < class_n(c); i++) {
+            const struct ts__eng_wl *wl = class_at(c, i);
+
+            if (!wl->inadmissible || wl->klass != c) {
+                snprintf(msg, len, "clusterqueue %s: %s in a class without being parked there",
+                         cq->name, wl->key);
+                return -1;
+            }
+        }
+        n += class_n(c);
+    }
+    if (n != cq->n_inadmissible) {
+        snprintf(msg, len, "clusterqueue %s: %zu workloads parked, %zu counted", cq->name, n,
+                 cq->n_inadmissible);
+        return -1;
+    }
+    return 0;
 }

@@ -239,6 +239,7 @@ int ts_engine_cq_status_version(const struct ts_engine *e, const char *name,
         return TS_ENOTFOUND;
     v->epoch = e->status_epoch;
     v->seq = cq->status_seq;
+    v->parking = cq->parking_seq;
     return e->config.fair_sharing ? 1 : 0;
 }
 
@@ -249,4 +250,5 @@ void ts_engine_lq_status_version(const struct ts_engine *e, const char *ns, cons
 
     v->epoch = e->status_epoch;
     v->seq = m ? m->status_seq : 0;
+    v->parking = m ? m->parking_seq : 0;
 }

@@ -56,6 +56,10 @@ void ts_engine_lq_pending(const struct ts_engine *e, const char *ns, const char 
 struct ts_status_version {
     uint64_t epoch; /* flavors, namespaces, cohorts and queues */
     uint64_t seq;   /* the queue's own workloads */
+    /* pending workloads moved between active and inadmissible: only the
+     * pending metrics (ts_engine_cq_pending(), ts_engine_lq_pending())
+     * show it, not the status */
+    uint64_t parking;
 };
 
 /* Sets *v for ClusterQueue cq.  Returns 0, TS_ENOTFOUND for unknown queues,

@@ -69,6 +69,11 @@ static int same(const struct ts_status_version *x, const struct ts_status_versio
     return x->epoch == y->epoch && x->seq == y->seq;
 }
 
+static int parked_same(const struct ts_status_version *x, const struct ts_status_version *y)
+{
+    return x->parking == y->parking;
+}
+
 enum step {
     ARRIVE_A,   /* a workload arrives in la */
     ADMIT,      /* a cycle admits it */
@@ -77,19 +82,29 @@ enum step {
     PARK,       /* a cycle finds it inadmissible */
     FINISH_A,   /* the admitted one finishes (the big one is requeued) */
     ARRIVE_B,   /* a workload arrives in lb */
+    FINISH_B,   /* the one in b finishes: the big one is requeued */
+    REPARK,     /* a cycle releases the big one and parks it again */
     NEW_FLAVOR, /* configuration: every queue may change */
 };
 
 static void test_versions_follow_changes(void **state)
 {
-    /* which versions each step must change (1) and must keep (0) */
+    /* which status versions each step must change (1) and must keep (0),
+     * and whether the parking versions of a and la (the pending metrics'
+     * split between active and inadmissible) must change: a status counts
+     * a parked workload as any pending one, so parking it again after a
+     * requeue must not make the controller compute it again (-1: either) */
     static const struct {
         enum step step;
-        int a, b, la, lb;
+        int a, b, la, lb, park_a, park_la;
     } table[] = {
-        {ARRIVE_A, 1, 0, 1, 0},  {ADMIT, 1, 0, 1, 0},    {IDLE_CYCLE, 0, 0, 0, 0},
-        {TOO_BIG_A, 1, 0, 1, 0}, {PARK, 1, 0, 1, 0},     {IDLE_CYCLE, 0, 0, 0, 0},
-        {FINISH_A, 1, 0, 1, 0},  {ARRIVE_B, 0, 1, 0, 1}, {NEW_FLAVOR, 1, 1, 1, 1},
+        {ARRIVE_A, 1, 0, 1, 0, 0, 0},     {ADMIT, 1, 0, 1, 0, 0, 0},
+        {IDLE_CYCLE, 0, 0, 0, 0, 0, 0},   {TOO_BIG_A, 1, 0, 1, 0, 0, 0},
+        {PARK, 0, 0, 0, 0, 1, 1},         {IDLE_CYCLE, 0, 0, 0, 0, 0, 0},
+        {ARRIVE_B, 0, 1, 0, 1, 0, 0},     {ADMIT, 0, 1, 0, 1, 0, 0},
+        {FINISH_B, 0, 1, 0, 1, 0, 0},     {REPARK, 0, 0, 0, 0, 1, 1},
+        {IDLE_CYCLE, 0, 0, 0, 0, 0, 0},   {FINISH_A, 1, 0, 1, 0, 0, 0},
+        {NEW_FLAVOR, 1, 1, 1, 1, -1, -1},
     };
     struct ts_sim *s = ts_sim_new(NULL);
     struct versions before, after;
@@ -110,10 +125,14 @@ static void test_versions_follow_changes(void **state)
             break;
         case ADMIT:
         case PARK:
+        case REPARK:
         case IDLE_CYCLE:
             ts_sim_run(s, 1, NOW);
             if (table[i].step == ADMIT)
                 assert_true(ts_workload_has_quota_reservation(ts_sim_find(s, "default", "w1")));
+            break;
+        case FINISH_B:
+            assert_int_equal(ts_sim_finish(s, "default", "w2", NOW), 0);
             break;
         case FINISH_A:
             assert_int_equal(ts_sim_finish(s, "default", "w1", NOW), 0);
@@ -133,9 +152,15 @@ static void test_versions_follow_changes(void **state)
                      !same(&before.a, &after.a), !same(&before.b, &after.b),
                      !same(&before.la, &after.la), !same(&before.lb, &after.lb), table[i].a,
                      table[i].b, table[i].la, table[i].lb);
+        if (table[i].park_a >= 0 && (parked_same(&before.a, &after.a) == table[i].park_a ||
+                                     parked_same(&before.la, &after.la) == table[i].park_la))
+            fail_msg("step %zu: parking versions changed a %d la %d, expected %d %d", i,
+                     !parked_same(&before.a, &after.a), !parked_same(&before.la, &after.la),
+                     table[i].park_a, table[i].park_la);
     }
     /* the steps did what they say */
     assert_true(ts_workload_is_finished(ts_sim_find(s, "default", "w1")));
+    assert_true(ts_workload_is_finished(ts_sim_find(s, "default", "w2")));
     assert_false(ts_workload_has_quota_reservation(ts_sim_find(s, "default", "big")));
     ts_sim_free(s);
 }
