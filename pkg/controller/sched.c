@@ -551,18 +551,15 @@ void ts__ctl_status_forget(struct ts_ctl *c, const struct ts_kube_resource *res,
  * starved the Workload writes, see docs/benchmarks.md.)  It waits for
  * spare budget, up to TS__CTL_STATUS_MAX_WAIT. */
 static int write_if_changed(struct ts_ctl *c, const struct ts_kube_resource *res, const cJSON *obj,
-                            const cJSON *body)
+                            const char *key, const cJSON *body)
 {
     const cJSON *before = cJSON_GetObjectItemCaseSensitive(obj, "status");
-    const char *ns = ts_json_get_string(obj, "metadata.namespace");
     struct ts_kube_req r = {0};
     struct status_write *w;
     int64_t now = ts_loop_now(c->loop), *last;
-    char key[512];
 
     if (before && ts_json_equal(before, cJSON_GetObjectItemCaseSensitive(body, "status")))
         return 1;
-    status_key(key, sizeof(key), res, ns, ts_json_get_string(obj, "metadata.name"));
     if (ts_hmap_get(&c->status_inflight, key))
         return 0;
     last = ts_hmap_get(&c->status_last, key);
@@ -608,6 +605,9 @@ struct status_seen {
     struct ts_status_version v;
     int64_t at; /* loop time it was recorded: recomputed after MAX_WAIT anyway */
     char rv[32];
+    /* 0: the cached status was out of date and its write waits
+     * (write_waits()); computing it again gives the same body */
+    int settled;
 };
 
 /* The version of the queue obj is, into *v; 0 when the queue has none (its
@@ -636,36 +636,31 @@ static int seen_is(const struct status_seen *seen, const struct ts_status_versio
            now - seen->at < TS__CTL_STATUS_MAX_WAIT;
 }
 
-/* What was recorded of the queue obj when its status, at version v, was
- * last seen settled (status_settled()), or NULL. */
-static struct status_seen *status_unchanged(struct ts_ctl *c, const struct ts_kube_resource *res,
-                                            const cJSON *obj, const struct ts_status_version *v)
+/* What was recorded (status_seen()) of queue `key` at version v and obj's
+ * resourceVersion, or NULL. */
+static struct status_seen *seen_at(struct ts_ctl *c, const char *key, const cJSON *obj,
+                                   const struct ts_status_version *v)
 {
     const char *rv = ts_json_get_string(obj, "metadata.resourceVersion");
     struct status_seen *seen;
-    char key[512];
 
     if (!rv)
         return NULL;
-    status_key(key, sizeof(key), res, ts_json_get_string(obj, "metadata.namespace"),
-               ts_json_get_string(obj, "metadata.name"));
     seen = ts_hmap_get(&c->status_seen, key);
     return seen && seen_is(seen, v, rv, ts_loop_now(c->loop)) ? seen : NULL;
 }
 
-/* Records that obj's cached status equals the one computed at version v. */
-static void status_settled(struct ts_ctl *c, const struct ts_kube_resource *res, const cJSON *obj,
-                           const struct ts_status_version *v)
+/* Records the outcome of computing queue `key`'s status at version v:
+ * settled when the cached status equals it. */
+static void status_seen(struct ts_ctl *c, const char *key, const cJSON *obj,
+                        const struct ts_status_version *v, int settled)
 {
     const char *rv = ts_json_get_string(obj, "metadata.resourceVersion");
     int64_t now = ts_loop_now(c->loop);
     struct status_seen *seen;
-    char key[512];
 
     if (!rv || strlen(rv) >= sizeof(seen->rv))
         return;
-    status_key(key, sizeof(key), res, ts_json_get_string(obj, "metadata.namespace"),
-               ts_json_get_string(obj, "metadata.name"));
     if (!(seen = ts_hmap_get(&c->status_seen, key))) {
         seen = ts_xcalloc(1, sizeof(*seen));
         ts_hmap_put(&c->status_seen, key, seen);
@@ -673,7 +668,24 @@ static void status_settled(struct ts_ctl *c, const struct ts_kube_resource *res,
     if (!seen_is(seen, v, rv, now))
         seen->at = now;
     seen->v = *v;
+    seen->settled = settled;
     memcpy(seen->rv, rv, strlen(rv) + 1);
+}
+
+/* Whether write_if_changed() would hold queue `key`'s write back now: one
+ * in flight, or no spare budget and not overdue.  Under a saturated budget
+ * most queues' cached statuses are out of date for minutes; computing
+ * each again every period to find its write still waiting was a tenth of
+ * the controller's CPU at 300 queues. */
+static int write_waits(struct ts_ctl *c, const char *key)
+{
+    const int64_t *last;
+
+    if (ts_hmap_get(&c->status_inflight, key))
+        return 1;
+    last = ts_hmap_get(&c->status_last, key);
+    return last && ts_loop_now(c->loop) - *last < TS__CTL_STATUS_MAX_WAIT &&
+           !ts_kube_client_spare(c->client, &ts_kube_res_workloads, TS__CTL_SPARE);
 }
 
 /* What a flavor's resource holds in u, in natural units (0 if absent). */
@@ -791,23 +803,26 @@ static void pending_metrics(struct ts_ctl *c, const struct ts_kube_resource *res
         lq_pending_metrics(c, ns, name);
 }
 
-static int queue_status(const char *key, const cJSON *obj, void *data)
+static int queue_status(const char *ikey, const cJSON *obj, void *data)
 {
     struct ts_ctl *c = data;
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
     const struct ts_kube_resource *res = c->status_res;
     struct ts_status_version v;
     struct status_seen *seen;
-    int versioned;
+    int versioned, settled = -1;
     struct ts_object o;
     cJSON *body = NULL;
     ts_time now = ts__ctl_now(c);
+    char key[512];
 
-    (void)key;
+    (void)ikey;
+    status_key(key, sizeof(key), res, ts_json_get_string(obj, "metadata.namespace"),
+               ts_json_get_string(obj, "metadata.name"));
     /* the version before computing: a change while computing is then
      * seen next period */
     versioned = queue_version(c, res, obj, &v);
-    if (versioned && (seen = status_unchanged(c, res, obj, &v))) {
+    if (versioned && (seen = seen_at(c, key, obj, &v)) && (seen->settled || write_waits(c, key))) {
         if (seen->v.parking != v.parking) /* the pending metrics alone moved */
             pending_metrics(c, res, obj);
         seen->v.parking = v.parking;
@@ -823,16 +838,16 @@ static int queue_status(const char *key, const cJSON *obj, void *data)
         ts_engine_cq_status(c->engine, o.u.cq.meta.name, now, &o.u.cq.status) == 0) {
         cq_metrics(c, &o.u.cq);
         body = ts_cluster_queue_encode(&o.u.cq);
-        if (write_if_changed(c, &ts_kube_res_clusterqueues, obj, body) && versioned)
-            status_settled(c, res, obj, &v);
+        settled = write_if_changed(c, &ts_kube_res_clusterqueues, obj, key, body);
     } else if (o.kind == TS_KIND_LOCAL_QUEUE &&
                ts_engine_lq_status(c->engine, o.u.lq.meta.namespace_, o.u.lq.meta.name, now,
                                    &o.u.lq.status) == 0) {
         lq_metrics(c, &o.u.lq);
         body = ts_local_queue_encode(&o.u.lq);
-        if (write_if_changed(c, &ts_kube_res_localqueues, obj, body) && versioned)
-            status_settled(c, res, obj, &v);
+        settled = write_if_changed(c, &ts_kube_res_localqueues, obj, key, body);
     }
+    if (versioned && settled >= 0)
+        status_seen(c, key, obj, &v, settled);
     cJSON_Delete(body);
     ts_object_release(&o);
     ts_field_errors_release(&errs);

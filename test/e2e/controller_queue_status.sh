@@ -1,0 +1,76 @@
+#!/bin/sh
+# Queue status under a saturated client budget (pkg/controller/sched.c):
+# a ClusterQueue's or LocalQueue's status write waits while the Workload
+# writes use the whole budget, and the controller does not compute a
+# waiting status again until its inputs change or the budget has room.
+# Once the budget has room it must still be written at once, not when the
+# 30 s limit runs out.  Under a budget of 5 writes a second, 25 Jobs for
+# queue lq arrive, then 40 for lq2, whose ClusterQueue has no quota: their
+# Workloads' creation keeps the budget busy after lq's last admission (a
+# write of lq's status then waits), and both of lq's queues must show the
+# 25 admissions within 6 s of the last Workload being created.
+. "$(dirname "$0")/lib/apiserver.sh"
+need_kubectl
+. "$(dirname "$0")/lib/controller.sh"
+as_start --no-access-log
+
+K apply -f crds/ >/dev/null
+K apply -f "$CD/burst.yaml" >/dev/null
+K apply -f - >/dev/null <<'YAML'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq2}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, memory]
+    flavors:
+    - name: on-demand
+      resources:
+      - {name: cpu, nominalQuota: 0}
+      - {name: memory, nominalQuota: 0}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq2, namespace: team-a}
+spec: {clusterQueue: cq2}
+YAML
+cat >"$T/config.yaml" <<'CFG'
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+clientConnection:
+  qps: 5
+  burst: 5
+CFG
+i=1
+while [ $i -le 25 ]; do
+    sed "s/NAME/q$i/" "$CD/job.tmpl"
+    echo "---"
+    i=$((i + 1))
+done >"$T/jobs.yaml"
+i=1
+while [ $i -le 40 ]; do
+    sed "s/NAME/r$i/; s/queue-name: lq}/queue-name: lq2}/" "$CD/job.tmpl"
+    echo "---"
+    i=$((i + 1))
+done >"$T/jobs2.yaml"
+
+ctl_start --config "$T/config.yaml"
+wait_for "the ClusterQueue's first status" sh -c \
+    "[ \"\$($KUBECTL --kubeconfig $KC get cq cq -o jsonpath='{.status.pendingWorkloads}')\" = 0 ]"
+K create -f "$T/jobs.yaml" >/dev/null
+K create -f "$T/jobs2.yaml" >/dev/null
+all_created() {
+    [ "$(K get workloads -n team-a -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Admitted")].status}{"\n"}{end}' | grep -c True)" -eq 25 ] &&
+        [ "$(K get workloads -n team-a -o name | wc -l)" -eq 65 ]
+}
+WAIT_TENTHS=600 wait_for "25 Workloads admitted and 65 created under 5 writes/s" all_created
+queues_show() {
+    [ "$(K get cq cq -o jsonpath='{.status.pendingWorkloads}/{.status.reservingWorkloads}/{.status.admittedWorkloads}')" = 0/25/25 ] &&
+        [ "$(K get lq lq -n team-a -o jsonpath='{.status.pendingWorkloads}/{.status.reservingWorkloads}/{.status.admittedWorkloads}')" = 0/25/25 ]
+}
+WAIT_TENTHS=60 wait_for "both queues show the 25 admissions within 6 s" queues_show
+
+kill -TERM "$CTL_PID"
+ctl_check_log
+finish
