@@ -544,6 +544,22 @@ void ts__ctl_status_forget(struct ts_ctl *c, const struct ts_kube_resource *res,
     free(ts_hmap_del(&c->status_seen, key));
 }
 
+/* Whether write_if_changed() holds queue `key`'s write back now: one
+ * in flight, or no spare budget and not overdue.  Under a saturated budget
+ * most queues' cached statuses are out of date for minutes; computing
+ * each again every period to find its write still waiting was a tenth of
+ * the controller's CPU at 300 queues. */
+static int write_waits(struct ts_ctl *c, const char *key)
+{
+    const int64_t *last;
+
+    if (ts_hmap_get(&c->status_inflight, key))
+        return 1;
+    last = ts_hmap_get(&c->status_last, key);
+    return last && ts_loop_now(c->loop) - *last < TS__CTL_STATUS_MAX_WAIT &&
+           !ts_kube_client_spare(c->client, &ts_kube_res_workloads, TS__CTL_SPARE);
+}
+
 /* Writes the status of a queue object when it differs from what the
  * informer holds, and no write of it is still on its way: no write
  * storms.  (Behind a tight client budget a write per period per queue
@@ -560,9 +576,6 @@ static int write_if_changed(struct ts_ctl *c, const struct ts_kube_resource *res
 
     if (before && ts_json_equal(before, cJSON_GetObjectItemCaseSensitive(body, "status")))
         return 1;
-    if (ts_hmap_get(&c->status_inflight, key))
-        return 0;
-    last = ts_hmap_get(&c->status_last, key);
     /* a queue's status only informs, like a pending reason: it waits
      * until the Workload writes have spare budget, and an overdue one
      * takes a token of its own small budget.  (2,000 queues forced every
@@ -570,8 +583,11 @@ static int write_if_changed(struct ts_ctl *c, const struct ts_kube_resource *res
      * on a lane of their own, written whenever it had a token, they were
      * 80 writes/s, each coming back through the watch: CPU that the
      * scheduling needs when the Workload writes are behind.) */
+    if (write_waits(c, key))
+        return 0;
+    last = ts_hmap_get(&c->status_last, key);
     if (last && !ts_kube_client_spare(c->client, &ts_kube_res_workloads, TS__CTL_SPARE) &&
-        (now - *last < TS__CTL_STATUS_MAX_WAIT || !ts_ratelimit_try(&c->status_rl, now)))
+        !ts_ratelimit_try(&c->status_rl, now)) /* overdue */
         return 0;
     if (!last) {
         last = ts_xmalloc(sizeof(*last));
@@ -670,22 +686,6 @@ static void status_seen(struct ts_ctl *c, const char *key, const cJSON *obj,
     seen->v = *v;
     seen->settled = settled;
     memcpy(seen->rv, rv, strlen(rv) + 1);
-}
-
-/* Whether write_if_changed() would hold queue `key`'s write back now: one
- * in flight, or no spare budget and not overdue.  Under a saturated budget
- * most queues' cached statuses are out of date for minutes; computing
- * each again every period to find its write still waiting was a tenth of
- * the controller's CPU at 300 queues. */
-static int write_waits(struct ts_ctl *c, const char *key)
-{
-    const int64_t *last;
-
-    if (ts_hmap_get(&c->status_inflight, key))
-        return 1;
-    last = ts_hmap_get(&c->status_last, key);
-    return last && ts_loop_now(c->loop) - *last < TS__CTL_STATUS_MAX_WAIT &&
-           !ts_kube_client_spare(c->client, &ts_kube_res_workloads, TS__CTL_SPARE);
 }
 
 /* What a flavor's resource holds in u, in natural units (0 if absent). */

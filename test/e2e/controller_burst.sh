@@ -11,12 +11,7 @@ as_start --no-access-log
 
 K apply -f crds/ >/dev/null
 K apply -f "$CD/burst.yaml" >/dev/null
-i=1
-while [ $i -le 200 ]; do
-    sed "s/NAME/b$i/" "$CD/job.tmpl"
-    echo "---"
-    i=$((i + 1))
-done >"$T/jobs.yaml"
+jobs_yaml b 200 >"$T/jobs.yaml"
 
 admitted_n() {
     K get workloads -n team-a -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="QuotaReserved")].status}{"\n"}{end}' | grep -c True

@@ -42,18 +42,8 @@ clientConnection:
   qps: 5
   burst: 5
 CFG
-i=1
-while [ $i -le 25 ]; do
-    sed "s/NAME/q$i/" "$CD/job.tmpl"
-    echo "---"
-    i=$((i + 1))
-done >"$T/jobs.yaml"
-i=1
-while [ $i -le 40 ]; do
-    sed "s/NAME/r$i/; s/queue-name: lq}/queue-name: lq2}/" "$CD/job.tmpl"
-    echo "---"
-    i=$((i + 1))
-done >"$T/jobs2.yaml"
+jobs_yaml q 25 >"$T/jobs.yaml"
+jobs_yaml r 40 lq2 >"$T/jobs2.yaml"
 
 ctl_start --config "$T/config.yaml"
 wait_for "the ClusterQueue's first status" sh -c \
@@ -65,10 +55,10 @@ all_created() {
         [ "$(K get workloads -n team-a -o name | wc -l)" -eq 65 ]
 }
 WAIT_TENTHS=600 wait_for "25 Workloads admitted and 65 created under 5 writes/s" all_created
-queues_show() {
-    [ "$(K get cq cq -o jsonpath='{.status.pendingWorkloads}/{.status.reservingWorkloads}/{.status.admittedWorkloads}')" = 0/25/25 ] &&
-        [ "$(K get lq lq -n team-a -o jsonpath='{.status.pendingWorkloads}/{.status.reservingWorkloads}/{.status.admittedWorkloads}')" = 0/25/25 ]
+counts() { # KIND NAME: pending/reserving/admitted in its status
+    K get "$1" "$2" -n team-a -o jsonpath='{.status.pendingWorkloads}/{.status.reservingWorkloads}/{.status.admittedWorkloads}'
 }
+queues_show() { [ "$(counts cq cq)" = 0/25/25 ] && [ "$(counts lq lq)" = 0/25/25 ]; }
 WAIT_TENTHS=60 wait_for "both queues show the 25 admissions within 6 s" queues_show
 
 kill -TERM "$CTL_PID"

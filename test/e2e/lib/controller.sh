@@ -7,6 +7,7 @@
 #   wait_for DESC CMD..  poll CMD for up to 10 s (WAIT_TENTHS overrides;
 #                        both times $SLOW under a wrapper)
 #   job NAME [PRIO]      create Job NAME in team-a, queue lq, 1 cpu
+#   jobs_yaml PREFIX N [LQ]  YAML of Jobs PREFIX1..PREFIXN (queue LQ, default lq)
 #   wl_of JOB            name of the Workload owned by JOB
 #   admitted JOB / suspended JOB [KIND PATH] / unsuspended ... / gone JOB
 CTL=$BUILD/bin/turnstile
@@ -48,6 +49,15 @@ job() {
     else
         sed "s/NAME/$1/" "$CD/job.tmpl"
     fi | K create -f - >/dev/null
+}
+
+jobs_yaml() {
+    i=1
+    while [ $i -le "$2" ]; do
+        sed "s/NAME/$1$i/; s/queue-name: lq}/queue-name: ${3:-lq}}/" "$CD/job.tmpl"
+        echo "---"
+        i=$((i + 1))
+    done
 }
 
 wl_of() {
