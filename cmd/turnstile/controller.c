@@ -5,6 +5,7 @@
  * health.healthProbeBindAddress and leaderElection apply unless a flag
  * says otherwise. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd_turnstile.h"
@@ -21,6 +22,8 @@
     "off)]\n"                                                                                      \
     "  [--health-probe-bind-address HOST:PORT (/healthz /readyz; default: the metrics port)]\n"    \
     "  [--log-level LEVEL]\n"                                                                      \
+    "  [--queue-status-max-wait SECONDS (a changed queue status waits at most this long for\n"     \
+    "   spare client budget; default 30)]\n"                                                       \
     "       turnstile --webhook-only ...   (the webhook server; see --webhook-only --help)\n"
 
 int ts__turnstile_load_config(const char *path, struct ts_config *c)
@@ -110,7 +113,14 @@ static int parse(int argc, char **argv, struct ts_ctl_opts *o)
             o->health_addr = flags.health_addr = v;
         else if (IS("--visibility-bind-address"))
             o->visibility_addr = flags.visibility_addr = v;
-        else if (IS("--log-level")) {
+        else if (IS("--queue-status-max-wait")) {
+            char *end;
+            long s = strtol(v, &end, 10);
+
+            if (end == v || (*end && strcmp(end, "s")) || s <= 0 || s > 86400)
+                goto bad;
+            o->status_max_wait_ns = (int64_t)s * 1000000000;
+        } else if (IS("--log-level")) {
             enum ts_log_level l;
 
             if (ts_log_parse_level(v, &l))

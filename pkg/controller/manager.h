@@ -33,6 +33,8 @@ struct ts_ctl_opts {
     const char *lease_ns;        /* default "turnstile-system" */
     const char *identity;        /* default hostname_pid */
     int64_t status_period_ns;    /* queue status refresh; 0: 1 s */
+    int64_t status_max_wait_ns;  /* longest a changed queue status waits for
+                                  * spare client budget; 0: 30 s */
     const char *metrics_addr;    /* /metrics /healthz /readyz: "host:port" (":8443"),
                                   * port 0 picks one (logged); "0": off */
     const char *visibility_addr; /* Kueue's visibility API over TLS, as metrics_addr

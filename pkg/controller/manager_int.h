@@ -80,14 +80,13 @@ struct ts_ctl {
     struct ts_hmap status_inflight;
     /* "resource/ns/name" -> owned int64_t: loop time of the last queue
      * status write sent, so a queue's status waits for spare budget at
-     * most TS__CTL_STATUS_MAX_WAIT */
+     * most TS__CTL_STATUS_MAX_WAIT (opts.status_max_wait_ns) */
     struct ts_hmap status_last;
     /* "resource/ns/name" -> owned struct (sched.c): the engine's status
      * version and the object's resourceVersion when the cached status last
      * matched the computed one; unchanged, the queue is not computed again
      * (for at most TS__CTL_STATUS_MAX_WAIT) */
     struct ts_hmap status_seen;
-    const struct ts_kube_resource *status_res; /* the informer ts__ctl_queue_status walks */
     struct ts_ratelimit status_rl; /* overdue queue status writes: TS__CTL_STATUS_SHARE */
     /* Job keys with a job write in flight -> count (boxed as a pointer):
      * their reconcile waits, the cache may not show the write yet. */

@@ -50,30 +50,52 @@ void ts__ctl_status_forget(struct ts_ctl *c, const struct ts_kube_resource *res,
     free(ts_hmap_del(&c->status_seen, key));
 }
 
-/* Whether write_if_changed() holds queue `key`'s write back now: one
- * in flight, or no spare budget and not overdue.  Under a saturated budget
- * most queues' cached statuses are out of date for minutes; computing
- * each again every period to find its write still waiting was a tenth of
- * the controller's CPU at 300 queues. */
-static int write_waits(struct ts_ctl *c, const char *key)
+/* The longest a changed queue status waits for spare budget. */
+static int64_t max_wait(const struct ts_ctl *c)
 {
-    const int64_t *last;
-
-    if (ts_hmap_get(&c->status_inflight, key))
-        return 1;
-    last = ts_hmap_get(&c->status_last, key);
-    return last && ts_loop_now(c->loop) - *last < TS__CTL_STATUS_MAX_WAIT &&
-           !ts_kube_client_spare(c->client, &ts_kube_res_workloads, TS__CTL_SPARE);
+    return c->opts.status_max_wait_ns ? c->opts.status_max_wait_ns : TS__CTL_STATUS_MAX_WAIT;
 }
 
+/* Whether queue `key`'s status write may go out now, and when it last
+ * did (*last, 0 if never). */
+enum gate {
+    GATE_GO,      /* spare budget, or never written */
+    GATE_WAIT,    /* one in flight, or no spare budget and not overdue */
+    GATE_OVERDUE, /* no spare budget, overdue: waits its turn (overdue_write()) */
+    GATE_TOKEN,   /* overdue and its turn: goes if status_rl has a token */
+};
+
+/* Under a saturated budget most queues' cached statuses are out of date
+ * for minutes; computing each again every period to find its write still
+ * waiting was a tenth of the controller's CPU at 300 queues, so a queue
+ * that waits is not computed until its version changes. */
+static enum gate write_gate(struct ts_ctl *c, const char *key, int64_t *last)
+{
+    const int64_t *l = ts_hmap_get(&c->status_last, key);
+
+    *last = l ? *l : 0;
+    if (ts_hmap_get(&c->status_inflight, key))
+        return GATE_WAIT;
+    if (!l || ts_kube_client_spare(c->client, &ts_kube_res_workloads, TS__CTL_SPARE))
+        return GATE_GO;
+    return ts_loop_now(c->loop) - *l < max_wait(c) ? GATE_WAIT : GATE_OVERDUE;
+}
+
+enum written {
+    WRITE_SETTLED, /* the cached status is the computed one */
+    WRITE_SENT,
+    WRITE_HELD,    /* out of date; the gate holds the write back */
+    WRITE_OVERDUE, /* out of date and overdue: for overdue_write() */
+};
+
 /* Writes the status of a queue object when it differs from what the
- * informer holds, and no write of it is still on its way: no write
- * storms.  (Behind a tight client budget a write per period per queue
- * piled up: 60 queues at 50 QPS queued stale writes that conflicted and
- * starved the Workload writes, see docs/benchmarks.md.)  It waits for
- * spare budget, up to TS__CTL_STATUS_MAX_WAIT. */
-static int write_if_changed(struct ts_ctl *c, const struct ts_kube_resource *res, const cJSON *obj,
-                            const char *key, const cJSON *body)
+ * informer holds and `gate` lets it, with no write of it still on its
+ * way: no write storms.  (Behind a tight client budget a write per period
+ * per queue piled up: 60 queues at 50 QPS queued stale writes that
+ * conflicted and starved the Workload writes, see docs/benchmarks.md.) */
+static enum written write_if_changed(struct ts_ctl *c, const struct ts_kube_resource *res,
+                                     const cJSON *obj, const char *key, const cJSON *body,
+                                     enum gate gate)
 {
     const cJSON *before = cJSON_GetObjectItemCaseSensitive(obj, "status");
     struct ts_kube_req r = {0};
@@ -81,7 +103,7 @@ static int write_if_changed(struct ts_ctl *c, const struct ts_kube_resource *res
     int64_t now = ts_loop_now(c->loop), *last;
 
     if (before && ts_json_equal(before, cJSON_GetObjectItemCaseSensitive(body, "status")))
-        return 1;
+        return WRITE_SETTLED;
     /* a queue's status only informs, like a pending reason: it waits
      * until the Workload writes have spare budget, and an overdue one
      * takes a token of its own small budget.  (2,000 queues forced every
@@ -89,13 +111,13 @@ static int write_if_changed(struct ts_ctl *c, const struct ts_kube_resource *res
      * on a lane of their own, written whenever it had a token, they were
      * 80 writes/s, each coming back through the watch: CPU that the
      * scheduling needs when the Workload writes are behind.) */
-    if (write_waits(c, key))
-        return 0;
-    last = ts_hmap_get(&c->status_last, key);
-    if (last && !ts_kube_client_spare(c->client, &ts_kube_res_workloads, TS__CTL_SPARE) &&
-        !ts_ratelimit_try(&c->status_rl, now)) /* overdue */
-        return 0;
-    if (!last) {
+    if (gate == GATE_WAIT)
+        return WRITE_HELD;
+    if (gate == GATE_OVERDUE)
+        return WRITE_OVERDUE;
+    if (gate == GATE_TOKEN && !ts_ratelimit_try(&c->status_rl, now))
+        return WRITE_HELD;
+    if (!(last = ts_hmap_get(&c->status_last, key))) {
         last = ts_xmalloc(sizeof(*last));
         ts_hmap_put(&c->status_last, key, last);
     }
@@ -114,7 +136,7 @@ static int write_if_changed(struct ts_ctl *c, const struct ts_kube_resource *res
         ts_hmap_del(&c->status_inflight, key);
         free(w);
     }
-    return 0;
+    return WRITE_SENT;
 }
 
 /* --- queues whose status cannot have changed ------------------------------ */
@@ -125,10 +147,10 @@ static int write_if_changed(struct ts_ctl *c, const struct ts_kube_resource *res
  * period was a fifth of the controller's CPU with 600 queues. */
 struct status_seen {
     struct ts_status_version v;
-    int64_t at; /* loop time it was recorded: recomputed after MAX_WAIT anyway */
+    int64_t at; /* loop time it was recorded: recomputed after max_wait() anyway */
     char rv[32];
     /* 0: the cached status was out of date and its write waits
-     * (write_waits()); computing it again gives the same body */
+     * (write_gate()); computing it again gives the same body */
     int settled;
 };
 
@@ -151,11 +173,11 @@ static int queue_version(struct ts_ctl *c, const struct ts_kube_resource *res, c
 }
 
 /* Whether seen records version v and resourceVersion rv, recently. */
-static int seen_is(const struct status_seen *seen, const struct ts_status_version *v,
-                   const char *rv, int64_t now)
+static int seen_is(const struct ts_ctl *c, const struct status_seen *seen,
+                   const struct ts_status_version *v, const char *rv)
 {
     return seen->v.epoch == v->epoch && seen->v.seq == v->seq && !strcmp(seen->rv, rv) &&
-           now - seen->at < TS__CTL_STATUS_MAX_WAIT;
+           ts_loop_now(c->loop) - seen->at < max_wait(c);
 }
 
 /* What was recorded (status_seen()) of queue `key` at version v and obj's
@@ -169,7 +191,7 @@ static struct status_seen *seen_at(struct ts_ctl *c, const char *key, const cJSO
     if (!rv)
         return NULL;
     seen = ts_hmap_get(&c->status_seen, key);
-    return seen && seen_is(seen, v, rv, ts_loop_now(c->loop)) ? seen : NULL;
+    return seen && seen_is(c, seen, v, rv) ? seen : NULL;
 }
 
 /* Records the outcome of computing queue `key`'s status at version v:
@@ -178,7 +200,6 @@ static void status_seen(struct ts_ctl *c, const char *key, const cJSON *obj,
                         const struct ts_status_version *v, int settled)
 {
     const char *rv = ts_json_get_string(obj, "metadata.resourceVersion");
-    int64_t now = ts_loop_now(c->loop);
     struct status_seen *seen;
 
     if (!rv || strlen(rv) >= sizeof(seen->rv))
@@ -187,8 +208,8 @@ static void status_seen(struct ts_ctl *c, const char *key, const cJSON *obj,
         seen = ts_xcalloc(1, sizeof(*seen));
         ts_hmap_put(&c->status_seen, key, seen);
     }
-    if (!seen_is(seen, v, rv, now))
-        seen->at = now;
+    if (!seen_is(c, seen, v, rv))
+        seen->at = ts_loop_now(c->loop);
     seen->v = *v;
     seen->settled = settled;
     memcpy(seen->rv, rv, strlen(rv) + 1);
@@ -309,68 +330,176 @@ static void pending_metrics(struct ts_ctl *c, const struct ts_kube_resource *res
         lq_pending_metrics(c, ns, name);
 }
 
-static int queue_status(const char *ikey, const cJSON *obj, void *data)
+/* Computes queue obj's status (and its metrics) and writes it through
+ * write_if_changed(); -1 when obj is not a queue the engine knows. */
+static int compute(struct ts_ctl *c, const struct ts_kube_resource *res, const cJSON *obj,
+                   const char *key, enum gate gate)
 {
-    struct ts_ctl *c = data;
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
-    const struct ts_kube_resource *res = c->status_res;
-    struct ts_status_version v;
-    struct status_seen *seen;
-    int versioned, settled = -1;
     struct ts_object o;
     cJSON *body = NULL;
     ts_time now = ts__ctl_now(c);
-    char key[512];
+    int written = -1;
 
-    (void)ikey;
-    status_key(key, sizeof(key), res, ts_json_get_string(obj, "metadata.namespace"),
-               ts_json_get_string(obj, "metadata.name"));
-    /* the version before computing: a change while computing is then
-     * seen next period */
-    versioned = queue_version(c, res, obj, &v);
-    if (versioned && (seen = seen_at(c, key, obj, &v)) && (seen->settled || write_waits(c, key))) {
-        if (seen->v.parking != v.parking) /* the pending metrics alone moved */
-            pending_metrics(c, res, obj);
-        seen->v.parking = v.parking;
-        return 0;
-    }
     if (ts_object_decode(obj, &o, &errs, NULL) || errs.n) {
         if (o.kind != TS_KIND_UNKNOWN)
             ts_object_release(&o);
         ts_field_errors_release(&errs);
-        return 0;
+        return -1;
     }
     if (o.kind == TS_KIND_CLUSTER_QUEUE &&
         ts_engine_cq_status(c->engine, o.u.cq.meta.name, now, &o.u.cq.status) == 0) {
         cq_metrics(c, &o.u.cq);
         body = ts_cluster_queue_encode(&o.u.cq);
-        settled = write_if_changed(c, &ts_kube_res_clusterqueues, obj, key, body);
+        written = (int)write_if_changed(c, res, obj, key, body, gate);
     } else if (o.kind == TS_KIND_LOCAL_QUEUE &&
                ts_engine_lq_status(c->engine, o.u.lq.meta.namespace_, o.u.lq.meta.name, now,
                                    &o.u.lq.status) == 0) {
         lq_metrics(c, &o.u.lq);
         body = ts_local_queue_encode(&o.u.lq);
-        settled = write_if_changed(c, &ts_kube_res_localqueues, obj, key, body);
+        written = (int)write_if_changed(c, res, obj, key, body, gate);
     }
-    if (versioned && settled >= 0)
-        status_seen(c, key, obj, &v, settled);
     cJSON_Delete(body);
     ts_object_release(&o);
     ts_field_errors_release(&errs);
+    return written;
+}
+
+/* --- one period: every queue, then the overdue ones oldest first --------- */
+
+/* A queue whose write is overdue, waiting for its turn at status_rl. */
+struct overdue {
+    int64_t last; /* loop time of its last write */
+    const struct ts_kube_resource *res;
+    struct ts_informer *inf;
+    const char *ns; /* NULL for a ClusterQueue; in key[]'s allocation */
+    const char *name;
+    char key[];
+};
+
+struct status_pass {
+    struct ts_ctl *c;
+    const struct ts_kube_resource *res;
+    struct ts_informer *inf;
+    struct overdue **overdue;
+    size_t n, cap;
+};
+
+static void overdue_add(struct status_pass *p, const char *key, int64_t last, const cJSON *obj)
+{
+    const char *ns = ts_json_get_string(obj, "metadata.namespace");
+    const char *name = ts_json_get_string(obj, "metadata.name");
+    size_t kl = strlen(key) + 1, nl = ns ? strlen(ns) + 1 : 0, ml = strlen(name) + 1;
+    struct overdue *o = ts_xmalloc(sizeof(*o) + kl + nl + ml);
+    char *at = o->key + kl;
+
+    memcpy(o->key, key, kl);
+    o->ns = ns ? memcpy(at, ns, nl) : NULL;
+    o->name = memcpy(at + nl, name, ml);
+    o->last = last;
+    o->res = p->res;
+    o->inf = p->inf;
+    if (p->n == p->cap) {
+        p->cap = p->cap ? 2 * p->cap : 16;
+        p->overdue = ts_xrealloc(p->overdue, p->cap * sizeof(*p->overdue));
+    }
+    p->overdue[p->n++] = o;
+}
+
+static int by_last(const void *a, const void *b)
+{
+    const struct overdue *x = *(struct overdue *const *)a, *y = *(struct overdue *const *)b;
+
+    if (x->last != y->last)
+        return x->last < y->last ? -1 : 1;
+    return strcmp(x->key, y->key);
+}
+
+/* Computes queue obj's status unless its version shows it cannot have
+ * changed or its write would wait anyway; an overdue one is left for
+ * overdue_writes(). */
+static int queue_status(const char *ikey, const cJSON *obj, void *data)
+{
+    struct status_pass *p = data;
+    struct ts_ctl *c = p->c;
+    struct ts_status_version v;
+    struct status_seen *seen;
+    int versioned, written;
+    enum gate gate;
+    int64_t last;
+    char key[512];
+
+    (void)ikey;
+    if (!ts_json_get_string(obj, "metadata.name"))
+        return 0;
+    status_key(key, sizeof(key), p->res, ts_json_get_string(obj, "metadata.namespace"),
+               ts_json_get_string(obj, "metadata.name"));
+    /* the version before computing: a change while computing is then
+     * seen next period */
+    versioned = queue_version(c, p->res, obj, &v);
+    gate = write_gate(c, key, &last);
+    if (versioned && (seen = seen_at(c, key, obj, &v)) && (seen->settled || gate != GATE_GO)) {
+        if (seen->v.parking != v.parking) /* the pending metrics alone moved */
+            pending_metrics(c, p->res, obj);
+        seen->v.parking = v.parking;
+        if (!seen->settled && gate == GATE_OVERDUE)
+            overdue_add(p, key, last, obj);
+        return 0;
+    }
+    written = compute(c, p->res, obj, key, gate);
+    if (written == WRITE_OVERDUE)
+        overdue_add(p, key, last, obj);
+    if (versioned && written >= 0)
+        status_seen(c, key, obj, &v, written == WRITE_SETTLED);
     return 0;
+}
+
+/* The overdue writes take status_rl's tokens oldest first, ClusterQueues
+ * and LocalQueues alike.  (Taken in the order the queues were visited,
+ * every ClusterQueue before any LocalQueue, 300 ClusterQueues overdue
+ * every 30 s took every token of the 2.5 a second at 50 QPS, and the
+ * LocalQueues' statuses were never written.) */
+static void overdue_writes(struct status_pass *p)
+{
+    struct ts_ctl *c = p->c;
+
+    if (p->n)
+        qsort(p->overdue, p->n, sizeof(*p->overdue), by_last);
+    for (size_t i = 0; i < p->n; i++) {
+        struct overdue *o = p->overdue[i];
+        struct ts_status_version v;
+        cJSON *obj;
+        int written;
+
+        if (ts_ratelimit_has(&c->status_rl, ts_loop_now(c->loop), 1) &&
+            (obj = ts_informer_fetch(o->inf, o->ns, o->name))) {
+            int versioned = queue_version(c, o->res, obj, &v);
+
+            written = compute(c, o->res, obj, o->key, GATE_TOKEN);
+            if (versioned && written >= 0)
+                status_seen(c, o->key, obj, &v, written == WRITE_SETTLED);
+            cJSON_Delete(obj);
+        }
+        free(o);
+    }
+    free(p->overdue);
 }
 
 void ts__ctl_queue_status(struct ts_loop *loop, void *data)
 {
     struct ts_ctl *c = data;
     int64_t period = c->opts.status_period_ns ? c->opts.status_period_ns : TS_TIME_SECOND;
+    struct status_pass p = {.c = c};
 
     c->status_timer = ts_loop_timer_add(loop, period, ts__ctl_queue_status, c);
     if (!c->synced || c->stopping || (c->leader && !ts_leader_is_leader(c->leader)))
         return;
-    c->status_res = &ts_kube_res_clusterqueues;
-    ts_informer_each(c->inf[TS__CTL_CQ], queue_status, c);
-    c->status_res = &ts_kube_res_localqueues;
-    ts_informer_each(c->inf[TS__CTL_LQ], queue_status, c);
+    p.res = &ts_kube_res_clusterqueues;
+    p.inf = c->inf[TS__CTL_CQ];
+    ts_informer_each(p.inf, queue_status, &p);
+    p.res = &ts_kube_res_localqueues;
+    p.inf = c->inf[TS__CTL_LQ];
+    ts_informer_each(p.inf, queue_status, &p);
+    overdue_writes(&p);
     ts__ctl_kick(c); /* backoffs and requeue times expire with the clock */
 }
