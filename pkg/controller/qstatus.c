@@ -56,19 +56,20 @@ static int64_t max_wait(const struct ts_ctl *c)
     return c->opts.status_max_wait_ns ? c->opts.status_max_wait_ns : TS__CTL_STATUS_MAX_WAIT;
 }
 
-/* Whether queue `key`'s status write may go out now, and when it last
- * did (*last, 0 if never). */
+/* Whether a queue's status write may go out now (write_gate()). */
 enum gate {
     GATE_GO,      /* spare budget, or never written */
     GATE_WAIT,    /* one in flight, or no spare budget and not overdue */
-    GATE_OVERDUE, /* no spare budget, overdue: waits its turn (overdue_write()) */
+    GATE_OVERDUE, /* no spare budget, overdue: waits its turn (overdue_writes()) */
     GATE_TOKEN,   /* overdue and its turn: goes if status_rl has a token */
 };
 
-/* Under a saturated budget most queues' cached statuses are out of date
- * for minutes; computing each again every period to find its write still
- * waiting was a tenth of the controller's CPU at 300 queues, so a queue
- * that waits is not computed until its version changes. */
+/* Whether queue `key`'s status write may go out now, and when it last
+ * did (*last, 0 if never).  Under a saturated budget most queues' cached
+ * statuses are out of date for minutes; computing each again every period
+ * to find its write still waiting was a tenth of the controller's CPU at
+ * 300 queues, so a queue that waits is not computed until its version
+ * changes or its turn comes. */
 static enum gate write_gate(struct ts_ctl *c, const char *key, int64_t *last)
 {
     const int64_t *l = ts_hmap_get(&c->status_last, key);
