@@ -16,36 +16,11 @@ as_start --no-access-log
 
 K apply -f crds/ >/dev/null
 K apply -f "$CD/burst.yaml" >/dev/null
-K apply -f - >/dev/null <<'YAML'
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: cq2}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu, memory]
-    flavors:
-    - name: on-demand
-      resources:
-      - {name: cpu, nominalQuota: 0}
-      - {name: memory, nominalQuota: 0}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: lq2, namespace: team-a}
-spec: {clusterQueue: cq2}
-YAML
-cat >"$T/config.yaml" <<'CFG'
-apiVersion: config.kueue.x-k8s.io/v1beta2
-kind: Configuration
-clientConnection:
-  qps: 5
-  burst: 5
-CFG
+K apply -f "$CD/no-quota.yaml" >/dev/null
 jobs_yaml q 25 >"$T/jobs.yaml"
 jobs_yaml r 40 lq2 >"$T/jobs2.yaml"
 
-ctl_start --config "$T/config.yaml"
+ctl_start --config "$CD/qps5-config.yaml"
 wait_for "the ClusterQueue's first status" sh -c \
     "[ \"\$($KUBECTL --kubeconfig $KC get cq cq -o jsonpath='{.status.pendingWorkloads}')\" = 0 ]"
 K create -f "$T/jobs.yaml" >/dev/null
