@@ -286,25 +286,41 @@ static int setup(struct run *x, struct ts_err *err)
     return 0;
 }
 
+static int check(const struct run *x, ts_time now, struct ts_err *err)
+{
+    char msg[512];
+
+    if (!ts_engine_check(x->e, msg, sizeof(msg)))
+        return 0;
+    return ts_err_set(err, TS_EINTERNAL, "engine self-check at %.3f s: %s",
+                      (double)(now - T0) / TS_TIME_SECOND, msg);
+}
+
 int ts_bench_ideal_run(const struct ts_bench_plan *p, const struct ts_bench_ideal_opts *o,
                        struct ts_bench_result *out, struct ts_err *err)
 {
     struct run x = {0};
+    struct ts_engine_config ec;
     ts_time t;
     int rc;
 
     ts_bench_result_init(out, p);
     x.p = p;
     x.r = out;
-    x.e = ts_engine_new(NULL);
+    ts_engine_config_init(&ec);
+    ec.check_memo = o && o->check;
+    x.e = ts_engine_new(&ec);
     x.st = ts_xcalloc(p->n_wls + 1, sizeof(*x.st));
     ts_bench_bucket_init(&x.bucket, o ? o->qps : 0, o ? o->burst : 1);
     ts_heap_init(&x.finishing, finish_less, finish_pos);
     for (size_t i = 0; i < p->n_wls; i++)
         x.st[i].heap_pos = TS_HEAP_NOT_IN;
     rc = setup(&x, err);
-    while (!rc && (t = next_time(&x)) >= 0)
+    while (!rc && (t = next_time(&x)) >= 0) {
         rc = step(&x, t, err);
+        if (!rc && o && o->check)
+            rc = check(&x, t, err);
+    }
     ts_heap_release(&x.finishing);
     ts_hmap_release(&x.by_name);
     ts_engine_free(x.e);

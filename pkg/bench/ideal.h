@@ -27,6 +27,9 @@
 struct ts_bench_ideal_opts {
     double qps; /* write budget; <= 0: unlimited */
     double burst;
+    /* tests: the engine's self-check (ts_engine_check, with check_memo)
+     * after every step; the first failure ends the run (TS_EINTERNAL) */
+    int check;
 };
 
 /* Runs the plan to the end into out (initialised here).  Returns 0, or

@@ -150,7 +150,7 @@ static int load_range(const char *file, struct ts_bench_range *r, FILE *err)
 static int run_ideal(const struct ts__bench_opts *o, const struct ts_bench_plan *plan,
                      struct ts_bench_report *reps, FILE *err)
 {
-    struct ts_bench_ideal_opts io = {o->qps, o->burst};
+    struct ts_bench_ideal_opts io = {o->qps, o->burst, 0};
 
     for (size_t i = 0; i < o->runs; i++) {
         struct ts_bench_result r;

@@ -1,6 +1,7 @@
 #include "engine/assign.h"
 
 #include "engine/amount.h"
+#include "engine/memo.h"
 #include "engine/preempt.h"
 #include "util/alloc.h"
 #include "util/buf.h"
@@ -190,7 +191,7 @@ static enum ts__eng_mode fits_quota(struct ctx *c, size_t fr, int64_t val, int *
         /* the preemption oracle: could victims make room for this pair? */
         struct ts__eng_target *t;
         int cross;
-        size_t nt = ts__eng_preempt_targets(c->e, c->cq, c->wl, &fr, &val, 1, &t, &cross);
+        size_t nt = ts__eng_preempt_targets_memo(c->e, c->cq, c->wl, &fr, &val, 1, &t, &cross);
 
         /* Kueue's oracle reports the borrowing once the victims are gone */
         for (size_t i = 0; i < nt; i++)

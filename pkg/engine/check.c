@@ -3,6 +3,7 @@
  * the soak test's invariant checker; O(admitted workloads), so never on a
  * hot path. */
 #include "engine/engine_int.h"
+#include "engine/memo.h"
 #include "engine/preempt.h"
 #include "util/alloc.h"
 
@@ -99,6 +100,11 @@ int ts_engine_check(const struct ts_engine *e, char *msg, size_t len)
             return fail(msg, len,
                         "clusterqueue %s: preemption candidate order out of date without "
                         "being marked stale",
+                        cq->name);
+        if (ts__eng_memo_mismatch(cq))
+            return fail(msg, len,
+                        "clusterqueue %s: a preemption search answered from memory differs "
+                        "from a fresh one",
                         cq->name);
         if (!cq->node.parent && check_node(e, &cq->node, msg, len))
             return -1;

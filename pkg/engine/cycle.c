@@ -5,6 +5,7 @@
  * includes the admissions made earlier in the same cycle. */
 #include "api/workload.h"
 #include "engine/assign.h"
+#include "engine/memo.h"
 #include "engine/preempt.h"
 #include "engine/engine_int.h"
 #include "util/alloc.h"
@@ -399,6 +400,7 @@ static void reserve(struct reservations *r, struct entry *en, const size_t *fr, 
             r->v = ts_xrealloc(r->v, r->cap * sizeof(*r->v));
         }
         ts_quota_add_usage(node, fr[i], v);
+        ts__eng_memo_reserve(node, fr[i], v, 1);
         r->node[r->n] = node;
         r->fr[r->n] = fr[i];
         r->v[r->n++] = v;
@@ -408,8 +410,10 @@ static void reserve(struct reservations *r, struct entry *en, const size_t *fr, 
 /* Gives the reservations of the cycle back. */
 static void unreserve(struct reservations *r)
 {
-    for (size_t i = 0; i < r->n; i++)
+    for (size_t i = 0; i < r->n; i++) {
         ts_quota_remove_usage(r->node[i], r->fr[i], r->v[i]);
+        ts__eng_memo_reserve(r->node[i], r->fr[i], r->v[i], -1);
+    }
     free(r->node);
     free(r->fr);
     free(r->v);
@@ -429,7 +433,7 @@ static void preempt(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
     struct ts_decision *d;
 
     n = totals(&en->a, &fr, &need);
-    nt = ts__eng_preempt_targets(e, en->cq, wl, fr, need, n, &t, &cross);
+    nt = ts__eng_preempt_targets_memo(e, en->cq, wl, fr, need, n, &t, &cross);
     for (size_t i = 0; i < nt; i++) {
         if (t[i].wl->evicting && t[i].wl->evict_cycle == e->cycle_seq) {
             pending(c, wl, TS_WL_REASON_WAITING_FOR_QUOTA,
@@ -478,7 +482,7 @@ static void preempt(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
             if (t[i].wl->evicting || t[i].wl->evicted) /* on its way out already */
                 continue;
             t[i].wl->evicting = 1;
-            t[i].wl->cq->order_stale = 1;
+            ts__eng_holders_changed(t[i].wl->cq);
             t[i].wl->evict_cycle = e->cycle_seq;
             dt = &d->targets[d->n_targets++];
             dt->ns = t[i].wl->ns;

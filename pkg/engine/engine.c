@@ -137,7 +137,7 @@ int ts_engine_put_flavor(struct ts_engine *e, const struct ts_resource_flavor *r
 {
     struct ts__eng_flavor *f;
 
-    e->status_epoch++;
+    ts__eng_config_changed(e);
     if (!rf->meta.name)
         return ts_err_set(err, TS_EINVAL, "resourceflavor: metadata.name: Required value");
     f = ts_xcalloc(1, sizeof(*f));
@@ -165,7 +165,7 @@ void ts_engine_delete_flavor(struct ts_engine *e, const char *name)
 {
     struct ts__eng_flavor *f = ts_hmap_del(&e->flavors, name);
 
-    e->status_epoch++;
+    ts__eng_config_changed(e);
     if (!f)
         return;
     flavor_free(f);
@@ -179,7 +179,7 @@ void ts_engine_put_namespace(struct ts_engine *e, const char *name, const struct
     struct ts_strmap *m = ts_xcalloc(1, sizeof(*m));
     struct ts_strmap *old;
 
-    e->status_epoch++;
+    ts__eng_config_changed(e);
     ts_strmap_copy(m, labels);
     if (!ts_strmap_get(m, "kubernetes.io/metadata.name"))
         ts_strmap_set(m, "kubernetes.io/metadata.name", name);
@@ -195,7 +195,7 @@ void ts_engine_delete_namespace(struct ts_engine *e, const char *name)
 {
     struct ts_strmap *m = ts_hmap_del(&e->namespaces, name);
 
-    e->status_epoch++;
+    ts__eng_config_changed(e);
     if (m) {
         ts_strmap_release(m);
         free(m);

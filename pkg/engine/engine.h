@@ -63,6 +63,9 @@ struct ts_engine_config {
     /* waitForPodsReady.blockAdmission: no admission while an admitted
      * workload is not PodsReady (checks the holders once per cycle) */
     int block_admission;
+    /* tests: every preemption search answered from memory is made again
+     * and compared; ts_engine_check() reports a difference (memo.h) */
+    int check_memo;
 };
 
 /* Kueue's defaults. */

@@ -19,6 +19,8 @@
 #include "util/strlist.h"
 #include "util/strmap.h"
 
+struct ts__eng_memo; /* memo.c */
+
 struct ts__eng_flavor {
     char *name;
     struct ts_strmap node_labels;
@@ -92,8 +94,9 @@ struct ts__eng_cq {
     struct ts__eng_wl **order;
     size_t cap_order;
     int order_stale;
-    uint64_t status_seq;  /* see ts__eng_touch() */
-    uint64_t parking_seq; /* see ts__eng_touch_parking() */
+    uint64_t status_seq;       /* see ts__eng_touch() */
+    uint64_t parking_seq;      /* see ts__eng_touch_parking() */
+    struct ts__eng_memo *memo; /* preemption searches remembered (memo.c), or NULL */
 };
 
 /* Parked workloads of one shape, in queue order: first, then rest.  A
@@ -215,6 +218,27 @@ static inline void ts__eng_touch_parking(struct ts__eng_wl *wl)
         wl->members->parking_seq++;
 }
 
+/* A change of the flavors, namespaces, queues, cohorts or priority classes:
+ * every queue's status may change, and every preemption search. */
+static inline void ts__eng_config_changed(struct ts_engine *e);
+
+/* A change a preemption search of node's tree reads: usage held by a
+ * workload, a holder added or removed, a holder's evicting, evicted,
+ * priority or reservation time.  Forgets the tree's remembered searches
+ * (memo.c) by moving its root's version on. */
+static inline void ts__eng_tree_changed(struct ts_quota_node *node)
+{
+    ts_quota_root(node)->gen++;
+}
+
+/* The holders of cq or one of their flags changed: their candidate order
+ * must be sorted again, and the tree's searches made again. */
+static inline void ts__eng_holders_changed(struct ts__eng_cq *cq)
+{
+    cq->order_stale = 1;
+    ts__eng_tree_changed(&cq->node);
+}
+
 /* The workloads naming LocalQueue ns/name, or NULL when none does. */
 const struct ts__eng_members *ts__eng_lq_members(const struct ts_engine *e, const char *ns,
                                                  const char *name);
@@ -253,9 +277,18 @@ struct ts_engine {
      * change of a flavor, namespace, cohort or queue, which may change any
      * queue's status; the workloads' changes bump their own queues' */
     uint64_t status_epoch;
+    /* bumped with status_epoch: the configuration a preemption search
+     * reads (memo.c) */
+    uint64_t config_seq;
     uint64_t members_generation;
     int blocking; /* this cycle: an admitted workload is not PodsReady */
 };
+
+static inline void ts__eng_config_changed(struct ts_engine *e)
+{
+    e->status_epoch++;
+    e->config_seq++;
+}
 
 #endif
 

@@ -19,6 +19,8 @@
  * other queues when no attempt could take their workloads.  Fair sharing
  * collects and sorts every candidate.  The search removes and restores
  * usage on the live quota tree; it leaves the tree exactly as it found it.
+ * The engine's cycle and oracle call it through memo.h, which remembers
+ * answers while nothing the search reads has changed.
  *
  * Private to the engine.
  */

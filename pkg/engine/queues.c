@@ -5,6 +5,7 @@
 #include "api/localqueue.h"
 #include "engine/amount.h"
 #include "engine/engine_int.h"
+#include "engine/memo.h"
 #include "util/alloc.h"
 #include "util/buf.h"
 
@@ -132,7 +133,7 @@ int ts_engine_put_cohort(struct ts_engine *e, const struct ts_cohort *in, struct
     struct ts__eng_cohort *co;
     const char *parent = in->spec.parent_name;
 
-    e->status_epoch++;
+    ts__eng_config_changed(e);
     if (!in->meta.name)
         return ts_err_set(err, TS_EINVAL, "cohort: metadata.name: Required value");
     co = cohort_get(e, in->meta.name);
@@ -162,7 +163,7 @@ void ts_engine_delete_cohort(struct ts_engine *e, const char *name)
     struct ts__eng_cohort *co = ts_hmap_get(&e->cohorts, name);
     struct ts_resource_groups none = {NULL, 0};
 
-    e->status_epoch++;
+    ts__eng_config_changed(e);
     if (!co || !co->explicit_)
         return;
     co->fs_weight = 1000;
@@ -256,7 +257,7 @@ int ts_engine_put_cluster_queue(struct ts_engine *e, const struct ts_cluster_que
     struct ts__eng_cq *cq;
     int rc = 0;
 
-    e->status_epoch++;
+    ts__eng_config_changed(e);
     if (!in->meta.name)
         return ts_err_set(err, TS_EINVAL, "clusterqueue: metadata.name: Required value");
     cq = ts_hmap_get(&e->cqs, in->meta.name);
@@ -311,6 +312,7 @@ static void cq_free(struct ts_engine *e, struct ts__eng_cq *cq)
     ts__eng_free_classes(cq);
     blocked_free(cq);
     free(cq->preemptor);
+    ts__eng_memo_free(cq);
     free(cq->holders);
     free(cq->order);
     ts_label_selector_release(&cq->ns_selector);
@@ -325,7 +327,7 @@ void ts_engine_delete_cluster_queue(struct ts_engine *e, const char *name)
     struct ts__eng_cq *cq = ts_hmap_get(&e->cqs, name);
     struct ts__eng_cohort *co;
 
-    e->status_epoch++;
+    ts__eng_config_changed(e);
     if (!cq)
         return;
     co = cq->cohort_name ? ts_hmap_get(&e->cohorts, cq->cohort_name) : NULL;
@@ -428,7 +430,7 @@ int ts_engine_put_local_queue(struct ts_engine *e, const struct ts_local_queue *
     char key[512];
     struct ts__eng_lq *lq;
 
-    e->status_epoch++;
+    ts__eng_config_changed(e);
     if (!in->meta.name || !in->meta.namespace_)
         return ts_err_set(err, TS_EINVAL, "localqueue: metadata.name and namespace are required");
     snprintf(key, sizeof(key), "%s/%s", in->meta.namespace_, in->meta.name);
@@ -457,7 +459,7 @@ void ts_engine_delete_local_queue(struct ts_engine *e, const char *ns, const cha
     char key[512];
     struct ts__eng_lq *lq;
 
-    e->status_epoch++;
+    ts__eng_config_changed(e);
     snprintf(key, sizeof(key), "%s/%s", ns, name);
     lq = ts_hmap_del(&e->lqs, key);
     if (!lq)

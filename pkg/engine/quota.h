@@ -49,6 +49,11 @@ struct ts_quota_node {
     int64_t *subtree;         /* quota of the subtree (= nominal for a CQ) */
     int64_t *usage;
     int requeue; /* root only: parked workloads to release before the next cycle */
+    /* root only, for the engine's preemption search memo (memo.c): gen
+     * counts the lasting changes of the tree, resv_sig fingerprints the
+     * quota a cycle holds back for waiting preemptors */
+    uint64_t gen;
+    uint64_t resv_sig;
 };
 
 /* Initialises a node with nfr zero-quota pairs and no limits.  name is

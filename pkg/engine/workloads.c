@@ -168,7 +168,7 @@ void ts__eng_wl_add_usage(struct ts__eng_wl *wl, int sign)
         TS_GROW(cq->holders, cq->cap_holders, cq->n_holders + 1);
         wl->holder_pos = cq->n_holders;
         cq->holders[cq->n_holders++] = wl;
-        cq->order_stale = 1;
+        ts__eng_holders_changed(cq);
     } else {
         struct ts__eng_cq *cq = wl->cq;
         struct ts__eng_wl *last = cq->holders[--cq->n_holders];
@@ -178,7 +178,7 @@ void ts__eng_wl_add_usage(struct ts__eng_wl *wl, int sign)
             cq->n_admitted--;
         cq->holders[wl->holder_pos] = last;
         last->holder_pos = wl->holder_pos;
-        cq->order_stale = 1;
+        ts__eng_holders_changed(cq);
         wl->evicting = wl->evicted = 0;
     }
 }
@@ -557,7 +557,7 @@ static int put_admitted(struct ts_engine *e, struct ts__eng_wl *wl, const struct
      * evicting it again would only rewrite it (and count it) every cycle */
     wl->evicted = ts_workload_is_evicted(src);
     if (wl->cq)
-        wl->cq->order_stale = 1;
+        ts__eng_holders_changed(wl->cq);
     return 0;
 }
 
@@ -678,7 +678,7 @@ void ts_engine_evict_forget(struct ts_engine *e, const char *ns, const char *nam
     if (wl && wl->evicting) {
         wl->evicting = 0;
         if (wl->cq) {
-            wl->cq->order_stale = 1;
+            ts__eng_holders_changed(wl->cq);
             ts__eng_requeue_tree(e, &wl->cq->node); /* its preemptor may be parked */
         }
     }

@@ -219,7 +219,7 @@ static void run_single(double qps, double burst, struct ts_bench_plan *p, struct
 {
     struct ts_bench_gen g;
     struct ts_err err = {0};
-    struct ts_bench_ideal_opts o = {qps, burst};
+    struct ts_bench_ideal_opts o = {qps, burst, 0};
 
     assert_int_equal(decode(single, &g, &err), 0);
     ts_bench_plan_build(&g, p);
@@ -279,6 +279,69 @@ static void test_ideal_write_budget_by_hand(void **state)
     release_all(&p, &r, &rep);
 }
 
+/* Two cohorts of four queues that borrow from each other and reclaim,
+ * three priorities, under a write budget that keeps preemptors waiting for
+ * their victims over many cycles: the searches the engine answers from
+ * memory (engine/memo.h). */
+static const char *contended =
+    "- className: co\n"
+    "  count: 2\n"
+    "  queuesSets:\n"
+    "  - className: cq\n"
+    "    count: 4\n"
+    "    nominalQuota: 4\n"
+    "    borrowingLimit: 20\n"
+    "    reclaimWithinCohort: Any\n"
+    "    withinClusterQueue: LowerPriority\n"
+    "    workloadsSets:\n"
+    "    - count: 30\n"
+    "      creationIntervalMs: 100\n"
+    "      workloads:\n"
+    "      - {className: small, runtimeMs: 200, priority: 50, request: 1}\n"
+    "    - count: 8\n"
+    "      creationIntervalMs: 500\n"
+    "      workloads:\n"
+    "      - {className: medium, runtimeMs: 500, priority: 100, request: 5}\n"
+    "    - count: 4\n"
+    "      creationIntervalMs: 1200\n"
+    "      workloads:\n"
+    "      - {className: large, runtimeMs: 1000, priority: 200, request: 12}\n";
+
+/* Every answer the engine gives from memory equals a fresh search (the
+ * self-check after every step fails the run otherwise), and remembering
+ * changes no decision: the run matches one without the checks. */
+static void test_ideal_memo_matches_fresh_searches(void **state)
+{
+    static const double budgets[][2] = {{0, 0}, {10, 20}, {40, 40}};
+    struct ts_bench_gen g;
+    struct ts_bench_plan p;
+    struct ts_err err = {0};
+
+    (void)state;
+    assert_int_equal(decode(contended, &g, &err), 0);
+    ts_bench_plan_build(&g, &p);
+    ts_bench_gen_release(&g);
+    for (size_t b = 0; b < sizeof(budgets) / sizeof(budgets[0]); b++) {
+        struct ts_bench_ideal_opts checked = {budgets[b][0], budgets[b][1], 1};
+        struct ts_bench_ideal_opts plain = {budgets[b][0], budgets[b][1], 0};
+        struct ts_bench_result r1, r2;
+
+        if (ts_bench_ideal_run(&p, &checked, &r1, &err))
+            fail_msg("budget %g/%g: %s", budgets[b][0], budgets[b][1], err.msg);
+        assert_int_equal(ts_bench_ideal_run(&p, &plain, &r2, &err), 0);
+        assert_true(r1.evictions > 0); /* preemptors did wait for victims */
+        assert_int_equal(r1.evictions, r2.evictions);
+        assert_int_equal(r1.admissions, r2.admissions);
+        for (size_t i = 0; i < p.n_wls; i++) {
+            assert_int_equal(r1.wls[i].admitted, r2.wls[i].admitted);
+            assert_int_equal(r1.wls[i].finished, r2.wls[i].finished);
+        }
+        ts_bench_result_release(&r1);
+        ts_bench_result_release(&r2);
+    }
+    ts_bench_plan_release(&p);
+}
+
 static void test_range_check_names_each_bound(void **state)
 {
     static const char *range_yaml = "cmd: {maxWallMs: 500, maxrss: 10}\n"
@@ -326,6 +389,7 @@ int main(void)
         cmocka_unit_test(test_stats),
         cmocka_unit_test(test_ideal_single_queue_by_hand),
         cmocka_unit_test(test_ideal_write_budget_by_hand),
+        cmocka_unit_test(test_ideal_memo_matches_fresh_searches),
         cmocka_unit_test(test_range_check_names_each_bound),
     };
 

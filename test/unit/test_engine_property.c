@@ -159,6 +159,7 @@ static void test_random_cycles_keep_quota(void **state)
 
         ts_engine_config_init(&ec);
         ec.fair_sharing = seed % 2 == 0;
+        ec.check_memo = 1;
         s = ts_sim_new(&ec);
         seed_state = seed;
         ncq = setup(s);

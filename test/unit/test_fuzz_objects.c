@@ -160,9 +160,14 @@ static cJSON *current(struct ts_sim *sim, const cJSON *doc)
 static void fuzz_file(const char *path, size_t *docs, size_t *mutations)
 {
     struct ts_yaml_stream st = TS_YAML_STREAM_INIT;
-    struct ts_sim *sim = ts_sim_new(NULL);
+    struct ts_engine_config ec;
+    struct ts_sim *sim;
     struct ts_err err = {0};
     char msg[512];
+
+    ts_engine_config_init(&ec);
+    ec.check_memo = 1;
+    sim = ts_sim_new(&ec);
 
     if (ts_yaml_decode_file(path, &st, &err))
         fail_msg("%s: %s", path, err.msg);

@@ -305,6 +305,7 @@ static void run_steps(struct ts_sim *sim, const cJSON *scenario, struct ts_buf *
 {
     const cJSON *step, *exp;
     size_t i = 0;
+    char msg[512];
 
     cJSON_ArrayForEach(step, cJSON_GetObjectItemCaseSensitive(scenario, "steps"))
     {
@@ -325,6 +326,8 @@ static void run_steps(struct ts_sim *sim, const cJSON *scenario, struct ts_buf *
         names_step(sim, cJSON_GetObjectItemCaseSensitive(step, "delete"), 0, out);
         cJSON_ArrayForEach(exp, cJSON_GetObjectItemCaseSensitive(step, "expect"))
             check_one(sim, exp, out);
+        if (ts_engine_check(ts_sim_engine(sim), msg, sizeof(msg)))
+            ts_buf_addf(out, "\n  engine self-check: %s", msg);
         if (out->len > before)
             ts_buf_addf(out, "\n  (in step %zu)", i);
         i++;
@@ -360,6 +363,7 @@ static struct ts_sim *new_sim(const cJSON *scenario, struct ts_buf *out)
         ts_field_errors_format(&errs, out);
     }
     ts_engine_config_from(&ec, &c);
+    ec.check_memo = 1; /* every search answered from memory is checked */
     ts_field_errors_release(&errs);
     ts_config_release(&c);
     return ts_sim_new(&ec);
