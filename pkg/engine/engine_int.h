@@ -218,8 +218,10 @@ static inline void ts__eng_touch_parking(struct ts__eng_wl *wl)
         wl->members->parking_seq++;
 }
 
-/* A change of the flavors, namespaces, queues, cohorts or priority classes:
- * every queue's status may change, and every preemption search. */
+/* A change of the flavors, namespaces, queues or cohorts: every queue's
+ * status may change, and every preemption search.  (Priority classes are
+ * not in it: a workload's priority is resolved when it is put, and a
+ * holder put again moves its tree's version.) */
 static inline void ts__eng_config_changed(struct ts_engine *e);
 
 /* A change a preemption search of node's tree reads: usage held by a
