@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/alloc.h"
+#include "util/arena.h"
 #include "util/hmap.h"
 #include "util/parse.h"
 
@@ -128,6 +130,18 @@ int ts_json_parse(const char *s, size_t len, cJSON **out, struct ts_err *err)
     }
     offset_to_pos(s, off, &line, &col);
     return ts_err_set(err, TS_EPARSE, "%s at line %d column %d (byte %zu)", what, line, col, off);
+}
+
+int ts_json_parse_arena(struct ts_arena *a, const char *s, size_t len, cJSON **out,
+                        struct ts_err *err)
+{
+    int rc;
+
+    ts_arena_reset(a);
+    ts_alloc_cjson_into(a);
+    rc = ts_json_parse(s, len, out, err);
+    ts_alloc_cjson_into(NULL);
+    return rc;
 }
 
 int ts_json_get_i64(const cJSON *v, int64_t *out)

@@ -49,6 +49,17 @@ enum ts_json_print_flags {
  * failure *out is NULL. */
 int ts_json_parse(const char *s, size_t len, cJSON **out, struct ts_err *err);
 
+struct ts_arena;
+
+/* ts_json_parse() into a's memory, for a tree that dies soon (a watch
+ * event): a is reset first, so the tree parsed into it before must be
+ * dead.  a must be registered on this thread (ts_alloc_cjson_register()).
+ * Ownership: *out may be given to cJSON_Delete() (which frees only what
+ * was added to it from the heap) and must not outlive the next parse into
+ * a, nor a. */
+int ts_json_parse_arena(struct ts_arena *a, const char *s, size_t len, cJSON **out,
+                        struct ts_err *err);
+
 /* Appends the JSON text of v to out (compact or TS_JSON_PRETTY; no
  * trailing newline).  Numbers are written exactly: integral values below
  * 1e21 in full, others in the shortest form that reads back as the same

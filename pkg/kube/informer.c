@@ -279,6 +279,7 @@ static void start_watch(struct ts_informer *inf)
     wo.backoff_base = inf->o.backoff_base;
     wo.backoff_cap = inf->o.backoff_cap;
     wo.strip_managed_fields = inf->o.strip_managed_fields;
+    wo.transient = inf->o.compact; /* kept as text: the tree dies with the event */
     wo.on_event = on_event;
     wo.on_gone = on_gone;
     wo.data = inf;

@@ -234,6 +234,8 @@ struct ts_watch *ts_watch_start(struct ts_kube_client *c, const struct ts_watch_
                     (uint64_t)ts.tv_nsec * 6364136223846793005u + (uintptr_t)w);
     ts_watch_parser_init(&w->p, o->max_event, on_parsed, w);
     w->p.strip_managed_fields = o->strip_managed_fields;
+    if (o->transient)
+        ts_watch_parser_transient(&w->p);
     start_stream(w);
     return w;
 }

@@ -51,6 +51,8 @@ const char *ts_watch_type_name(enum ts_watch_type t);
 
 /* --- parser ---------------------------------------------------------------- */
 
+struct ts_arena;
+
 struct ts_watch_parser {
     struct ts_buf line; /* carry-over of a line cut by a chunk boundary */
     ts_watch_event_fn fn;
@@ -60,12 +62,18 @@ struct ts_watch_parser {
      * cut from the text before parsing (about 40 % of a Workload's) */
     int strip_managed_fields;
     struct ts_buf cut; /* a line without them */
+    /* set by ts_watch_parser_transient(): events are parsed into it */
+    struct ts_arena *arena;
 };
 
 /* max_event 0 = TS_WATCH_MAX_EVENT. */
 void ts_watch_parser_init(struct ts_watch_parser *p, size_t max_event, ts_watch_event_fn fn,
                           void *data);
 void ts_watch_parser_release(struct ts_watch_parser *p);
+/* Parses each event into one block of memory reused for the next: for a
+ * callback that keeps nothing of obj once it returns (it may still
+ * cJSON_Delete() it).  Call after init, on the thread that feeds. */
+void ts_watch_parser_transient(struct ts_watch_parser *p);
 /* Drops a partial line (after a cut connection). */
 void ts_watch_parser_reset(struct ts_watch_parser *p);
 
@@ -92,8 +100,9 @@ struct ts_watch_opts {
     long timeout_seconds;              /* 0: random 300..600 per request */
     int64_t backoff_base, backoff_cap; /* 0: 800 ms, 30 s (client-go) */
     size_t max_event;
-    int strip_managed_fields;                        /* see ts_watch_parser */
-    ts_watch_event_fn on_event;                      /* ADDED, MODIFIED, DELETED */
+    int strip_managed_fields;   /* see ts_watch_parser */
+    int transient;              /* on_event keeps nothing of obj: ts_watch_parser_transient() */
+    ts_watch_event_fn on_event; /* ADDED, MODIFIED, DELETED */
     void (*on_gone)(struct ts_watch *w, void *data); /* relist needed */
     void *data;
 };

@@ -6,9 +6,12 @@
  */
 #include "kube/watch.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "json/json.h"
+#include "util/alloc.h"
+#include "util/arena.h"
 
 static const char *const type_names[] = {"ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"};
 
@@ -26,12 +29,31 @@ void ts_watch_parser_init(struct ts_watch_parser *p, size_t max_event, ts_watch_
     p->data = data;
     p->events = 0;
     p->strip_managed_fields = 0;
+    p->arena = NULL;
+}
+
+void ts_watch_parser_transient(struct ts_watch_parser *p)
+{
+    if (p->arena)
+        return;
+    p->arena = ts_xmalloc(sizeof(*p->arena));
+    *p->arena = (struct ts_arena)TS_ARENA_INIT;
+    if (ts_alloc_cjson_register(p->arena)) { /* all taken: the heap serves */
+        free(p->arena);
+        p->arena = NULL;
+    }
 }
 
 void ts_watch_parser_release(struct ts_watch_parser *p)
 {
     ts_buf_release(&p->line);
     ts_buf_release(&p->cut);
+    if (p->arena) {
+        ts_alloc_cjson_unregister(p->arena);
+        ts_arena_release(p->arena);
+        free(p->arena);
+        p->arena = NULL;
+    }
 }
 
 void ts_watch_parser_reset(struct ts_watch_parser *p)
@@ -79,7 +101,8 @@ static int event(struct ts_watch_parser *p, const char *s, size_t n, struct ts_e
         s = p->cut.ptr;
         n = p->cut.len;
     }
-    if ((rc = ts_json_parse(s, n, &ev, err)))
+    rc = p->arena ? ts_json_parse_arena(p->arena, s, n, &ev, err) : ts_json_parse(s, n, &ev, err);
+    if (rc)
         return ts_err_prefix(err, "watch event %zu", p->events + 1);
     if (parse_type(ev, &type)) {
         cJSON_Delete(ev);

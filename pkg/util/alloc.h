@@ -16,6 +16,21 @@
  * main() or a test's setup, before any cJSON object exists. */
 void ts_alloc_init(void);
 
+/* --- cJSON trees in an arena (json.h: ts_json_parse_arena()) ---------------- */
+
+struct ts_arena;
+
+#define TS_ALLOC_CJSON_ARENAS 8
+
+/* While a is registered on this thread, cJSON_Delete() there skips a's
+ * memory (and frees the rest).  Returns -1 when TS_ALLOC_CJSON_ARENAS are
+ * registered already.  Unregister before releasing a. */
+int ts_alloc_cjson_register(struct ts_arena *a);
+void ts_alloc_cjson_unregister(struct ts_arena *a);
+/* Routes this thread's cJSON allocations to a (registered), or back to
+ * the heap when a is NULL. */
+void ts_alloc_cjson_into(struct ts_arena *a);
+
 /* malloc/calloc/realloc/strdup that never return NULL.
  * Ownership: the caller frees the result with free(). */
 void *ts_xmalloc(size_t size);

@@ -15,6 +15,7 @@
 #include "json/json.h"
 #include "util/buf.h"
 #include "util/alloc.h"
+#include "util/arena.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -578,6 +579,72 @@ static void test_scan_member(void **state)
     }
 }
 
+/* Whether every node of v, with its key and string, lives in a. */
+static int all_in_arena(const struct ts_arena *a, const cJSON *v)
+{
+    for (; v; v = v->next) {
+        if (!ts_arena_owns(a, v) || (v->string && !ts_arena_owns(a, v->string)) ||
+            (v->valuestring && !ts_arena_owns(a, v->valuestring)) || !all_in_arena(a, v->child))
+            return 0;
+    }
+    return 1;
+}
+
+/* A tree parsed into an arena reads as the heap's, lives in the arena
+ * (duplicate keys dropped there too), and cJSON_Delete() frees only what
+ * was added to it from the heap (the leak checkers of make asan and make
+ * valgrind see the rest). */
+static void test_parse_arena(void **state)
+{
+    static const char *const ins[] = {
+        "{\"a\":1,\"b\":[true,null,\"x\"],\"c\":{\"d\":\"\xc3\xa9\"}}",
+        "{\"k\":1,\"k\":2,\"l\":{\"m\":[],\"m\":{\"n\":\"o\"}}}", /* last wins */
+        "[1.5,-2,\"s\",{}]",
+        "\"only a string\"",
+    };
+    struct ts_arena a = TS_ARENA_INIT;
+    struct ts_err e = {0};
+
+    (void)state;
+    assert_int_equal(ts_alloc_cjson_register(&a), 0);
+    for (int round = 0; round < 3; round++) /* the first round spills: no block yet */
+        for (size_t i = 0; i < N(ins); i++) {
+            cJSON *heap = parse(ins[i]), *v = NULL;
+            char *want = text(heap);
+
+            assert_int_equal(ts_json_parse_arena(&a, ins[i], strlen(ins[i]), &v, &e), 0);
+            assert_text(v, want, ins[i]);
+            assert_true(all_in_arena(&a, v));
+            if (cJSON_IsObject(v)) { /* added later: from the heap */
+                cJSON_AddStringToObject(v, "added", "from the heap");
+                assert_false(ts_arena_owns(&a, cJSON_GetObjectItem(v, "added")));
+            }
+            cJSON_Delete(v);
+            cJSON_Delete(heap);
+            free(want);
+        }
+    /* errors are the heap parser's */
+    {
+        cJSON *v = (cJSON *)1;
+        struct ts_err he = {0};
+
+        assert_int_equal(ts_json_parse("{\"a\":", 5, &v, &he), TS_EPARSE);
+        v = (cJSON *)1;
+        assert_int_equal(ts_json_parse_arena(&a, "{\"a\":", 5, &v, &e), TS_EPARSE);
+        assert_null(v);
+        assert_string_equal(e.msg, he.msg);
+    }
+    /* after the parse the heap serves cJSON again */
+    {
+        cJSON *o = cJSON_CreateObject();
+
+        assert_false(ts_arena_owns(&a, o));
+        cJSON_Delete(o);
+    }
+    ts_alloc_cjson_unregister(&a);
+    ts_arena_release(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -595,6 +662,7 @@ int main(void)
         cmocka_unit_test(test_mkpath_and_set),
         cmocka_unit_test(test_scan_string),
         cmocka_unit_test(test_scan_member),
+        cmocka_unit_test(test_parse_arena),
     };
 
     ts_alloc_init();

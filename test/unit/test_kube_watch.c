@@ -13,6 +13,7 @@
 #include "json/json.h"
 #include "kube/watch.h"
 #include "util/alloc.h"
+#include "util/arena.h"
 #include "util/buf.h"
 
 struct seen {
@@ -260,6 +261,53 @@ static void test_strip_managed_fields(void **state)
     }
 }
 
+struct in_arena {
+    struct seen s;
+    struct ts_watch_parser *p;
+    int outside; /* events whose object was not in the parser's arena */
+};
+
+static int record_in_arena(enum ts_watch_type t, cJSON *obj, void *data)
+{
+    struct in_arena *x = data;
+
+    x->outside += !ts_arena_owns(x->p->arena, obj);
+    cJSON_AddStringToObject(obj, "kind", "Added"); /* as the informer does: from the heap */
+    return record(t, obj, &x->s);
+}
+
+/* A transient parser delivers the same events as the heap's, each parsed
+ * into its one arena. */
+static void test_transient_parser(void **state)
+{
+    struct ts_buf in = TS_BUF_INIT, want = TS_BUF_INIT;
+
+    (void)state;
+    stream(&in, &want, 50000);
+    for (size_t size = 1; size <= 4096; size = size * 3 + 1) {
+        struct ts_watch_parser p;
+        struct in_arena x = {{TS_BUF_INIT, 0, 0}, &p, 0};
+        struct ts_err e = {0};
+
+        ts_watch_parser_init(&p, 0, record_in_arena, &x);
+        ts_watch_parser_transient(&p);
+        assert_non_null(p.arena);
+        for (size_t off = 0; off < in.len; off += size)
+            assert_int_equal(ts_watch_parser_feed(&p, in.ptr + off,
+                                                  off + size > in.len ? in.len - off : size, &e),
+                             0);
+        assert_int_equal(ts_watch_parser_finish(&p, &e), 0);
+        if (strcmp(x.s.log.ptr, want.ptr))
+            fail_msg("chunk size %zu: got\n%s", size, x.s.log.ptr);
+        assert_int_equal(x.outside, 0);
+        ts_watch_parser_release(&p);
+        assert_null(p.arena);
+        ts_buf_release(&x.s.log);
+    }
+    ts_buf_release(&in);
+    ts_buf_release(&want);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -268,6 +316,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_finish_reset_and_stop),
         cmocka_unit_test(test_strip_managed_fields),
+        cmocka_unit_test(test_transient_parser),
     };
 
     ts_alloc_init();

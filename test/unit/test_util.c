@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util/alloc.h"
+#include "util/arena.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/hmap.h"
@@ -243,6 +244,41 @@ static void test_hmap_put_get_del_iterate(void **state)
     ts_hmap_release(&m);
 }
 
+/* The arena hands out aligned memory, reuses its block after a reset,
+ * grows it to the last round's use after a spill, and knows its own. */
+static void test_arena_rounds(void **state)
+{
+    struct ts_arena a = TS_ARENA_INIT;
+    char *first[3], local;
+
+    (void)state;
+    for (int round = 0; round < 3; round++) {
+        char *p[200];
+
+        for (size_t i = 0; i < 200; i++) {
+            p[i] = ts_arena_alloc(&a, 1 + i * 7); /* 140 KB in all */
+            assert_int_equal((uintptr_t)p[i] % 16, 0);
+            memset(p[i], (int)i, 1 + i * 7);
+        }
+        for (size_t i = 0; i < 200; i++) {
+            assert_true(ts_arena_owns(&a, p[i]));
+            assert_true(ts_arena_owns(&a, p[i] + i * 7));
+            assert_int_equal((unsigned char)p[i][i * 7], i); /* no overlap */
+        }
+        first[round] = p[0];
+        ts_arena_reset(&a);
+    }
+    /* round 0 had no block (all spilled); rounds 1 and 2 share one */
+    assert_ptr_equal(first[1], first[2]);
+    assert_ptr_equal(a.base, first[1]);
+    assert_true(a.cap >= 140 * 1000 && !a.spill && !a.used);
+    assert_false(ts_arena_owns(&a, &local));
+    assert_non_null(ts_arena_alloc(&a, 0));
+    ts_arena_release(&a);
+    assert_null(a.base);
+    assert_false(ts_arena_owns(&a, first[1]));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -256,6 +292,7 @@ int main(void)
         cmocka_unit_test(test_xgrow_doubles),
         cmocka_unit_test(test_hmap_release_free),
         cmocka_unit_test(test_hmap_put_get_del_iterate),
+        cmocka_unit_test(test_arena_rounds),
     };
 
     ts_alloc_init();
