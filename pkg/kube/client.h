@@ -211,11 +211,12 @@ const struct ts_kubeconfig *ts_kube_client_config(const struct ts_kube_client *c
 void ts_kube_client_set_gate(struct ts_kube_client *c, ts_kube_gate_fn fn, void *data);
 
 /* Whether a write of resource `res` submitted now would go out at once
- * and leave at least `fraction` of the burst in its lane's bucket: no
- * request of the lane waits for a token.  Writes that only inform
- * (pending reasons) go out when this holds, so they never delay the
- * writes that decide (admissions, evictions).  Always 1 without a rate
- * limit. */
+ * and leave at least `fraction` of the burst in its lane's bucket (0: at
+ * least one token): no request of the lane waits for a token.  Writes
+ * that only inform (pending reasons) go out when this holds, so they
+ * never delay the writes that decide (admissions, evictions); cycles run
+ * when it holds at 0, so decisions do not wait either.  Always 1 without
+ * a rate limit. */
 int ts_kube_client_spare(struct ts_kube_client *c, const struct ts_kube_resource *res,
                          double fraction);
 

@@ -10,6 +10,9 @@
 #   jobs_yaml PREFIX N [LQ]  YAML of Jobs PREFIX1..PREFIXN (queue LQ, default lq)
 #   wl_of JOB            name of the Workload owned by JOB
 #   admitted JOB / suspended JOB [KIND PATH] / unsuspended ... / gone JOB
+#   queues_with_cpu N    apply the CRDs and data/controller/queues.yaml, cq's cpu quota N
+#   budget_config QPS BURST  write $T/config.yaml with that client budget
+#   wl_yaml NAME PRIO [LQ]   YAML of a 1-cpu Workload in team-a (queue LQ, default lq)
 CTL=$BUILD/bin/turnstile
 CD=$(dirname "$0")/data/controller
 [ -x "$CTL" ] || { echo "skip: $CTL not built"; exit 77; }
@@ -41,6 +44,45 @@ wait_for() {
         fi
         sleep 0.1
     done
+}
+
+queues_with_cpu() {
+    K apply -f crds/ >/dev/null
+    K apply -f "$CD/queues.yaml" >/dev/null 2>&1
+    K patch clusterqueue cq --type=json \
+        -p "[{\"op\":\"replace\",\"path\":\"/spec/resourceGroups/0/flavors/0/resources/0/nominalQuota\",\"value\":\"$1\"}]" >/dev/null
+}
+
+budget_config() {
+    cat >"$T/config.yaml" <<YAML
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+clientConnection:
+  qps: $1
+  burst: $2
+YAML
+}
+
+wl_yaml() {
+    cat <<YAML
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: $1, namespace: team-a}
+spec:
+  queueName: ${3:-lq}
+  priority: $2
+  podSets:
+  - name: main
+    count: 1
+    template:
+      spec:
+        restartPolicy: Never
+        containers:
+        - name: c
+          image: registry.k8s.io/pause:3.9
+          resources: {requests: {cpu: "1"}}
+YAML
 }
 
 job() {
