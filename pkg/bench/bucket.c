@@ -28,3 +28,10 @@ ts_time ts_bench_bucket_take(struct ts_bench_bucket *b, ts_time t)
     b->tokens = 0;
     return b->last;
 }
+
+ts_time ts_bench_bucket_ready_at(const struct ts_bench_bucket *b)
+{
+    if (b->qps <= 0 || b->tokens >= 1)
+        return b->last;
+    return b->last + (ts_time)ceil((1 - b->tokens) / b->qps * 1e9);
+}

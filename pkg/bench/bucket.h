@@ -26,4 +26,8 @@ void ts_bench_bucket_init(struct ts_bench_bucket *b, double qps, double burst);
 /* Takes one token, asked for at time t; returns the grant time (>= t). */
 ts_time ts_bench_bucket_take(struct ts_bench_bucket *b, ts_time t);
 
+/* The earliest time a take would be granted at once (no wait, nobody
+ * queued ahead): the live controller decides only then. */
+ts_time ts_bench_bucket_ready_at(const struct ts_bench_bucket *b);
+
 #endif

@@ -52,6 +52,7 @@ struct run {
     struct ts_heap finishing;
     struct fifo admits, evicts; /* each in non-decreasing time */
     size_t next_create;
+    int gated; /* a cycle is due and waits for a write token */
 };
 
 static int finish_less(const void *a, const void *b)
@@ -204,13 +205,18 @@ static size_t land_due(struct run *x, struct fifo *f, ts_time now)
     return n;
 }
 
-/* Cycles at `now` until nothing changes. */
+/* Cycles at `now` until nothing changes.  As the live controller does
+ * (pkg/controller/sched.c, run_cycle), a cycle runs only when a write
+ * would be granted at once: decided earlier, admissions would wait in the
+ * bucket's queue holding their quota; the cycle waits for the token. */
 static int settle(struct run *x, ts_time now, struct ts_err *err)
 {
     for (size_t rounds = 0;; rounds++) {
         struct ts_cycle c;
         size_t n;
 
+        if ((x->gated = ts_bench_bucket_ready_at(&x->bucket) > now))
+            return 0;
         if (rounds > 1000000)
             return ts_err_set(err, TS_EINTERNAL, "cycles never settle at +%.3f s",
                               (double)(now - T0) / 1e9);
@@ -248,6 +254,12 @@ static ts_time next_time(const struct run *x)
         if (w && (t < 0 || w->at < t))
             t = w->at;
     }
+    if (x->gated) {
+        ts_time ready = ts_bench_bucket_ready_at(&x->bucket);
+
+        if (t < 0 || ready < t)
+            t = ready;
+    }
     return t;
 }
 
@@ -268,7 +280,7 @@ static int step(struct run *x, ts_time now, struct ts_err *err)
             return rc;
         changed++;
     }
-    return changed ? settle(x, now, err) : 0;
+    return changed || x->gated ? settle(x, now, err) : 0;
 }
 
 static int setup(struct run *x, struct ts_err *err)

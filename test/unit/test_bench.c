@@ -279,6 +279,55 @@ static void test_ideal_write_budget_by_hand(void **state)
     release_all(&p, &r, &rep);
 }
 
+/* Decisions wait for a write token, as in the live controller: under
+ * 1 write/s (burst 1) six low-priority workloads and a high one arrive at
+ * 0, a second high one at 1.5 s, all fitting the queue.  One admission
+ * per cycle, each at its token: high-0 at 0, low-0 at 1, then high-1 at 2
+ * (it arrived before that token), the other lows at 3..7.  Decided at
+ * once, all seven of time 0 would have queued for the tokens ahead of
+ * high-1 (granted at 7). */
+static void test_ideal_decides_at_the_token(void **state)
+{
+    static const char *gen =
+        "- className: co\n"
+        "  count: 1\n"
+        "  queuesSets:\n"
+        "  - className: cq\n"
+        "    count: 1\n"
+        "    nominalQuota: 10\n"
+        "    workloadsSets:\n"
+        "    - count: 6\n"
+        "      creationIntervalMs: 0\n"
+        "      workloads:\n"
+        "      - {className: low, runtimeMs: 60000, priority: 0, request: 1}\n"
+        "    - count: 2\n"
+        "      creationIntervalMs: 1500\n"
+        "      workloads:\n"
+        "      - {className: high, runtimeMs: 60000, priority: 100, request: 1}\n";
+    /* plan order: low-0..5, high-0, high-1 */
+    static const ts_time want[8] = {1 * SEC, 3 * SEC, 4 * SEC, 5 * SEC,
+                                    6 * SEC, 7 * SEC, 0,       2 * SEC};
+    struct ts_bench_ideal_opts o = {1, 1, 1};
+    struct ts_bench_gen g;
+    struct ts_bench_plan p;
+    struct ts_bench_result r;
+    struct ts_err err = {0};
+
+    (void)state;
+    assert_int_equal(decode(gen, &g, &err), 0);
+    ts_bench_plan_build(&g, &p);
+    ts_bench_gen_release(&g);
+    assert_int_equal(p.n_wls, 8);
+    if (ts_bench_ideal_run(&p, &o, &r, &err))
+        fail_msg("%s", err.msg);
+    for (size_t i = 0; i < 8; i++)
+        if (r.wls[i].admitted != want[i])
+            fail_msg("%s admitted at %.3f s, want %.3f s", p.wls[i].name,
+                     (double)r.wls[i].admitted / SEC, (double)want[i] / SEC);
+    ts_bench_result_release(&r);
+    ts_bench_plan_release(&p);
+}
+
 /* Two cohorts of four queues that borrow from each other and reclaim,
  * three priorities, under a write budget that keeps preemptors waiting for
  * their victims over many cycles: the searches the engine answers from
@@ -389,6 +438,7 @@ int main(void)
         cmocka_unit_test(test_stats),
         cmocka_unit_test(test_ideal_single_queue_by_hand),
         cmocka_unit_test(test_ideal_write_budget_by_hand),
+        cmocka_unit_test(test_ideal_decides_at_the_token),
         cmocka_unit_test(test_ideal_memo_matches_fresh_searches),
         cmocka_unit_test(test_range_check_names_each_bound),
     };
