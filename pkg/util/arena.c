@@ -92,7 +92,12 @@ int ts_arena_owns(const struct ts_arena *a, const void *p)
 
 void ts_arena_release(struct ts_arena *a)
 {
-    ts_arena_reset(a);
+    while (a->spill) { /* not ts_arena_reset(): it would grow the block to free it */
+        struct ts_arena_spill *next = a->spill->next;
+
+        free(a->spill);
+        a->spill = next;
+    }
     UNPOISON(a->base, a->cap);
     free(a->base);
     memset(a, 0, sizeof(*a));

@@ -19,11 +19,8 @@ sleep 1
 for i in 1 2 3 4 5 6; do wl_yaml low-$i 0; done | K apply -f - >/dev/null
 sleep 3
 wl_yaml high 100 | K apply -f - >/dev/null
-reserved() {
-    [ "$(K get workload -n team-a "$1" -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].status}')" = True ]
-}
 for w in low-1 low-2 low-3 low-4 low-5 low-6 high; do
-    WAIT_TENTHS=400 wait_for "$w admitted" reserved $w
+    WAIT_TENTHS=400 wait_for "$w admitted" wl_reserved $w
 done
 order=$(grep -o "method=PUT path=/apis/kueue.x-k8s.io/v1beta2/namespaces/team-a/workloads/[a-z0-9-]*/status code=200" "$T/server.log" |
     sed 's|.*/workloads/||; s|/status.*||' | awk '!seen[$0]++' | tr '\n' ' ')

@@ -33,9 +33,6 @@ YAML
 { wl_yaml w1 0 lq; wl_yaml w2 0 lq2; } | K apply -f - >/dev/null
 budget_config 0.5 1
 ctl_start --config "$T/config.yaml" --log-level debug
-reserved() {
-    [ "$(K get workload -n team-a "$1" -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].status}')" = True ]
-}
 one_admitted() { K get workloads -n team-a -o jsonpath='{.items[*].status.admission.clusterQueue}' | grep -q cq; }
 unadmitted() { ! K get workload -n team-a "$1" -o jsonpath='{.status.admission}' | grep -q .; }
 WAIT_TENTHS=150 wait_for "one Workload is admitted" one_admitted
@@ -43,7 +40,7 @@ first=$(K get workloads -n team-a -o jsonpath='{range .items[?(@.status.admissio
 case $first in w1) other=w2 ;; w2) other=w1 ;; *) fail "not one admitted Workload: '$first'" ;; esac
 check "the other's admission still waits for a token" unadmitted "$other"
 K label workload -n team-a "$other" touched=yes >/dev/null
-WAIT_TENTHS=300 wait_for "$other admitted" reserved "$other"
+WAIT_TENTHS=300 wait_for "$other admitted" wl_reserved "$other"
 conflicts=$(grep -c "workloads/.*/status code=409" "$T/server.log")
 check "no Workload write was refused (got $conflicts 409s)" test "$conflicts" -eq 0
 check "the stale write was dropped, not sent" grep -q "workload=team-a/$other status write dropped" "$T/ctl.log"

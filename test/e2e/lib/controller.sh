@@ -13,6 +13,7 @@
 #   queues_with_cpu N    apply the CRDs and data/controller/queues.yaml, cq's cpu quota N
 #   budget_config QPS BURST  write $T/config.yaml with that client budget
 #   wl_yaml NAME PRIO [LQ]   YAML of a 1-cpu Workload in team-a (queue LQ, default lq)
+#   wl_reserved WORKLOAD  the Workload (team-a) holds QuotaReserved=True
 CTL=$BUILD/bin/turnstile
 CD=$(dirname "$0")/data/controller
 [ -x "$CTL" ] || { echo "skip: $CTL not built"; exit 77; }
@@ -83,6 +84,10 @@ spec:
           image: registry.k8s.io/pause:3.9
           resources: {requests: {cpu: "1"}}
 YAML
+}
+
+wl_reserved() {
+    [ "$(K get workload -n team-a "$1" -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].status}')" = True ]
 }
 
 job() {
