@@ -29,9 +29,10 @@ ts_time ts_bench_bucket_take(struct ts_bench_bucket *b, ts_time t)
     return b->last;
 }
 
-ts_time ts_bench_bucket_ready_at(const struct ts_bench_bucket *b)
+ts_time ts_bench_bucket_ready_at(const struct ts_bench_bucket *b, double need)
 {
-    if (b->qps <= 0 || b->tokens >= 1)
+    need = fmax(1, fmin(need, b->burst));
+    if (b->qps <= 0 || b->tokens >= need)
         return b->last;
-    return b->last + (ts_time)ceil((1 - b->tokens) / b->qps * 1e9);
+    return b->last + (ts_time)ceil((need - b->tokens) / b->qps * 1e9);
 }

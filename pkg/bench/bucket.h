@@ -26,8 +26,9 @@ void ts_bench_bucket_init(struct ts_bench_bucket *b, double qps, double burst);
 /* Takes one token, asked for at time t; returns the grant time (>= t). */
 ts_time ts_bench_bucket_take(struct ts_bench_bucket *b, ts_time t);
 
-/* The earliest time a take would be granted at once (no wait, nobody
- * queued ahead): the live controller decides only then. */
-ts_time ts_bench_bucket_ready_at(const struct ts_bench_bucket *b);
+/* The earliest time `need` takes (at least 1, at most the burst) would
+ * all be granted at once, nobody queued ahead: the live controller
+ * decides only then (ts_kube_client_batch_ready()). */
+ts_time ts_bench_bucket_ready_at(const struct ts_bench_bucket *b, double need);
 
 #endif

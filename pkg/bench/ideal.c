@@ -205,17 +205,26 @@ static size_t land_due(struct run *x, struct fifo *f, ts_time now)
     return n;
 }
 
+/* What the budget grants over this window can go out at once before a
+ * cycle runs: the live controller's TS__CTL_DECIDE_WINDOW (100 ms). */
+#define DECIDE_WINDOW 0.1
+
+static ts_time ready_at(const struct run *x)
+{
+    return ts_bench_bucket_ready_at(&x->bucket, x->bucket.qps * DECIDE_WINDOW);
+}
+
 /* Cycles at `now` until nothing changes.  As the live controller does
- * (pkg/controller/sched.c, run_cycle), a cycle runs only when a write
- * would be granted at once: decided earlier, admissions would wait in the
- * bucket's queue holding their quota; the cycle waits for the token. */
+ * (pkg/controller/sched.c, run_cycle), a cycle runs only when the writes
+ * of DECIDE_WINDOW's budget would be granted at once: decided earlier,
+ * admissions would wait in the bucket's queue holding their quota. */
 static int settle(struct run *x, ts_time now, struct ts_err *err)
 {
     for (size_t rounds = 0;; rounds++) {
         struct ts_cycle c;
         size_t n;
 
-        if ((x->gated = ts_bench_bucket_ready_at(&x->bucket) > now))
+        if ((x->gated = ready_at(x) > now))
             return 0;
         if (rounds > 1000000)
             return ts_err_set(err, TS_EINTERNAL, "cycles never settle at +%.3f s",
@@ -255,7 +264,7 @@ static ts_time next_time(const struct run *x)
             t = w->at;
     }
     if (x->gated) {
-        ts_time ready = ts_bench_bucket_ready_at(&x->bucket);
+        ts_time ready = ready_at(x);
 
         if (t < 0 || ready < t)
             t = ready;

@@ -159,6 +159,13 @@ void ts__ctl_status_forget(struct ts_ctl *c, const struct ts_kube_resource *res,
 #define TS__CTL_CYCLE_GAP_MIN  (20 * 1000 * 1000)
 #define TS__CTL_CYCLE_GAP_COST 4
 
+/* Under a saturated client budget a cycle waits until the writes this
+ * much of the budget grants can go out together (ts_kube_client_batch_
+ * ready(); 5 at 50 QPS, 1 at 10 QPS or less): a decision waits at most
+ * this long, and the controller used 5 % less CPU on the baseline at
+ * 50/100 (docs/benchmarks.md, "Decisions in batches"). */
+#define TS__CTL_DECIDE_WINDOW (100 * 1000 * 1000)
+
 /* Writes that only inform (pending reasons, queue status) go out while
  * this much of the client's burst is left for the writes that decide
  * (admissions, evictions, jobs): see ts_kube_client_spare(). */

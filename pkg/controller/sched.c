@@ -452,8 +452,11 @@ static void run_cycle(struct ts_ctl *c, ts_time now)
      * all of a busy cluster's quota was held by writes waiting 3-8 s, and
      * a queue's high-priority head waited behind low-priority admissions
      * decided before it arrived.  Decided when a token is there, each
-     * cycle picks the heads that are best now.  The tick retries. */
-    if (!ts_kube_client_spare(c->client, &ts_kube_res_workloads, 0))
+     * cycle picks the heads that are best now.  The tick retries.  A
+     * saturated budget grants a token every 1/QPS; waiting for
+     * TS__CTL_DECIDE_WINDOW's worth sends the writes in batches, a wakeup
+     * per batch rather than per write. */
+    if (!ts_kube_client_batch_ready(c->client, &ts_kube_res_workloads, TS__CTL_DECIDE_WINDOW))
         return;
     c->dirty = 0;
     ts_cycle_init(&cy);

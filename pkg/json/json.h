@@ -69,6 +69,11 @@ int ts_json_parse_arena(struct ts_arena *a, const char *s, size_t len, cJSON **o
  * Ownership: out stays owned by the caller. */
 int ts_json_print(const cJSON *v, unsigned flags, struct ts_buf *out, struct ts_err *err);
 
+/* Appends s as a JSON string (quoted, escaped) to out: for a document
+ * written as text, with no tree built for it.  Returns 0 or TS_EOVERFLOW.
+ * Ownership: out stays owned by the caller. */
+int ts_json_print_string(const char *s, struct ts_buf *out);
+
 /* Same as ts_json_print() into a fresh string of exactly its size; NULL
  * only when v cannot be printed.  Ownership: caller frees the result with
  * free(). */

@@ -42,7 +42,7 @@ static int add_number(double d, struct ts_buf *out)
     return ts_buf_adds(out, buf);
 }
 
-static int add_string(const char *s, struct ts_buf *out)
+int ts_json_print_string(const char *s, struct ts_buf *out)
 {
     static const char hex[] = "0123456789abcdef";
     const unsigned char *p = (const unsigned char *)s, *run = p;
@@ -116,7 +116,7 @@ static int add_container(const cJSON *v, int pretty, int depth, struct ts_buf *o
     for (const cJSON *c = v->child; c && !rc; c = c->next) {
         rc = newline(out, pretty, depth + 1);
         if (!rc && obj)
-            rc = add_string(c->string ? c->string : "", out);
+            rc = ts_json_print_string(c->string ? c->string : "", out);
         if (!rc && obj)
             rc = pretty ? ts_buf_add(out, ": ", 2) : ts_buf_addc(out, ':');
         if (!rc)
@@ -141,7 +141,7 @@ static int add_value(const cJSON *v, int pretty, int depth, struct ts_buf *out)
     case cJSON_Number:
         return add_number(v->valuedouble, out);
     case cJSON_String:
-        return add_string(v->valuestring ? v->valuestring : "", out);
+        return ts_json_print_string(v->valuestring ? v->valuestring : "", out);
     case cJSON_Raw:
         return v->valuestring ? ts_buf_adds(out, v->valuestring) : TS_EINVAL;
     case cJSON_Array:

@@ -162,20 +162,38 @@ static int is_cache_verb(enum ts_kube_verb v)
     return v == TS_KUBE_LIST || v == TS_KUBE_WATCH;
 }
 
-int ts_kube_client_spare(struct ts_kube_client *c, const struct ts_kube_resource *res,
-                         double fraction)
+/* Whether no call of res's lane waits for a token and enough are at
+ * hand: `fraction` of the burst, or else what the lane's QPS grants over
+ * `window` ns; at least 1, at most the burst. */
+static int lane_has(struct ts_kube_client *c, const struct ts_kube_resource *res, double fraction,
+                    int64_t window)
 {
     size_t i = lane_of(c, res, 0); /* before c->lanes is read: it may grow */
     struct ts__kube_lane *l = &c->lanes[i];
     int64_t now = ts_loop_now(c->loop);
-    double need = fraction * l->rl.burst;
+    double need;
 
     if (l->rl.qps <= 0)
         return 1;
+    need = fraction > 0 ? fraction * l->rl.burst : l->rl.qps * (double)window / 1e9;
+    if (need > l->rl.burst)
+        need = l->rl.burst;
     /* a lane is FIFO in token order: if its last call may go now, no call
      * waits for a token */
     return (!l->qtail || l->qtail->ready_at <= now) &&
            ts_ratelimit_has(&l->rl, now, need < 1 ? 1 : need);
+}
+
+int ts_kube_client_spare(struct ts_kube_client *c, const struct ts_kube_resource *res,
+                         double fraction)
+{
+    return lane_has(c, res, fraction, 0);
+}
+
+int ts_kube_client_batch_ready(struct ts_kube_client *c, const struct ts_kube_resource *res,
+                               int64_t window)
+{
+    return lane_has(c, res, 0, window);
 }
 
 void ts_kube_client_stats(const struct ts_kube_client *c, struct ts_kube_stats *out)

@@ -110,6 +110,10 @@ struct ts_kube_req {
     const char *name;
     const char *subresource; /* "status", "scale", … */
     const cJSON *body;       /* create/update object, patch document */
+    /* ...or the same as JSON text, body_len bytes, when body is NULL:
+     * for a document written as text (an Event), with no tree built */
+    const char *body_text;
+    size_t body_len;
     enum ts_kube_patch patch;
     const char *field_manager; /* required for TS_KUBE_PATCH_APPLY */
     int force;                 /* apply: take over conflicting fields */
@@ -219,6 +223,15 @@ void ts_kube_client_set_gate(struct ts_kube_client *c, ts_kube_gate_fn fn, void 
  * a rate limit. */
 int ts_kube_client_spare(struct ts_kube_client *c, const struct ts_kube_resource *res,
                          double fraction);
+
+/* Whether the writes of `res` the budget grants over the next `window`
+ * ns could all go out now: as many tokens at hand (at least 1, at most
+ * the burst) and no call of the lane waiting.  A saturated controller
+ * decides when this holds, so its writes leave in small batches, one
+ * wakeup each, and a decision waits at most `window` for the batch.
+ * Always 1 without a rate limit. */
+int ts_kube_client_batch_ready(struct ts_kube_client *c, const struct ts_kube_resource *res,
+                               int64_t window);
 
 /* Counters since creation. */
 void ts_kube_client_stats(const struct ts_kube_client *c, struct ts_kube_stats *out);

@@ -198,10 +198,15 @@ static int build_body(const struct ts_kube_req *r, struct ts_kube_call *call, st
         body = del = delete_options(r);
     else if (!ts_kube_verb_writes(r->verb))
         return 0;
+    call->content_type = r->verb == TS_KUBE_PATCH ? patch_type(r->patch) : "application/json";
+    if (!body && r->body_text) {
+        call->body = ts_xstrndup(r->body_text, r->body_len);
+        call->body_len = r->body_len;
+        return 0;
+    }
     if (!body)
         return ts_err_set(err, TS_EINVAL, "%s %s: body required", verb_names[r->verb],
                           r->res->resource);
-    call->content_type = r->verb == TS_KUBE_PATCH ? patch_type(r->patch) : "application/json";
     call->body = ts_json_dumps(body, TS_JSON_COMPACT);
     cJSON_Delete(del);
     if (!call->body)

@@ -286,34 +286,22 @@ static void test_ideal_write_budget_by_hand(void **state)
  * (it arrived before that token), the other lows at 3..7.  Decided at
  * once, all seven of time 0 would have queued for the tokens ahead of
  * high-1 (granted at 7). */
-static void test_ideal_decides_at_the_token(void **state)
+/* A generator's one cohort of one ClusterQueue with 10 cpu, up to its
+ * workloadsSets. */
+#define ONE_QUEUE                                                                                  \
+    "- className: co\n  count: 1\n  queuesSets:\n  - className: cq\n    count: 1\n"                \
+    "    nominalQuota: 10\n    workloadsSets:\n"
+
+/* Runs the ideal on gen's eight workloads under qps/burst and checks
+ * when each was admitted (want, in plan order). */
+static void ideal_admits_at(const char *gen, double qps, double burst, const ts_time want[8])
 {
-    static const char *gen =
-        "- className: co\n"
-        "  count: 1\n"
-        "  queuesSets:\n"
-        "  - className: cq\n"
-        "    count: 1\n"
-        "    nominalQuota: 10\n"
-        "    workloadsSets:\n"
-        "    - count: 6\n"
-        "      creationIntervalMs: 0\n"
-        "      workloads:\n"
-        "      - {className: low, runtimeMs: 60000, priority: 0, request: 1}\n"
-        "    - count: 2\n"
-        "      creationIntervalMs: 1500\n"
-        "      workloads:\n"
-        "      - {className: high, runtimeMs: 60000, priority: 100, request: 1}\n";
-    /* plan order: low-0..5, high-0, high-1 */
-    static const ts_time want[8] = {1 * SEC, 3 * SEC, 4 * SEC, 5 * SEC,
-                                    6 * SEC, 7 * SEC, 0,       2 * SEC};
-    struct ts_bench_ideal_opts o = {1, 1, 1};
+    struct ts_bench_ideal_opts o = {qps, burst, 1};
     struct ts_bench_gen g;
     struct ts_bench_plan p;
     struct ts_bench_result r;
     struct ts_err err = {0};
 
-    (void)state;
     assert_int_equal(decode(gen, &g, &err), 0);
     ts_bench_plan_build(&g, &p);
     ts_bench_gen_release(&g);
@@ -326,6 +314,43 @@ static void test_ideal_decides_at_the_token(void **state)
                      (double)r.wls[i].admitted / SEC, (double)want[i] / SEC);
     ts_bench_result_release(&r);
     ts_bench_plan_release(&p);
+}
+
+/* At 40 QPS (burst 4) a cycle waits until 100 ms of budget, four
+ * tokens, is at hand, as the live controller does: one ClusterQueue
+ * admits one head a cycle, so its admissions go 25 ms apart from the
+ * start (without the wait: the burst's four at once, then 25 ms apart). */
+static void test_ideal_decides_in_batches(void **state)
+{
+    static const char *gen =
+        ONE_QUEUE "    - count: 8\n"
+                  "      creationIntervalMs: 0\n"
+                  "      workloads:\n"
+                  "      - {className: w, runtimeMs: 60000, priority: 0, request: 1}\n";
+    static const ts_time want[8] = {0,        25 * MS,  50 * MS,  75 * MS,
+                                    100 * MS, 125 * MS, 150 * MS, 175 * MS};
+
+    (void)state;
+    ideal_admits_at(gen, 40, 4, want);
+}
+
+static void test_ideal_decides_at_the_token(void **state)
+{
+    static const char *gen =
+        ONE_QUEUE "    - count: 6\n"
+                  "      creationIntervalMs: 0\n"
+                  "      workloads:\n"
+                  "      - {className: low, runtimeMs: 60000, priority: 0, request: 1}\n"
+                  "    - count: 2\n"
+                  "      creationIntervalMs: 1500\n"
+                  "      workloads:\n"
+                  "      - {className: high, runtimeMs: 60000, priority: 100, request: 1}\n";
+    /* plan order: low-0..5, high-0, high-1 */
+    static const ts_time want[8] = {1 * SEC, 3 * SEC, 4 * SEC, 5 * SEC,
+                                    6 * SEC, 7 * SEC, 0,       2 * SEC};
+
+    (void)state;
+    ideal_admits_at(gen, 1, 1, want);
 }
 
 /* Two cohorts of four queues that borrow from each other and reclaim,
@@ -439,6 +464,7 @@ int main(void)
         cmocka_unit_test(test_ideal_single_queue_by_hand),
         cmocka_unit_test(test_ideal_write_budget_by_hand),
         cmocka_unit_test(test_ideal_decides_at_the_token),
+        cmocka_unit_test(test_ideal_decides_in_batches),
         cmocka_unit_test(test_ideal_memo_matches_fresh_searches),
         cmocka_unit_test(test_range_check_names_each_bound),
     };

@@ -1108,7 +1108,8 @@ static void test_event_aggregation(void **state)
     ts_json_set_string(spam, "metadata.namespace", "events", NULL);
     for (int i = 0; i < 5; i++)
         ts_recorder_event(rec, obj, "Normal", "Admitted", "admitted by %s", "cq-1");
-    ts_recorder_event(rec, obj, "Warning", "Pending", "no quota");
+    /* written as text: quotes, backslashes and control characters escaped */
+    ts_recorder_event(rec, obj, "Warning", "Pending", "no \"quota\"\n\tin cq\\1 \x01");
     for (int i = 0; i < 30; i++)
         ts_recorder_event(rec, spam, "Normal", "Spam", "message %d", i);
     for (int i = 0; i < 500; i++) {
@@ -1134,6 +1135,15 @@ static void test_event_aggregation(void **state)
     }
     assert_int_equal(n_admitted, 1);
     assert_int_equal(count, 5);
+    cJSON_ArrayForEach(ev, cJSON_GetObjectItem(list, "items"))
+    {
+        if (!strcmp(ts_json_get_string(ev, "reason"), "Pending"))
+            break;
+    }
+    assert_non_null(ev);
+    assert_string_equal(ts_json_get_string(ev, "message"), "no \"quota\"\n\tin cq\\1 \x01");
+    assert_string_equal(ts_json_get_string(ev, "type"), "Warning");
+    assert_string_equal(ts_json_get_string(ev, "involvedObject.name"), "subject");
     /* the Event expired on the server: the next repeat creates it again,
      * whole, with the count and first time kept */
     ev = cJSON_GetArrayItem(cJSON_GetObjectItem(list, "items"), 0);

@@ -571,6 +571,55 @@ static void test_rate_limit_lanes(void **state)
     env_down(&e);
 }
 
+/* A batch is ready when the tokens a window of the lane's QPS grants
+ * are at hand: at least one, at most the burst, and no call waiting. */
+static void test_batch_ready(void **state)
+{
+    struct done d[5] = {{0}};
+    int64_t now = 1000 * SEC;
+    struct env e;
+    const struct ts_kube_req r = {
+        .verb = TS_KUBE_GET, .res = &ts_kube_res_configmaps, .ns = "default", .name = "x"};
+    static const struct {
+        int64_t advance, window;
+        int ready;
+    } steps[] = {
+        {0, 100 * MS, 0},        /* the burst went: no token */
+        {0, 0, 0},               /* at least one, whatever the window */
+        {100 * MS, 100 * MS, 1}, /* one token, one wanted */
+        {0, 300 * MS, 0},        /* three wanted */
+        {0, 0, 1},
+        {200 * MS, 300 * MS, 1},
+        {0, 1000 * MS, 0}, /* ten wanted, capped to the burst of four */
+        {100 * MS, 1000 * MS, 1},
+        {0, 100 * SEC, 1},
+    };
+
+    (void)state;
+    env_up(&e, NULL, 0, &(struct ts_kube_client_opts){.qps = 10, .burst = 4});
+    ts_loop_set_clock(e.loop, fake_clock, NULL, &now);
+    assert_true(ts_kube_client_batch_ready(e.c, &ts_kube_res_configmaps, 1000 * MS));
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(ts_kube_submit(e.c, &r, on_done, &d[i], NULL, NULL), 0);
+    serve_settled(&e, 4);
+    assert_int_equal(e.srv.requests, 4);
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        now += steps[i].advance;
+        ts_loop_update_time(e.loop);
+        if (ts_kube_client_batch_ready(e.c, &ts_kube_res_configmaps, steps[i].window) !=
+            steps[i].ready)
+            fail_msg("step %zu: want %d", i, steps[i].ready);
+    }
+    /* a call waiting for its token: not ready, whatever is at hand */
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(ts_kube_submit(e.c, &r, on_done, &d[i % 4], NULL, NULL), 0);
+    assert_false(ts_kube_client_batch_ready(e.c, &ts_kube_res_configmaps, 0));
+    assert_true(ts_kube_client_batch_ready(e.c, &ts_kube_res_events, 100 * MS)); /* other lane */
+    now += SEC;
+    serve_settled(&e, 9);
+    env_down(&e);
+}
+
 static int refuse(void *data)
 {
     (void)data;
@@ -810,6 +859,7 @@ int main(void)
         cmocka_unit_test(test_write_gate),
         cmocka_unit_test(test_rate_limit_tick),
         cmocka_unit_test(test_rate_limit_lanes),
+        cmocka_unit_test(test_batch_ready),
         cmocka_unit_test(test_check_before_send),
         cmocka_unit_test(test_timeout_and_user_agent),
         cmocka_unit_test(test_release),
