@@ -155,21 +155,43 @@ struct status_seen {
     int settled;
 };
 
-/* The version of the queue obj is, into *v; 0 when the queue has none (its
- * status is computed every period). */
-static int queue_version(struct ts_ctl *c, const struct ts_kube_resource *res, const cJSON *obj,
-                         struct ts_status_version *v)
-{
-    const char *name = ts_json_get_string(obj, "metadata.name");
-    const char *ns = ts_json_get_string(obj, "metadata.namespace");
+/* The metadata a queue's status pass reads, found in one walk: the pass
+ * visits every queue each period, and at 1,000 ClusterQueues and 1,000
+ * LocalQueues looking each field up by path from the root was a tenth of
+ * the controller's CPU. */
+struct qmeta {
+    const char *ns, *name, *rv;
+};
 
-    if (!name)
+static void qmeta_of(const cJSON *obj, struct qmeta *m)
+{
+    const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata"), *f;
+
+    memset(m, 0, sizeof(*m));
+    for (f = md && cJSON_IsObject(md) ? md->child : NULL; f; f = f->next) {
+        if (!cJSON_IsString(f) || !f->string)
+            continue;
+        if (!strcmp(f->string, "name"))
+            m->name = f->valuestring;
+        else if (!strcmp(f->string, "namespace"))
+            m->ns = f->valuestring;
+        else if (!strcmp(f->string, "resourceVersion"))
+            m->rv = f->valuestring;
+    }
+}
+
+/* The version of the queue m names, into *v; 0 when the queue has none
+ * (its status is computed every period). */
+static int queue_version(struct ts_ctl *c, const struct ts_kube_resource *res,
+                         const struct qmeta *m, struct ts_status_version *v)
+{
+    if (!m->name)
         return 0;
     if (res == &ts_kube_res_clusterqueues)
-        return ts_engine_cq_status_version(c->engine, name, v) == 0;
-    if (!ns)
+        return ts_engine_cq_status_version(c->engine, m->name, v) == 0;
+    if (!m->ns)
         return 0;
-    ts_engine_lq_status_version(c->engine, ns, name, v);
+    ts_engine_lq_status_version(c->engine, m->ns, m->name, v);
     return 1;
 }
 
@@ -181,12 +203,11 @@ static int seen_is(const struct ts_ctl *c, const struct status_seen *seen,
            ts_loop_now(c->loop) - seen->at < max_wait(c);
 }
 
-/* What was recorded (status_seen()) of queue `key` at version v and obj's
- * resourceVersion, or NULL. */
-static struct status_seen *seen_at(struct ts_ctl *c, const char *key, const cJSON *obj,
+/* What was recorded (status_seen()) of queue `key` at version v and
+ * resourceVersion rv, or NULL. */
+static struct status_seen *seen_at(struct ts_ctl *c, const char *key, const char *rv,
                                    const struct ts_status_version *v)
 {
-    const char *rv = ts_json_get_string(obj, "metadata.resourceVersion");
     struct status_seen *seen;
 
     if (!rv)
@@ -197,10 +218,9 @@ static struct status_seen *seen_at(struct ts_ctl *c, const char *key, const cJSO
 
 /* Records the outcome of computing queue `key`'s status at version v:
  * settled when the cached status equals it. */
-static void status_seen(struct ts_ctl *c, const char *key, const cJSON *obj,
+static void status_seen(struct ts_ctl *c, const char *key, const char *rv,
                         const struct ts_status_version *v, int settled)
 {
-    const char *rv = ts_json_get_string(obj, "metadata.resourceVersion");
     struct status_seen *seen;
 
     if (!rv || strlen(rv) >= sizeof(seen->rv))
@@ -427,19 +447,20 @@ static int queue_status(const char *ikey, const cJSON *obj, void *data)
     struct status_seen *seen;
     int versioned, written;
     enum gate gate;
+    struct qmeta m;
     int64_t last;
     char key[512];
 
     (void)ikey;
-    if (!ts_json_get_string(obj, "metadata.name"))
+    qmeta_of(obj, &m);
+    if (!m.name)
         return 0;
-    status_key(key, sizeof(key), p->res, ts_json_get_string(obj, "metadata.namespace"),
-               ts_json_get_string(obj, "metadata.name"));
+    status_key(key, sizeof(key), p->res, m.ns, m.name);
     /* the version before computing: a change while computing is then
      * seen next period */
-    versioned = queue_version(c, p->res, obj, &v);
+    versioned = queue_version(c, p->res, &m, &v);
     gate = write_gate(c, key, &last);
-    if (versioned && (seen = seen_at(c, key, obj, &v)) && (seen->settled || gate != GATE_GO)) {
+    if (versioned && (seen = seen_at(c, key, m.rv, &v)) && (seen->settled || gate != GATE_GO)) {
         if (seen->v.parking != v.parking) /* the pending metrics alone moved */
             pending_metrics(c, p->res, obj);
         seen->v.parking = v.parking;
@@ -451,7 +472,7 @@ static int queue_status(const char *ikey, const cJSON *obj, void *data)
     if (written == WRITE_OVERDUE)
         overdue_add(p, key, last, obj);
     if (versioned && written >= 0)
-        status_seen(c, key, obj, &v, written == WRITE_SETTLED);
+        status_seen(c, key, m.rv, &v, written == WRITE_SETTLED);
     return 0;
 }
 
@@ -474,11 +495,14 @@ static void overdue_writes(struct status_pass *p)
 
         if (ts_ratelimit_has(&c->status_rl, ts_loop_now(c->loop), 1) &&
             (obj = ts_informer_fetch(o->inf, o->ns, o->name))) {
-            int versioned = queue_version(c, o->res, obj, &v);
+            struct qmeta m;
+            int versioned;
 
+            qmeta_of(obj, &m);
+            versioned = queue_version(c, o->res, &m, &v);
             written = compute(c, o->res, obj, o->key, GATE_TOKEN);
             if (versioned && written >= 0)
-                status_seen(c, o->key, obj, &v, written == WRITE_SETTLED);
+                status_seen(c, o->key, m.rv, &v, written == WRITE_SETTLED);
             cJSON_Delete(obj);
         }
         free(o);
