@@ -164,6 +164,10 @@ static void on_update(struct ts_informer *inf, const cJSON *old, const cJSON *ob
     const char *ns = ts_json_get_string(obj, "metadata.namespace");
     const char *name = ts_json_get_string(obj, "metadata.name");
 
+    if (f->which == TS__CTL_CQ && name)
+        ts__ctl_status_changed(f->c, &ts_kube_res_clusterqueues, NULL, name);
+    if (f->which == TS__CTL_LQ && name)
+        ts__ctl_status_changed(f->c, &ts_kube_res_localqueues, ns, name);
     /* series of flavors or resources that went away, or of a LocalQueue
      * no longer selected, must not linger: the status pass re-reports */
     if (f->which == TS__CTL_CQ && name && changed(old, obj, "spec"))

@@ -228,7 +228,7 @@ void ts_ctl_free(struct ts_ctl *c)
     ts_kube_client_free(c->client); /* cancels the status writes in flight: free them */
     ts_hmap_release_free(&c->status_inflight);
     ts_hmap_release_free(&c->status_last);
-    ts_hmap_release_free(&c->status_seen);
+    ts__ctl_status_release(c);
     ts_hmap_release_free(&c->evict_retry);
     ts_hmap_release(&c->job_writes); /* values are counts, not pointers */
     ts_hmap_release_free(&c->job_expect);

@@ -82,10 +82,10 @@ struct ts_ctl {
      * status write sent, so a queue's status waits for spare budget at
      * most TS__CTL_STATUS_MAX_WAIT (opts.status_max_wait_ns) */
     struct ts_hmap status_last;
-    /* "resource/ns/name" -> owned struct (sched.c): the engine's status
-     * version and the object's resourceVersion when the cached status last
-     * matched the computed one; unchanged, the queue is not computed again
-     * (for at most TS__CTL_STATUS_MAX_WAIT) */
+    /* "resource/ns/name" -> owned struct (qstatus.c): the engine's status
+     * version when the queue's status was last computed, dropped when the
+     * object changes; unchanged, the queue is not computed again (for at
+     * most TS__CTL_STATUS_MAX_WAIT) */
     struct ts_hmap status_seen;
     struct ts_ratelimit status_rl; /* overdue queue status writes: TS__CTL_STATUS_SHARE */
     /* Job keys with a job write in flight -> count (boxed as a pointer):
@@ -147,6 +147,12 @@ void ts__ctl_queue_status(struct ts_loop *loop, void *data);
 /* Forgets a deleted queue's last status write time. */
 void ts__ctl_status_forget(struct ts_ctl *c, const struct ts_kube_resource *res, const char *ns,
                            const char *name);
+/* Frees the records of the status pass (at shutdown). */
+void ts__ctl_status_release(struct ts_ctl *c);
+/* The queue object changed (a new resourceVersion): its status is computed
+ * again at the next pass. */
+void ts__ctl_status_changed(struct ts_ctl *c, const struct ts_kube_resource *res, const char *ns,
+                            const char *name);
 
 /* The scheduling cycle runs this often; at once again while cycles make
  * progress (one head per ClusterQueue is admitted a cycle); and after a

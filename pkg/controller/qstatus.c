@@ -40,16 +40,6 @@ static void status_key(char *key, size_t len, const struct ts_kube_resource *res
     snprintf(key, len, "%s/%s/%s", res->resource, ns ? ns : "", name ? name : "");
 }
 
-void ts__ctl_status_forget(struct ts_ctl *c, const struct ts_kube_resource *res, const char *ns,
-                           const char *name)
-{
-    char key[512];
-
-    status_key(key, sizeof(key), res, ns, name);
-    free(ts_hmap_del(&c->status_last, key));
-    free(ts_hmap_del(&c->status_seen, key));
-}
-
 /* The longest a changed queue status waits for spare budget. */
 static int64_t max_wait(const struct ts_ctl *c)
 {
@@ -143,97 +133,158 @@ static enum written write_if_changed(struct ts_ctl *c, const struct ts_kube_reso
 /* --- queues whose status cannot have changed ------------------------------ */
 
 /* A queue's status is computed from the engine and the cached object; it
- * can only change when the engine's status version or the object's
- * resourceVersion does.  Decoding, computing and encoding every queue each
- * period was a fifth of the controller's CPU with 600 queues. */
+ * can only change when the engine's status version or the object does.
+ * Decoding, computing and encoding every queue each period was a fifth of
+ * the controller's CPU with 600 queues.  A change of the object marks its
+ * record (ts__ctl_status_changed(), from the informer's handlers), so the
+ * pass need not read the object to know it is unchanged. */
 struct status_seen {
     struct ts_status_version v;
     int64_t at; /* loop time it was recorded: recomputed after max_wait() anyway */
-    char rv[32];
     /* 0: the cached status was out of date and its write waits
      * (write_gate()); computing it again gives the same body */
     int settled;
+    int changed; /* the object changed since: computed again */
+    /* the object decoded (owned), its status the last one computed: the
+     * next computation need not decode it again.  (At 2,000 queues each
+     * admission, arrival and finish changes two queues that changed little
+     * else that second, and decoding each again was half of computing
+     * it.) */
+    struct ts_object *dec;
 };
 
-/* The metadata a queue's status pass reads, found in one walk: the pass
- * visits every queue each period, and at 1,000 ClusterQueues and 1,000
- * LocalQueues looking each field up by path from the root was a tenth of
- * the controller's CPU. */
-struct qmeta {
-    const char *ns, *name, *rv;
-};
-
-static void qmeta_of(const cJSON *obj, struct qmeta *m)
+static void dec_free(struct ts_object *dec)
 {
-    const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata"), *f;
-
-    memset(m, 0, sizeof(*m));
-    for (f = md && cJSON_IsObject(md) ? md->child : NULL; f; f = f->next) {
-        if (!cJSON_IsString(f) || !f->string)
-            continue;
-        if (!strcmp(f->string, "name"))
-            m->name = f->valuestring;
-        else if (!strcmp(f->string, "namespace"))
-            m->ns = f->valuestring;
-        else if (!strcmp(f->string, "resourceVersion"))
-            m->rv = f->valuestring;
-    }
+    if (dec)
+        ts_object_release(dec);
+    free(dec);
 }
 
-/* The version of the queue m names, into *v; 0 when the queue has none
- * (its status is computed every period). */
-static int queue_version(struct ts_ctl *c, const struct ts_kube_resource *res,
-                         const struct qmeta *m, struct ts_status_version *v)
+static void seen_free(struct status_seen *seen)
 {
-    if (!m->name)
-        return 0;
+    if (seen)
+        dec_free(seen->dec);
+    free(seen);
+}
+
+void ts__ctl_status_release(struct ts_ctl *c)
+{
+    size_t it = 0;
+    const char *k;
+    void *v;
+
+    while (ts_hmap_next(&c->status_seen, &it, &k, &v))
+        seen_free(v);
+    ts_hmap_release(&c->status_seen);
+}
+
+void ts__ctl_status_forget(struct ts_ctl *c, const struct ts_kube_resource *res, const char *ns,
+                           const char *name)
+{
+    char key[512];
+
+    status_key(key, sizeof(key), res, ns, name);
+    free(ts_hmap_del(&c->status_last, key));
+    seen_free(ts_hmap_del(&c->status_seen, key));
+}
+
+/* Marks the record changed rather than dropping it: a record dropped and
+ * added again at every status write left the map full of tombstones. */
+void ts__ctl_status_changed(struct ts_ctl *c, const struct ts_kube_resource *res, const char *ns,
+                            const char *name)
+{
+    struct status_seen *seen;
+    char key[512];
+
+    status_key(key, sizeof(key), res, ns, name);
+    if (!(seen = ts_hmap_get(&c->status_seen, key)))
+        return;
+    seen->changed = 1;
+    dec_free(seen->dec);
+    seen->dec = NULL;
+}
+
+/* A queue as the pass names it, from its informer key alone: at 1,000
+ * ClusterQueues and 1,000 LocalQueues reading the name, namespace and
+ * resourceVersion from each object every period was a tenth of the
+ * controller's CPU (walking trees that are no longer in the cache). */
+struct qid {
+    char key[512]; /* status_key() */
+    char buf[256];
+    const char *ns; /* NULL for a ClusterQueue */
+    const char *name;
+};
+
+/* Fills q from informer key ikey ("ns/name", or "name" when cluster
+ * scoped); -1 when it does not fit. */
+static int qid_of(const struct ts_kube_resource *res, const char *ikey, struct qid *q)
+{
+    size_t len = strlen(ikey);
+    char *slash;
+    int n;
+
+    if (len >= sizeof(q->buf))
+        return -1;
+    memcpy(q->buf, ikey, len + 1);
+    if ((slash = strchr(q->buf, '/'))) {
+        *slash = '\0';
+        q->ns = q->buf;
+        q->name = slash + 1;
+    } else {
+        q->ns = NULL;
+        q->name = q->buf;
+    }
+    n = snprintf(q->key, sizeof(q->key), "%s/%s/%s", res->resource, q->ns ? q->ns : "", q->name);
+    return n < 0 || (size_t)n >= sizeof(q->key) ? -1 : 0;
+}
+
+/* The version of queue q, into *v; 0 when the queue has none (its status
+ * is computed every period). */
+static int queue_version(struct ts_ctl *c, const struct ts_kube_resource *res, const struct qid *q,
+                         struct ts_status_version *v)
+{
     if (res == &ts_kube_res_clusterqueues)
-        return ts_engine_cq_status_version(c->engine, m->name, v) == 0;
-    if (!m->ns)
+        return ts_engine_cq_status_version(c->engine, q->name, v) == 0;
+    if (!q->ns)
         return 0;
-    ts_engine_lq_status_version(c->engine, m->ns, m->name, v);
+    ts_engine_lq_status_version(c->engine, q->ns, q->name, v);
     return 1;
 }
 
-/* Whether seen records version v and resourceVersion rv, recently. */
+/* Whether seen records version v, recently. */
 static int seen_is(const struct ts_ctl *c, const struct status_seen *seen,
-                   const struct ts_status_version *v, const char *rv)
+                   const struct ts_status_version *v)
 {
-    return seen->v.epoch == v->epoch && seen->v.seq == v->seq && !strcmp(seen->rv, rv) &&
+    return !seen->changed && seen->v.epoch == v->epoch && seen->v.seq == v->seq &&
            ts_loop_now(c->loop) - seen->at < max_wait(c);
 }
 
-/* What was recorded (status_seen()) of queue `key` at version v and
- * resourceVersion rv, or NULL. */
-static struct status_seen *seen_at(struct ts_ctl *c, const char *key, const char *rv,
-                                   const struct ts_status_version *v)
+/* Records the outcome of computing queue `key`'s status at version v in
+ * its record seen (NULL: a new one): settled when the cached status
+ * equals it; dec (taken) is the object decoded for it. */
+static void status_seen(struct ts_ctl *c, const char *key, struct status_seen *seen,
+                        const struct ts_status_version *v, int settled, struct ts_object *dec)
 {
-    struct status_seen *seen;
-
-    if (!rv)
-        return NULL;
-    seen = ts_hmap_get(&c->status_seen, key);
-    return seen && seen_is(c, seen, v, rv) ? seen : NULL;
-}
-
-/* Records the outcome of computing queue `key`'s status at version v:
- * settled when the cached status equals it. */
-static void status_seen(struct ts_ctl *c, const char *key, const char *rv,
-                        const struct ts_status_version *v, int settled)
-{
-    struct status_seen *seen;
-
-    if (!rv || strlen(rv) >= sizeof(seen->rv))
-        return;
-    if (!(seen = ts_hmap_get(&c->status_seen, key))) {
+    if (!seen) {
         seen = ts_xcalloc(1, sizeof(*seen));
         ts_hmap_put(&c->status_seen, key, seen);
     }
-    if (!seen_is(c, seen, v, rv))
+    if (!seen_is(c, seen, v))
         seen->at = ts_loop_now(c->loop);
     seen->v = *v;
     seen->settled = settled;
-    memcpy(seen->rv, rv, strlen(rv) + 1);
+    seen->changed = 0;
+    if (seen->dec != dec) {
+        dec_free(seen->dec);
+        seen->dec = dec;
+    }
+}
+
+/* Frees dec unless the queue's record seen holds it. */
+static void dec_drop(const struct status_seen *seen, struct ts_object *dec)
+{
+    if (!seen || seen->dec != dec)
+        dec_free(dec);
 }
 
 /* What a flavor's resource holds in u, in natural units (0 if absent). */
@@ -339,54 +390,69 @@ static void cq_metrics(struct ts_ctl *c, const struct ts_cluster_queue *cq)
         cq_resource_metrics(c, cq);
 }
 
-/* The pending metrics of the queue obj, without computing its status. */
-static void pending_metrics(struct ts_ctl *c, const struct ts_kube_resource *res, const cJSON *obj)
+/* The pending metrics of queue q, without computing its status. */
+static void pending_metrics(struct ts_ctl *c, const struct ts_kube_resource *res,
+                            const struct qid *q)
 {
-    const char *name = ts_json_get_string(obj, "metadata.name");
-    const char *ns = ts_json_get_string(obj, "metadata.namespace");
+    if (res == &ts_kube_res_clusterqueues)
+        cq_pending_metrics(c, q->name);
+    else if (q->ns && ts__ctl_lq_metrics(c, q->ns, q->name))
+        lq_pending_metrics(c, q->ns, q->name);
+}
 
-    if (res == &ts_kube_res_clusterqueues && name)
-        cq_pending_metrics(c, name);
-    else if (ns && name && ts__ctl_lq_metrics(c, ns, name))
-        lq_pending_metrics(c, ns, name);
+/* obj decoded into a new object (the caller frees it), or NULL. */
+static struct ts_object *decode(const cJSON *obj)
+{
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    struct ts_object *o = ts_xmalloc(sizeof(*o));
+
+    if (ts_object_decode(obj, o, &errs, NULL) || errs.n) {
+        if (o->kind != TS_KIND_UNKNOWN)
+            ts_object_release(o);
+        free(o);
+        o = NULL;
+    }
+    ts_field_errors_release(&errs);
+    return o;
 }
 
 /* Computes queue obj's status (and its metrics) and writes it through
- * write_if_changed(); -1 when obj is not a queue the engine knows. */
+ * write_if_changed(); -1 when obj is not a queue the engine knows.  *dec
+ * is obj decoded, or NULL: then obj is decoded into a new *dec (the
+ * caller's, see status_seen()).  Its status becomes the computed one:
+ * the engine sets every field of it anew. */
 static int compute(struct ts_ctl *c, const struct ts_kube_resource *res, const cJSON *obj,
-                   const char *key, enum gate gate)
+                   const char *key, enum gate gate, struct ts_object **dec)
 {
-    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
-    struct ts_object o;
-    cJSON *body = NULL;
+    struct ts_object *o = *dec ? *dec : (*dec = decode(obj));
     ts_time now = ts__ctl_now(c);
+    cJSON *body = NULL;
     int written = -1;
 
-    if (ts_object_decode(obj, &o, &errs, NULL) || errs.n) {
-        if (o.kind != TS_KIND_UNKNOWN)
-            ts_object_release(&o);
-        ts_field_errors_release(&errs);
+    if (!o)
         return -1;
-    }
-    if (o.kind == TS_KIND_CLUSTER_QUEUE &&
-        ts_engine_cq_status(c->engine, o.u.cq.meta.name, now, &o.u.cq.status) == 0) {
-        cq_metrics(c, &o.u.cq);
-        body = ts_cluster_queue_encode(&o.u.cq);
+    if (o->kind == TS_KIND_CLUSTER_QUEUE &&
+        ts_engine_cq_status(c->engine, o->u.cq.meta.name, now, &o->u.cq.status) == 0) {
+        cq_metrics(c, &o->u.cq);
+        body = ts_cluster_queue_encode(&o->u.cq);
         written = (int)write_if_changed(c, res, obj, key, body, gate);
-    } else if (o.kind == TS_KIND_LOCAL_QUEUE &&
-               ts_engine_lq_status(c->engine, o.u.lq.meta.namespace_, o.u.lq.meta.name, now,
-                                   &o.u.lq.status) == 0) {
-        lq_metrics(c, &o.u.lq);
-        body = ts_local_queue_encode(&o.u.lq);
+    } else if (o->kind == TS_KIND_LOCAL_QUEUE &&
+               ts_engine_lq_status(c->engine, o->u.lq.meta.namespace_, o->u.lq.meta.name, now,
+                                   &o->u.lq.status) == 0) {
+        lq_metrics(c, &o->u.lq);
+        body = ts_local_queue_encode(&o->u.lq);
         written = (int)write_if_changed(c, res, obj, key, body, gate);
     }
     cJSON_Delete(body);
-    ts_object_release(&o);
-    ts_field_errors_release(&errs);
     return written;
 }
 
 /* --- one period: every queue, then the overdue ones oldest first --------- */
+
+/* The most overdue queues a pass keeps: the tokens status_rl may hold,
+ * plus a few whose status may turn out written already. */
+#define OVERDUE_MAX   32
+#define OVERDUE_SLACK 4
 
 /* A queue whose write is overdue, waiting for its turn at status_rl. */
 struct overdue {
@@ -402,38 +468,56 @@ struct status_pass {
     struct ts_ctl *c;
     const struct ts_kube_resource *res;
     struct ts_informer *inf;
-    struct overdue **overdue;
-    size_t n, cap;
+    /* the `room` oldest overdue queues, oldest first: only as many as
+     * status_rl has tokens for are written this period.  (Collecting and
+     * sorting every overdue queue, hundreds of them each second under a
+     * saturated budget at 2,000 queues, to write two or three, was 3 %
+     * of the controller's CPU.) */
+    struct overdue *overdue[OVERDUE_MAX + OVERDUE_SLACK];
+    size_t n, room;
 };
 
-static void overdue_add(struct status_pass *p, const char *key, int64_t last, const cJSON *obj)
+/* Whether the write of the queue keyed `key`, last written at `last`, is
+ * older than o's (ties by key: a stable order). */
+static int older(int64_t last, const char *key, const struct overdue *o)
 {
-    const char *ns = ts_json_get_string(obj, "metadata.namespace");
-    const char *name = ts_json_get_string(obj, "metadata.name");
-    size_t kl = strlen(key) + 1, nl = ns ? strlen(ns) + 1 : 0, ml = strlen(name) + 1;
-    struct overdue *o = ts_xmalloc(sizeof(*o) + kl + nl + ml);
-    char *at = o->key + kl;
+    return last != o->last ? last < o->last : strcmp(key, o->key) < 0;
+}
 
-    memcpy(o->key, key, kl);
-    o->ns = ns ? memcpy(at, ns, nl) : NULL;
-    o->name = memcpy(at + nl, name, ml);
+static void overdue_add(struct status_pass *p, const struct qid *q, int64_t last)
+{
+    size_t kl = strlen(q->key) + 1, nl = q->ns ? strlen(q->ns) + 1 : 0, ml = strlen(q->name) + 1;
+    struct overdue *o;
+    size_t i;
+    char *at;
+
+    if (p->n == p->room && (!p->n || !older(last, q->key, p->overdue[p->n - 1])))
+        return;
+    if (p->n == p->room)
+        free(p->overdue[--p->n]);
+    o = ts_xmalloc(sizeof(*o) + kl + nl + ml);
+    at = o->key + kl;
+    memcpy(o->key, q->key, kl);
+    o->ns = q->ns ? memcpy(at, q->ns, nl) : NULL;
+    o->name = memcpy(at + nl, q->name, ml);
     o->last = last;
     o->res = p->res;
     o->inf = p->inf;
-    if (p->n == p->cap) {
-        p->cap = p->cap ? 2 * p->cap : 16;
-        p->overdue = ts_xrealloc(p->overdue, p->cap * sizeof(*p->overdue));
-    }
-    p->overdue[p->n++] = o;
+    for (i = p->n++; i > 0 && older(last, q->key, p->overdue[i - 1]); i--)
+        p->overdue[i] = p->overdue[i - 1];
+    p->overdue[i] = o;
 }
 
-static int by_last(const void *a, const void *b)
+/* How many overdue queues the pass keeps: none when status_rl has no
+ * token (none could be written). */
+static size_t overdue_room(struct ts_ctl *c)
 {
-    const struct overdue *x = *(struct overdue *const *)a, *y = *(struct overdue *const *)b;
+    int64_t now = ts_loop_now(c->loop);
+    size_t tokens = 0;
 
-    if (x->last != y->last)
-        return x->last < y->last ? -1 : 1;
-    return strcmp(x->key, y->key);
+    while (tokens < OVERDUE_MAX && ts_ratelimit_has(&c->status_rl, now, (double)tokens + 1))
+        tokens++;
+    return tokens ? tokens + OVERDUE_SLACK : 0;
 }
 
 /* Computes queue obj's status unless its version shows it cannot have
@@ -445,34 +529,40 @@ static int queue_status(const char *ikey, const cJSON *obj, void *data)
     struct ts_ctl *c = p->c;
     struct ts_status_version v;
     struct status_seen *seen;
+    struct ts_object *dec;
     int versioned, written;
     enum gate gate;
-    struct qmeta m;
-    int64_t last;
-    char key[512];
+    int64_t last = 0;
+    struct qid q;
 
-    (void)ikey;
-    qmeta_of(obj, &m);
-    if (!m.name)
+    if (qid_of(p->res, ikey, &q))
         return 0;
-    status_key(key, sizeof(key), p->res, m.ns, m.name);
     /* the version before computing: a change while computing is then
      * seen next period */
-    versioned = queue_version(c, p->res, &m, &v);
-    gate = write_gate(c, key, &last);
-    if (versioned && (seen = seen_at(c, key, m.rv, &v)) && (seen->settled || gate != GATE_GO)) {
-        if (seen->v.parking != v.parking) /* the pending metrics alone moved */
-            pending_metrics(c, p->res, obj);
-        seen->v.parking = v.parking;
-        if (!seen->settled && gate == GATE_OVERDUE)
-            overdue_add(p, key, last, obj);
-        return 0;
+    versioned = queue_version(c, p->res, &q, &v);
+    seen = ts_hmap_get(&c->status_seen, q.key);
+    if (versioned && seen && seen_is(c, seen, &v)) {
+        /* a settled queue waits for nothing: no need to ask the gate */
+        gate = seen->settled ? GATE_WAIT : write_gate(c, q.key, &last);
+        if (seen->settled || gate != GATE_GO) {
+            if (seen->v.parking != v.parking) /* the pending metrics alone moved */
+                pending_metrics(c, p->res, &q);
+            seen->v.parking = v.parking;
+            if (!seen->settled && gate == GATE_OVERDUE)
+                overdue_add(p, &q, last);
+            return 0;
+        }
+    } else {
+        gate = write_gate(c, q.key, &last);
     }
-    written = compute(c, p->res, obj, key, gate);
+    dec = seen ? seen->dec : NULL;
+    written = compute(c, p->res, obj, q.key, gate, &dec);
     if (written == WRITE_OVERDUE)
-        overdue_add(p, key, last, obj);
+        overdue_add(p, &q, last);
     if (versioned && written >= 0)
-        status_seen(c, key, m.rv, &v, written == WRITE_SETTLED);
+        status_seen(c, q.key, seen, &v, written == WRITE_SETTLED, dec);
+    else
+        dec_drop(seen, dec);
     return 0;
 }
 
@@ -485,8 +575,6 @@ static void overdue_writes(struct status_pass *p)
 {
     struct ts_ctl *c = p->c;
 
-    if (p->n)
-        qsort(p->overdue, p->n, sizeof(*p->overdue), by_last);
     for (size_t i = 0; i < p->n; i++) {
         struct overdue *o = p->overdue[i];
         struct ts_status_version v;
@@ -495,19 +583,20 @@ static void overdue_writes(struct status_pass *p)
 
         if (ts_ratelimit_has(&c->status_rl, ts_loop_now(c->loop), 1) &&
             (obj = ts_informer_fetch(o->inf, o->ns, o->name))) {
-            struct qmeta m;
-            int versioned;
+            struct qid q = {.ns = o->ns, .name = o->name};
+            int versioned = queue_version(c, o->res, &q, &v);
+            struct status_seen *seen = ts_hmap_get(&c->status_seen, o->key);
+            struct ts_object *dec = seen ? seen->dec : NULL;
 
-            qmeta_of(obj, &m);
-            versioned = queue_version(c, o->res, &m, &v);
-            written = compute(c, o->res, obj, o->key, GATE_TOKEN);
+            written = compute(c, o->res, obj, o->key, GATE_TOKEN, &dec);
             if (versioned && written >= 0)
-                status_seen(c, o->key, m.rv, &v, written == WRITE_SETTLED);
+                status_seen(c, o->key, seen, &v, written == WRITE_SETTLED, dec);
+            else
+                dec_drop(seen, dec);
             cJSON_Delete(obj);
         }
         free(o);
     }
-    free(p->overdue);
 }
 
 void ts__ctl_queue_status(struct ts_loop *loop, void *data)
@@ -519,6 +608,7 @@ void ts__ctl_queue_status(struct ts_loop *loop, void *data)
     c->status_timer = ts_loop_timer_add(loop, period, ts__ctl_queue_status, c);
     if (!c->synced || c->stopping || (c->leader && !ts_leader_is_leader(c->leader)))
         return;
+    p.room = overdue_room(c);
     p.res = &ts_kube_res_clusterqueues;
     p.inf = c->inf[TS__CTL_CQ];
     ts_informer_each(p.inf, queue_status, &p);

@@ -6,11 +6,13 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "metrics/expfmt.h"
 #include "util/alloc.h"
+#include "util/hmap.h"
 #include "util/log.h"
 
 struct series {
@@ -34,6 +36,10 @@ struct ts_metrics_family {
     size_t n_bounds;
     struct series **series; /* sorted by values taken in `order` */
     size_t n, cap;
+    /* series_key() -> struct series *: an update finds its series in one
+     * lookup (a binary search over label strings was 4 % of the
+     * controller's CPU with 2,000 queues' series per family) */
+    struct ts_hmap index;
 };
 
 struct ts_metrics_registry {
@@ -77,6 +83,7 @@ static void family_free(struct ts_metrics_family *f)
     for (size_t i = 0; i < f->n_bounds; i++)
         free(f->le[i]);
     free(f->series);
+    ts_hmap_release(&f->index);
     free(f->labels);
     free(f->bounds);
     free(f->le);
@@ -156,6 +163,7 @@ static struct ts_metrics_family *family_new(const struct ts_metrics_desc *d, siz
     f->name = ts_xstrdup(d->name);
     f->help = ts_xstrdup(d->help ? d->help : "");
     f->n_labels = d->n_labels;
+    ts_hmap_init(&f->index);
     f->labels = ts_xcalloc(d->n_labels + 1, sizeof(*f->labels));
     for (size_t i = 0; i < d->n_labels; i++) {
         size_t j = i;
@@ -261,6 +269,56 @@ static int cmp_series(const struct ts_metrics_family *f, const struct series *s,
     return 0;
 }
 
+/* The index key of values: each value after its length, so that no two
+ * sets of values share a key.  Written into buf[len] when it fits, else
+ * into *heap (the caller frees it). */
+static const char *series_key(const struct ts_metrics_family *f, const char *const *values,
+                              char *buf, size_t len, char **heap)
+{
+    size_t need = 1, at = 0;
+    char *out = buf;
+
+    *heap = NULL;
+    for (size_t i = 0; i < f->n_labels; i++)
+        need += strlen(val(values, i)) + 21; /* a size_t in decimal and ':' */
+    if (need > len)
+        out = *heap = ts_xmalloc(need);
+    else
+        need = len;
+    for (size_t i = 0; i < f->n_labels; i++) {
+        const char *v = val(values, i);
+        size_t vl = strlen(v);
+
+        at += (size_t)snprintf(out + at, need - at, "%zu:", vl);
+        memcpy(out + at, v, vl);
+        at += vl;
+    }
+    out[at] = '\0';
+    return out;
+}
+
+/* The series with these values, or NULL. */
+static struct series *series_find(const struct ts_metrics_family *f, const char *const *values)
+{
+    char buf[256], *heap;
+    struct series *s = ts_hmap_get(&f->index, series_key(f, values, buf, sizeof(buf), &heap));
+
+    free(heap);
+    return s;
+}
+
+static void series_index(struct ts_metrics_family *f, struct series *s, int add)
+{
+    char buf[256], *heap;
+    const char *key = series_key(f, (const char *const *)s->values, buf, sizeof(buf), &heap);
+
+    if (add)
+        ts_hmap_put(&f->index, key, s);
+    else
+        ts_hmap_del(&f->index, key);
+    free(heap);
+}
+
 /* Index of the series with these values, or where it would go. */
 static size_t series_pos(const struct ts_metrics_family *f, const char *const *values, int *found)
 {
@@ -306,16 +364,19 @@ static struct series *series_new(const struct ts_metrics_family *f, const char *
 /* The series for values, created if missing.  Caller holds the lock. */
 static struct series *series_get(struct ts_metrics_family *f, const char *const *values)
 {
+    struct series *s = series_find(f, values);
     int found;
-    size_t pos = series_pos(f, values, &found);
+    size_t pos;
 
-    if (found)
-        return f->series[pos];
+    if (s)
+        return s;
+    pos = series_pos(f, values, &found);
     TS_GROW(f->series, f->cap, f->n + 1);
     memmove(f->series + pos + 1, f->series + pos, (f->n - pos) * sizeof(*f->series));
-    f->series[pos] = series_new(f, values);
+    f->series[pos] = s = series_new(f, values);
     f->n++;
-    return f->series[pos];
+    series_index(f, s, 1);
+    return s;
 }
 
 int ts_metrics_counter_add(struct ts_metrics_family *f, const char *const *values, double v)
@@ -382,6 +443,7 @@ int ts_metrics_delete_series(struct ts_metrics_family *f, const char *const *val
     pthread_mutex_lock(&f->reg->mu);
     pos = series_pos(f, values, &found);
     if (found) {
+        series_index(f, f->series[pos], 0);
         series_free(f->series[pos], f->n_labels);
         memmove(f->series + pos, f->series + pos + 1, (f->n - pos - 1) * sizeof(*f->series));
         f->n--;
@@ -420,10 +482,12 @@ size_t ts_metrics_delete_matching(struct ts_metrics_family *f, const char *const
             return 0;
     pthread_mutex_lock(&f->reg->mu);
     for (size_t i = 0; i < f->n; i++) {
-        if (matches(f->series[i], idx, values, n))
+        if (matches(f->series[i], idx, values, n)) {
+            series_index(f, f->series[i], 0);
             series_free(f->series[i], f->n_labels);
-        else
+        } else {
             f->series[kept++] = f->series[i]; /* order is preserved */
+        }
     }
     removed = f->n - kept;
     f->n = kept;
@@ -433,18 +497,13 @@ size_t ts_metrics_delete_matching(struct ts_metrics_family *f, const char *const
 
 int ts_metrics_value(struct ts_metrics_family *f, const char *const *values, double *out)
 {
-    int found;
-    size_t pos;
+    const struct series *s;
 
     pthread_mutex_lock(&f->reg->mu);
-    pos = series_pos(f, values, &found);
-    if (found) {
-        const struct series *s = f->series[pos];
-
+    if ((s = series_find(f, values)))
         *out = f->kind == TS_METRICS_HISTOGRAM ? (double)s->count : s->value;
-    }
     pthread_mutex_unlock(&f->reg->mu);
-    return found ? 0 : TS_ENOTFOUND;
+    return s ? 0 : TS_ENOTFOUND;
 }
 
 size_t ts_metrics_series_count(struct ts_metrics_family *f)

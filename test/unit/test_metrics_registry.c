@@ -301,6 +301,51 @@ static void test_deletion(void **state)
     ts_metrics_gauge_set(g, V("a", "x"), 6); /* a deleted series starts afresh */
     assert_int_equal(ts_metrics_value(g, V("a", "x"), &v), 0);
     assert_true(v == 6);
+    assert_int_equal(ts_metrics_series_count(g), 1);
+    expect_render(reg, "# HELP g G.\n# TYPE g gauge\ng{cq=\"a\",flavor=\"x\"} 6\n");
+    assert_int_equal(ts_metrics_delete_series(g, V("a", "x")), 1);
+    ts_metrics_gauge_add(g, V("a", "x"), 2); /* not the deleted one's 6 */
+    assert_int_equal(ts_metrics_value(g, V("a", "x"), &v), 0);
+    assert_true(v == 2);
+    ts_metrics_registry_free(reg);
+}
+
+/* Series are found by their values however the values read when joined:
+ * separators inside values, empty and missing values, values too long
+ * for the lookup's stack buffer. */
+static void test_series_lookup(void **state)
+{
+    static char long_a[600], long_b[600];
+    struct {
+        const char *a, *b;
+        double v;
+    } rows[] = {
+        {"x:1", "y", 1},   {"x", "1:y", 2},  {"x:1y", "", 3},  {"", "x:1y", 4},
+        {"1:x", "1:y", 5}, {long_a, "b", 6}, {long_b, "b", 7}, {long_a, long_b, 8},
+    };
+    struct ts_metrics_registry *reg = ts_metrics_registry_new();
+    struct ts_metrics_family *g = add(reg, TS_METRICS_GAUGE, "g", "G.", V("a", "b"), 2, NULL, 0);
+    double v;
+
+    (void)state;
+    memset(long_a, 'a', sizeof(long_a) - 1);
+    memset(long_b, 'a', sizeof(long_b) - 1);
+    long_b[sizeof(long_b) - 2] = 'b'; /* differs in the last byte only */
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+        ts_metrics_gauge_set(g, V(rows[i].a, rows[i].b), rows[i].v);
+    assert_int_equal(ts_metrics_series_count(g), sizeof(rows) / sizeof(rows[0]));
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        assert_int_equal(ts_metrics_value(g, V(rows[i].a, rows[i].b), &v), 0);
+        assert_true(v == rows[i].v);
+    }
+    ts_metrics_gauge_set(g, V(NULL, "x:1y"), 9); /* a missing value reads as "" */
+    assert_int_equal(ts_metrics_value(g, V("", "x:1y"), &v), 0);
+    assert_true(v == 9);
+    assert_int_equal(ts_metrics_value(g, V("x", "1y"), &v), TS_ENOTFOUND);
+    assert_int_equal(ts_metrics_delete_matching(g, V("b"), V("b"), 1), 2);
+    assert_int_equal(ts_metrics_value(g, V(long_a, "b"), &v), TS_ENOTFOUND);
+    assert_int_equal(ts_metrics_value(g, V(long_a, long_b), &v), 0);
+    assert_true(v == 8);
     ts_metrics_registry_free(reg);
 }
 
@@ -450,6 +495,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_histogram_exposition),
         cmocka_unit_test(test_histogram_bucket_math),
         cmocka_unit_test(test_deletion),
+        cmocka_unit_test(test_series_lookup),
         cmocka_unit_test(test_counter_refuses_decrease),
         cmocka_unit_test(test_registration_errors),
         cmocka_unit_test(test_random_order),
