@@ -447,6 +447,23 @@ static int compute(struct ts_ctl *c, const struct ts_kube_resource *res, const c
     return written;
 }
 
+/* Computes queue obj's status with compute(), reusing the object its
+ * record seen (or NULL) decoded, and records the outcome when the queue
+ * has a version (versioned, v). */
+static int compute_seen(struct ts_ctl *c, const struct ts_kube_resource *res, const cJSON *obj,
+                        const char *key, enum gate gate, struct status_seen *seen, int versioned,
+                        const struct ts_status_version *v)
+{
+    struct ts_object *dec = seen ? seen->dec : NULL;
+    int written = compute(c, res, obj, key, gate, &dec);
+
+    if (versioned && written >= 0)
+        status_seen(c, key, seen, v, written == WRITE_SETTLED, dec);
+    else
+        dec_drop(seen, dec);
+    return written;
+}
+
 /* --- one period: every queue, then the overdue ones oldest first --------- */
 
 /* The most overdue queues a pass keeps: the tokens status_rl may hold,
@@ -529,7 +546,6 @@ static int queue_status(const char *ikey, const cJSON *obj, void *data)
     struct ts_ctl *c = p->c;
     struct ts_status_version v;
     struct status_seen *seen;
-    struct ts_object *dec;
     int versioned, written;
     enum gate gate;
     int64_t last = 0;
@@ -555,14 +571,9 @@ static int queue_status(const char *ikey, const cJSON *obj, void *data)
     } else {
         gate = write_gate(c, q.key, &last);
     }
-    dec = seen ? seen->dec : NULL;
-    written = compute(c, p->res, obj, q.key, gate, &dec);
+    written = compute_seen(c, p->res, obj, q.key, gate, seen, versioned, &v);
     if (written == WRITE_OVERDUE)
         overdue_add(p, &q, last);
-    if (versioned && written >= 0)
-        status_seen(c, q.key, seen, &v, written == WRITE_SETTLED, dec);
-    else
-        dec_drop(seen, dec);
     return 0;
 }
 
@@ -579,20 +590,14 @@ static void overdue_writes(struct status_pass *p)
         struct overdue *o = p->overdue[i];
         struct ts_status_version v;
         cJSON *obj;
-        int written;
 
         if (ts_ratelimit_has(&c->status_rl, ts_loop_now(c->loop), 1) &&
             (obj = ts_informer_fetch(o->inf, o->ns, o->name))) {
             struct qid q = {.ns = o->ns, .name = o->name};
             int versioned = queue_version(c, o->res, &q, &v);
             struct status_seen *seen = ts_hmap_get(&c->status_seen, o->key);
-            struct ts_object *dec = seen ? seen->dec : NULL;
 
-            written = compute(c, o->res, obj, o->key, GATE_TOKEN, &dec);
-            if (versioned && written >= 0)
-                status_seen(c, o->key, seen, &v, written == WRITE_SETTLED, dec);
-            else
-                dec_drop(seen, dec);
+            compute_seen(c, o->res, obj, o->key, GATE_TOKEN, seen, versioned, &v);
             cJSON_Delete(obj);
         }
         free(o);
