@@ -83,10 +83,15 @@ struct ts_ctl {
      * most TS__CTL_STATUS_MAX_WAIT (opts.status_max_wait_ns) */
     struct ts_hmap status_last;
     /* "resource/ns/name" -> owned struct (qstatus.c): the engine's status
-     * version when the queue's status was last computed, dropped when the
+     * version when the queue's status was last computed, marked when the
      * object changes; unchanged, the queue is not computed again (for at
      * most TS__CTL_STATUS_MAX_WAIT) */
     struct ts_hmap status_seen;
+    /* numbers the queue status passes (a record notes the last that
+     * visited it), and counts those since one visited every queue: 0, the
+     * next does (TS__CTL_STATUS_FULL_EVERY) */
+    uint64_t status_pass;
+    unsigned status_partial;
     struct ts_ratelimit status_rl; /* overdue queue status writes: TS__CTL_STATUS_SHARE */
     /* Job keys with a job write in flight -> count (boxed as a pointer):
      * their reconcile waits, the cache may not show the write yet. */
@@ -181,6 +186,9 @@ void ts__ctl_status_changed(struct ts_ctl *c, const struct ts_kube_resource *res
  * share of the client's QPS (more queues wait longer). */
 #define TS__CTL_STATUS_MAX_WAIT (30 * TS_TIME_SECOND)
 #define TS__CTL_STATUS_SHARE    0.05
+/* Between these, a queue status pass visits only the queues that may have
+ * changed (qstatus.c); every this many passes it visits all. */
+#define TS__CTL_STATUS_FULL_EVERY 10
 
 /* tell.c: pending reasons, written late and coalesced (see there). */
 void ts__ctl_tell_init(struct ts_ctl *c);

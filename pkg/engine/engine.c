@@ -76,6 +76,7 @@ void ts_engine_free(struct ts_engine *e)
     ts_hmap_release_free(&e->pcs);
     ts_hmap_release(&e->resource_ids);
     ts_hmap_release(&e->fr_ids);
+    ts_hmap_release(&e->status_gone);
     for (size_t i = 0; i < e->n_resources; i++)
         free(e->resource_names[i]);
     free(e->resource_names);

@@ -96,6 +96,7 @@ struct ts__eng_cq {
     int order_stale;
     uint64_t status_seq;       /* see ts__eng_touch() */
     uint64_t parking_seq;      /* see ts__eng_touch_parking() */
+    int status_moved;          /* either moved: see ts_engine_status_moved() */
     struct ts__eng_memo *memo; /* preemption searches remembered (memo.c), or NULL */
 };
 
@@ -124,6 +125,7 @@ struct ts__eng_members {
      * repeats a version the controller saw */
     uint64_t status_seq;
     uint64_t parking_seq; /* see ts__eng_touch_parking() */
+    int status_moved;     /* either moved: see ts_engine_status_moved() */
 };
 
 struct ts__eng_lq {
@@ -198,10 +200,14 @@ struct ts__eng_wl {
  * metrics) may show: a new status version for both. */
 static inline void ts__eng_touch(struct ts__eng_wl *wl)
 {
-    if (wl->cq)
+    if (wl->cq) {
         wl->cq->status_seq++;
-    if (wl->members)
+        wl->cq->status_moved = 1;
+    }
+    if (wl->members) {
         wl->members->status_seq++;
+        wl->members->status_moved = 1;
+    }
 }
 
 /* A pending workload of wl's queue moved between the active and the
@@ -212,10 +218,14 @@ static inline void ts__eng_touch(struct ts__eng_wl *wl)
  * the cohort again each second. */
 static inline void ts__eng_touch_parking(struct ts__eng_wl *wl)
 {
-    if (wl->cq)
+    if (wl->cq) {
         wl->cq->parking_seq++;
-    if (wl->members)
+        wl->cq->status_moved = 1;
+    }
+    if (wl->members) {
         wl->members->parking_seq++;
+        wl->members->status_moved = 1;
+    }
 }
 
 /* A change of the flavors, namespaces, queues or cohorts: every queue's
@@ -279,6 +289,11 @@ struct ts_engine {
      * change of a flavor, namespace, cohort or queue, which may change any
      * queue's status; the workloads' changes bump their own queues' */
     uint64_t status_epoch;
+    /* ts_engine_status_moved(): the epoch it last reported, and the
+     * LocalQueues whose workload sets were freed since (their versions
+     * moved with no set left to mark) */
+    uint64_t status_epoch_told;
+    struct ts_hmap status_gone;
     /* bumped with status_epoch: the configuration a preemption search
      * reads (memo.c) */
     uint64_t config_seq;

@@ -252,3 +252,50 @@ void ts_engine_lq_status_version(const struct ts_engine *e, const char *ns, cons
     v->seq = m ? m->status_seq : 0;
     v->parking = m ? m->parking_seq : 0;
 }
+
+/* Calls fn for LocalQueue key ("ns/name"). */
+static void lq_moved(const char *key, ts_engine_queue_fn fn, void *data)
+{
+    const char *slash = strchr(key, '/');
+    char ns[256];
+
+    if (!slash || (size_t)(slash - key) >= sizeof(ns))
+        return;
+    memcpy(ns, key, (size_t)(slash - key));
+    ns[slash - key] = '\0';
+    fn(ns, slash + 1, data);
+}
+
+int ts_engine_status_moved(struct ts_engine *e, ts_engine_queue_fn fn, void *data)
+{
+    /* with fair sharing a queue's share moves with its whole cohort tree */
+    int all = e->config.fair_sharing || e->status_epoch_told != e->status_epoch + 1;
+    size_t it = 0;
+    const char *k;
+    void *v;
+
+    /* told + 1: the first call reports every queue even at epoch 0 */
+    e->status_epoch_told = e->status_epoch + 1;
+    while (ts_hmap_next(&e->cqs, &it, &k, &v)) {
+        struct ts__eng_cq *cq = v;
+
+        if (cq->status_moved && !all)
+            fn(NULL, cq->name, data);
+        cq->status_moved = 0;
+    }
+    it = 0;
+    while (ts_hmap_next(&e->by_lq, &it, &k, &v)) {
+        struct ts__eng_members *m = v;
+
+        if (m->status_moved && !all)
+            lq_moved(k, fn, data);
+        m->status_moved = 0;
+    }
+    it = 0;
+    while (!all && ts_hmap_next(&e->status_gone, &it, &k, &v)) {
+        if (!ts_hmap_get(&e->by_lq, k)) /* else named above */
+            lq_moved(k, fn, data);
+    }
+    ts_hmap_release(&e->status_gone);
+    return all;
+}

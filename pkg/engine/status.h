@@ -72,4 +72,17 @@ int ts_engine_cq_status_version(const struct ts_engine *e, const char *cq,
 void ts_engine_lq_status_version(const struct ts_engine *e, const char *ns, const char *name,
                                  struct ts_status_version *v);
 
+/* A queue named by ts_engine_status_moved(): ns is NULL for a
+ * ClusterQueue.  The strings live for the call. */
+typedef void (*ts_engine_queue_fn)(const char *ns, const char *name, void *data);
+
+/* Calls fn for each queue whose status version moved since the last call
+ * (LocalQueues known or not), each once, and returns 0; or calls it for
+ * none and returns 1 when every queue's may have moved (the first call,
+ * a change of flavors, namespaces, cohorts or queues since, or always
+ * with fair sharing, see ts_engine_cq_status_version()).  With it
+ * a caller that keeps thousands of queue statuses visits only the queues
+ * that changed, not every queue to compare its version.  O(queues). */
+int ts_engine_status_moved(struct ts_engine *e, ts_engine_queue_fn fn, void *data);
+
 #endif

@@ -9,7 +9,8 @@
 # and a 2 s limit, 100 Jobs for lq2, whose ClusterQueue has no quota, keep
 # the budget busy for about 20 s while both cq2's and lq2's pending counts
 # grow: lq2's status must show pending Workloads while fewer than 70 of
-# the 100 have been created.
+# the 100 have been created.  Meanwhile the queue metrics, which need no
+# write, must follow the engine.
 . "$(dirname "$0")/lib/apiserver.sh"
 need_kubectl
 . "$(dirname "$0")/lib/controller.sh"
@@ -27,12 +28,25 @@ K create -f "$T/jobs.yaml" >/dev/null
 pending() { K get "$1" "$2" -n team-a -o jsonpath='{.status.pendingWorkloads}'; }
 created() { K get workloads -n team-a -o name | wc -l; }
 i=0
+ahead=0
 while [ "$(pending lq lq2)" = 0 ] && [ $i -lt 600 ]; do
     sleep 0.1
     i=$((i + 1))
 done
 n=$(created)
 p=$(pending lq lq2)
+# the gauges follow the engine each period while the status writes wait
+# for their turn: they run ahead of the written status
+i=0
+while [ $i -lt 50 ] && [ "$ahead" = 0 ]; do
+    m=$(pending_gauges cq2)
+    s=$(pending cq cq2)
+    [ "$m" -gt $((s + 5)) ] && ahead="$m against $s"
+    sleep 0.2
+    i=$((i + 1))
+done
+echo "cq2's pending gauges ahead of its written status: $ahead"
+[ "$ahead" != 0 ] || fail "cq2's pending gauges did not run ahead of its held status"
 echo "lq2 first showed $p pending with $n of 100 Workloads created"
 [ "$p" != 0 ] || fail "lq2's status never showed its pending Workloads"
 [ "$n" -lt 70 ] || fail "lq2's status waited until $n of 100 Workloads were created (starved behind cq2)"

@@ -74,6 +74,34 @@ static int parked_same(const struct ts_status_version *x, const struct ts_status
     return x->parking == y->parking;
 }
 
+/* The queues ts_engine_status_moved() names, by the names versions_of()
+ * reads. */
+struct named {
+    int a, b, la, lb, other;
+};
+
+static void name_moved(const char *ns, const char *name, void *data)
+{
+    struct named *n = data;
+
+    if (!ns && !strcmp(name, "a"))
+        n->a++;
+    else if (!ns && !strcmp(name, "b"))
+        n->b++;
+    else if (ns && !strcmp(ns, "default") && !strcmp(name, "la"))
+        n->la++;
+    else if (ns && !strcmp(ns, "default") && !strcmp(name, "lb"))
+        n->lb++;
+    else
+        n->other++;
+}
+
+/* Whether version x moved to y, its parking part included. */
+static int moved(const struct ts_status_version *x, const struct ts_status_version *y)
+{
+    return !same(x, y) || !parked_same(x, y);
+}
+
 enum step {
     ARRIVE_A,   /* a workload arrives in la */
     ADMIT,      /* a cycle admits it */
@@ -108,9 +136,14 @@ static void test_versions_follow_changes(void **state)
     };
     struct ts_sim *s = ts_sim_new(NULL);
     struct versions before, after;
+    struct named n;
 
     (void)state;
     sim_add_yaml(s, queues, NOW);
+    /* the first call names no queue: every queue may have moved */
+    n = (struct named){0};
+    assert_int_equal(ts_engine_status_moved(ts_sim_engine(s), name_moved, &n), 1);
+    assert_int_equal(n.a + n.b + n.la + n.lb + n.other, 0);
     for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
         before = versions_of(s);
         switch (table[i].step) {
@@ -157,6 +190,18 @@ static void test_versions_follow_changes(void **state)
             fail_msg("step %zu: parking versions changed a %d la %d, expected %d %d", i,
                      !parked_same(&before.a, &after.a), !parked_same(&before.la, &after.la),
                      table[i].park_a, table[i].park_la);
+        /* the engine names the queues whose versions moved, each once,
+         * and no other; after a configuration change, every queue */
+        n = (struct named){0};
+        if (ts_engine_status_moved(ts_sim_engine(s), name_moved, &n) == 1) {
+            assert_int_equal(table[i].step, NEW_FLAVOR);
+            assert_int_equal(n.a + n.b + n.la + n.lb + n.other, 0);
+        } else if (n.a != moved(&before.a, &after.a) || n.b != moved(&before.b, &after.b) ||
+                   n.la != moved(&before.la, &after.la) || n.lb != moved(&before.lb, &after.lb) ||
+                   n.other) {
+            fail_msg("step %zu: named a %d b %d la %d lb %d other %d", i, n.a, n.b, n.la, n.lb,
+                     n.other);
+        }
     }
     /* the steps did what they say */
     assert_true(ts_workload_is_finished(ts_sim_find(s, "default", "w1")));
@@ -233,13 +278,21 @@ static void test_refilled_local_queue_has_a_new_version(void **state)
 {
     struct ts_sim *s = ts_sim_new(NULL);
     struct ts_status_version v1, v2, v3;
+    struct named n = {0};
 
     (void)state;
     sim_add_yaml(s, queues, NOW);
     add_workload(s, "w1", "la", "1");
     ts_engine_lq_status_version(ts_sim_engine(s), "default", "la", &v1);
+    ts_engine_status_moved(ts_sim_engine(s), name_moved, &n);
     assert_int_equal(ts_sim_delete(s, "default", "w1"), 0);
     ts_engine_lq_status_version(ts_sim_engine(s), "default", "la", &v2);
+    /* emptied, its set is gone, and it is named as moved all the same */
+    n = (struct named){0};
+    assert_int_equal(ts_engine_status_moved(ts_sim_engine(s), name_moved, &n), 0);
+    assert_int_equal(n.la, 1);
+    assert_int_equal(n.a, 1);
+    assert_int_equal(n.b + n.lb + n.other, 0);
     add_workload(s, "w1", "la", "3");
     ts_engine_lq_status_version(ts_sim_engine(s), "default", "la", &v3);
     assert_false(same(&v1, &v2));
@@ -263,6 +316,9 @@ static void test_fair_sharing_has_no_version(void **state)
     sim_add_yaml(s, queues, NOW);
     assert_int_equal(ts_engine_cq_status_version(ts_sim_engine(s), "a", &v), 1);
     assert_int_equal(ts_engine_cq_status_version(ts_sim_engine(s), "nope", &v), TS_ENOTFOUND);
+    /* nor a list of moved queues: every call names them all */
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(ts_engine_status_moved(ts_sim_engine(s), name_moved, NULL), 1);
     ts_sim_free(s);
 }
 

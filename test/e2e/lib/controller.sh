@@ -131,3 +131,10 @@ metrics() {
     port=$(sed -n 's/.*metrics serving on [^ ]*:\([0-9]*\) .*/\1/p' "$T/ctl.log" | tail -1)
     curl -s "http://127.0.0.1:$port${1:-/metrics}"
 }
+
+# pending_gauges CQ: CQ's pending Workloads as its kueue_pending_workloads
+# gauges (active and inadmissible) count them
+pending_gauges() {
+    metrics | awk -v p="kueue_pending_workloads{cluster_queue=\"$1\"," \
+        'index($0, p) == 1 { n += $2 } END { print n + 0 }'
+}
