@@ -141,8 +141,10 @@ static enum written write_if_changed(struct ts_ctl *c, const struct ts_kube_reso
  * pass need not read the object to know it is unchanged. */
 struct status_seen {
     struct ts_status_version v;
-    int64_t at;    /* loop time it was computed: a settled one is again after max_wait() */
-    int64_t last;  /* loop time of its last write then (status_last), 0 if none */
+    int64_t at; /* loop time it was computed: a settled one is again after max_wait() */
+    /* loop time of its last write then (status_last), 0 if none: a
+     * partial pass reads it for every record (visit_due()) */
+    int64_t last;
     uint64_t pass; /* c->status_pass of the last pass that visited it */
     /* 0: the cached status was out of date and its write waits
      * (write_gate()); computing it again gives the same body */
@@ -241,13 +243,13 @@ static int qid_of(const struct ts_kube_resource *res, const char *ikey, struct q
     return n < 0 || (size_t)n >= sizeof(q->key) ? -1 : 0;
 }
 
-/* Fills q from status key `key` ("resource/ns/name") and sets *res; -1
- * when it names no queue resource or does not fit. */
+/* Fills q from status key `key` ("resource/ns/name", ns empty for a
+ * ClusterQueue) and sets *res; -1 when it names no queue resource or
+ * does not fit. */
 static int qid_of_key(const char *key, struct qid *q, const struct ts_kube_resource **res)
 {
     const char *rest = strchr(key, '/');
-    size_t rl = rest ? (size_t)(rest - key) : 0, len;
-    char *slash;
+    size_t rl = rest ? (size_t)(rest - key) : 0;
 
     if (rest && rl == strlen(ts_kube_res_clusterqueues.resource) &&
         !strncmp(key, ts_kube_res_clusterqueues.resource, rl))
@@ -257,16 +259,8 @@ static int qid_of_key(const char *key, struct qid *q, const struct ts_kube_resou
         *res = &ts_kube_res_localqueues;
     else
         return -1;
-    if ((len = strlen(key)) >= sizeof(q->key) || len - rl - 1 >= sizeof(q->buf))
-        return -1;
-    memcpy(q->key, key, len + 1);
-    memcpy(q->buf, rest + 1, len - rl);
-    if (!(slash = strchr(q->buf, '/')))
-        return -1;
-    *slash = '\0';
-    q->ns = *q->buf ? q->buf : NULL;
-    q->name = slash + 1;
-    return 0;
+    /* the informer key: "ns/name", or "name" after the empty namespace */
+    return qid_of(*res, rest[1] == '/' ? rest + 2 : rest + 1, q);
 }
 
 /* The version of queue q, into *v; 0 when the queue has none (its status
@@ -485,7 +479,7 @@ static int refresh(struct ts_ctl *c, const cJSON *obj, struct ts_object **dec)
  * knows.  When `held`, the gate holds a status known to have moved: it
  * is neither encoded nor compared (WRITE_HELD or WRITE_OVERDUE), and a
  * LocalQueue without metrics is not computed at all.  (At 2,000 queues
- * under a saturated budget three computations in four ended so, each
+ * under a saturated budget nearly every computation ended so, each
  * encoding and comparing a status to find its write waiting: a tenth of
  * the controller's CPU.) */
 static int compute(struct ts_ctl *c, const struct ts_kube_resource *res, const cJSON *obj,
@@ -525,7 +519,7 @@ static int compute_seen(struct ts_ctl *c, const struct ts_kube_resource *res, co
     return written;
 }
 
-/* --- one period: every queue, then the overdue ones oldest first --------- */
+/* --- one period: the queues that may have changed, then the overdue ones - */
 
 /* The most overdue queues a pass keeps: the tokens status_rl may hold,
  * plus a few whose status may turn out written already. */

@@ -96,7 +96,7 @@ struct ts__eng_cq {
     int order_stale;
     uint64_t status_seq;       /* see ts__eng_touch() */
     uint64_t parking_seq;      /* see ts__eng_touch_parking() */
-    int status_moved;          /* either moved: see ts_engine_status_moved() */
+    uint64_t status_told;      /* their sum when ts_engine_status_moved() last looked */
     struct ts__eng_memo *memo; /* preemption searches remembered (memo.c), or NULL */
 };
 
@@ -125,7 +125,7 @@ struct ts__eng_members {
      * repeats a version the controller saw */
     uint64_t status_seq;
     uint64_t parking_seq; /* see ts__eng_touch_parking() */
-    int status_moved;     /* either moved: see ts_engine_status_moved() */
+    uint64_t status_told; /* their sum when ts_engine_status_moved() last looked */
 };
 
 struct ts__eng_lq {
@@ -200,14 +200,10 @@ struct ts__eng_wl {
  * metrics) may show: a new status version for both. */
 static inline void ts__eng_touch(struct ts__eng_wl *wl)
 {
-    if (wl->cq) {
+    if (wl->cq)
         wl->cq->status_seq++;
-        wl->cq->status_moved = 1;
-    }
-    if (wl->members) {
+    if (wl->members)
         wl->members->status_seq++;
-        wl->members->status_moved = 1;
-    }
 }
 
 /* A pending workload of wl's queue moved between the active and the
@@ -218,14 +214,10 @@ static inline void ts__eng_touch(struct ts__eng_wl *wl)
  * the cohort again each second. */
 static inline void ts__eng_touch_parking(struct ts__eng_wl *wl)
 {
-    if (wl->cq) {
+    if (wl->cq)
         wl->cq->parking_seq++;
-        wl->cq->status_moved = 1;
-    }
-    if (wl->members) {
+    if (wl->members)
         wl->members->parking_seq++;
-        wl->members->status_moved = 1;
-    }
 }
 
 /* A change of the flavors, namespaces, queues or cohorts: every queue's
@@ -291,7 +283,7 @@ struct ts_engine {
     uint64_t status_epoch;
     /* ts_engine_status_moved(): the epoch it last reported, and the
      * LocalQueues whose workload sets were freed since (their versions
-     * moved with no set left to mark) */
+     * moved with no set left to compare) */
     uint64_t status_epoch_told;
     struct ts_hmap status_gone;
     /* bumped with status_epoch: the configuration a preemption search

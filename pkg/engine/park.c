@@ -128,7 +128,6 @@ static void release_one(struct ts__eng_cq *cq, struct ts__eng_class *k)
         return;
     }
     cq->status_seq++; /* its count changed, even if wl->cq is another queue now */
-    cq->status_moved = 1;
     ts__eng_touch(wl);
 }
 

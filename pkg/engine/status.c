@@ -276,20 +276,23 @@ int ts_engine_status_moved(struct ts_engine *e, ts_engine_queue_fn fn, void *dat
 
     /* told + 1: the first call reports every queue even at epoch 0 */
     e->status_epoch_told = e->status_epoch + 1;
+    /* both sequences only grow: their sum moves when either does */
     while (ts_hmap_next(&e->cqs, &it, &k, &v)) {
         struct ts__eng_cq *cq = v;
+        uint64_t sum = cq->status_seq + cq->parking_seq;
 
-        if (cq->status_moved && !all)
+        if (sum != cq->status_told && !all)
             fn(NULL, cq->name, data);
-        cq->status_moved = 0;
+        cq->status_told = sum;
     }
     it = 0;
     while (ts_hmap_next(&e->by_lq, &it, &k, &v)) {
         struct ts__eng_members *m = v;
+        uint64_t sum = m->status_seq + m->parking_seq;
 
-        if (m->status_moved && !all)
+        if (sum != m->status_told && !all)
             lq_moved(k, fn, data);
-        m->status_moved = 0;
+        m->status_told = sum;
     }
     it = 0;
     while (!all && ts_hmap_next(&e->status_gone, &it, &k, &v)) {

@@ -78,7 +78,6 @@ static void members_add(struct ts_engine *e, struct ts__eng_wl *wl)
     m->items[m->n++] = wl;
     wl->members = m;
     m->status_seq++;
-    m->status_moved = 1;
 }
 
 static void members_del(struct ts_engine *e, struct ts__eng_wl *wl)
@@ -94,11 +93,9 @@ static void members_del(struct ts_engine *e, struct ts__eng_wl *wl)
     m->items[wl->lq_pos] = m->items[--m->n];
     m->items[wl->lq_pos]->lq_pos = wl->lq_pos;
     m->status_seq++;
-    m->status_moved = 1;
     wl->members = NULL;
     if (!m->n) {
-        if (!ts_hmap_get(&e->status_gone, key))
-            ts_hmap_put(&e->status_gone, key, e); /* any non-NULL value */
+        ts_hmap_put(&e->status_gone, key, e); /* any non-NULL value */
         ts_hmap_del(&e->by_lq, key);
         free(m->items);
         free(m);
