@@ -24,6 +24,46 @@ static int fail(char *msg, size_t len, const char *fmt, ...)
     return -1;
 }
 
+/* Whether a holder of cq admitted by this engine under the current
+ * configuration uses fr: then cq's usage of fr must be within its limits
+ * (such an admission fitted them, and usage only fell since, or grew by
+ * admissions that fitted too).  Without one, usage above a limit is what
+ * a quota lowered under admitted workloads leaves, which is legal. */
+static int fresh_holder(const struct ts_engine *e, const struct ts__eng_cq *cq, size_t fr)
+{
+    for (size_t h = 0; h < cq->n_holders; h++) {
+        const struct ts__eng_wl *wl = cq->holders[h];
+
+        if (wl->admitted_config != e->config_seq + 1)
+            continue;
+        for (size_t p = 0; p < wl->n_podsets; p++)
+            for (size_t j = 0; j < wl->admission[p].n; j++)
+                if (wl->admission[p].fr[j] == fr)
+                    return 1;
+    }
+    return 0;
+}
+
+/* The same for any ClusterQueue of the tree whose root is `root`. */
+static int fresh_holder_in_tree(const struct ts_engine *e, const struct ts_quota_node *root,
+                                size_t fr)
+{
+    size_t it = 0;
+    const char *k;
+    void *v;
+
+    while (ts_hmap_next(&e->cqs, &it, &k, &v)) {
+        const struct ts__eng_cq *cq = v;
+        const struct ts_quota_node *top = &cq->node;
+
+        while (top->parent)
+            top = top->parent;
+        if (top == root && fresh_holder(e, cq, fr))
+            return 1;
+    }
+    return 0;
+}
+
 static int check_cq(const struct ts_engine *e, const struct ts__eng_cq *cq, char *msg, size_t len)
 {
     const struct ts_quota_node *n = &cq->node;
@@ -42,12 +82,13 @@ static int check_cq(const struct ts_engine *e, const struct ts__eng_cq *cq, char
             rc = fail(msg, len, "clusterqueue %s %s/%s: usage %lld but its workloads hold %lld",
                       cq->name, e->fr_flavor[fr], e->resource_names[e->fr_resource[fr]],
                       (long long)n->usage[fr], (long long)sum[fr]);
-        else if (n->usage[fr] > ts_quota_potential(n, fr))
+        else if (n->usage[fr] > ts_quota_potential(n, fr) && fresh_holder(e, cq, fr))
             rc = fail(msg, len, "clusterqueue %s %s/%s: usage %lld above its maximum %lld",
                       cq->name, e->fr_flavor[fr], e->resource_names[e->fr_resource[fr]],
                       (long long)n->usage[fr], (long long)ts_quota_potential(n, fr));
         else if (n->borrowing_limit[fr] != TS_AMOUNT_NONE &&
-                 n->usage[fr] > ts_amount_add(n->nominal[fr], n->borrowing_limit[fr]))
+                 n->usage[fr] > ts_amount_add(n->nominal[fr], n->borrowing_limit[fr]) &&
+                 fresh_holder(e, cq, fr))
             rc = fail(msg, len, "clusterqueue %s: usage %lld above nominal + borrowingLimit",
                       cq->name, (long long)n->usage[fr]);
     }
@@ -72,7 +113,7 @@ static int check_node(const struct ts_engine *e, const struct ts_quota_node *n, 
             return fail(msg, len, "cohort %s %s: quota %lld/%lld usage %lld/%lld out of sync",
                         n->name, e->fr_flavor[fr], (long long)n->subtree[fr], (long long)q,
                         (long long)n->usage[fr], (long long)u);
-        if (!n->parent && n->usage[fr] > n->subtree[fr])
+        if (!n->parent && n->usage[fr] > n->subtree[fr] && fresh_holder_in_tree(e, n, fr))
             return fail(msg, len, "%s %s %s/%s: usage %lld above capacity %lld",
                         n->is_cohort ? "cohort" : "clusterqueue", n->name, e->fr_flavor[fr],
                         e->resource_names[e->fr_resource[fr]], (long long)n->usage[fr],

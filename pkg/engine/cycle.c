@@ -325,6 +325,7 @@ static void assume(struct ts_engine *e, struct entry *en, struct ts_cycle *c, ts
     struct ts_decision *d;
 
     wl->reserved_at = now;
+    wl->admitted_config = e->config_seq + 1;
     wl->admission = en->a.ps;
     en->a.ps = NULL;
     free(wl->admission_cq);

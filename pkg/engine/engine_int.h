@@ -186,6 +186,12 @@ struct ts__eng_wl {
     uint64_t fr_mask;              /* holding: bit fr for each flavor-resource fr < 64 used */
     int fr_wide;                   /* holding: it uses a flavor-resource >= 64 too */
     ts_time reserved_at;           /* when its quota was reserved */
+    /* config_seq + 1 when this engine admitted it (0: admitted by someone
+     * else, or read back from the API only): the self-check holds an
+     * admission made under the current configuration to the current
+     * quota, while usage left above a lowered quota is legal (Kueue evicts
+     * nothing when quota shrinks) */
+    uint64_t admitted_config;
     int evicting;                  /* chosen as a preemption victim; usage not yet released */
     int evicted;                   /* holds quota, stored Evicted=True: on its way out too */
     uint64_t evict_cycle;          /* the cycle that chose it */

@@ -573,6 +573,7 @@ int ts_engine_put_workload(struct ts_engine *e, const struct ts_workload *src, t
     int backoff =
         !reserved && src->status.requeue_state.set && src->status.requeue_state.requeue_at > now;
     int idle = !ts_workload_is_active(src) || backoff;
+    uint64_t admitted_config = 0;
     int rc;
 
     if (!src->meta.name || !src->meta.namespace_)
@@ -593,6 +594,9 @@ int ts_engine_put_workload(struct ts_engine *e, const struct ts_workload *src, t
         return 0;
     if (wl) {
         ts__eng_touch(wl);
+        /* its admission read back is still the one this engine made */
+        if (wl->state == TS__ENG_WL_ASSUMED || wl->state == TS__ENG_WL_ADMITTED)
+            admitted_config = wl->admitted_config;
         freed = wl_detach(e, wl);
         wl_clear(e, wl);
     } else {
@@ -608,6 +612,7 @@ int ts_engine_put_workload(struct ts_engine *e, const struct ts_workload *src, t
         wl->state = TS__ENG_WL_IDLE;
     } else if (reserved) {
         rc = put_admitted(e, wl, src, err);
+        wl->admitted_config = rc ? 0 : admitted_config;
     } else {
         wl->state = TS__ENG_WL_PENDING;
         ts__eng_wl_enqueue(e, wl);

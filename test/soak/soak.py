@@ -13,10 +13,10 @@ checks:
 
   quota      no ClusterQueue, and no cohort, holds more than quota and
              borrowing allow (sum of status.admission usage of the
-             Workloads holding quota, against the quota in effect when the
-             newest of them was admitted, give or take --quota-lag seconds
-             of the controller seeing an edit late; the spot flavor's quota
-             is never edited, so it is checked exactly)
+             Workloads holding a flavor's quota, against that flavor's
+             quota in effect when the newest of them was admitted, give or
+             take --quota-lag seconds of the controller seeing an edit
+             late; test/soak/quota_check.py)
   unsuspend  no Job runs (suspend false, not finished) without an
              admitted Workload
   stuck      no admitted Workload whose Job stays suspended longer than
@@ -59,6 +59,9 @@ import subprocess
 import sys
 import time
 from fractions import Fraction
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import quota_check  # noqa: E402
 
 NS = "soak"
 KQ = "/apis/kueue.x-k8s.io/v1beta2"
@@ -472,71 +475,28 @@ class Soak:
     def holds_quota(wl):
         return is_true(wl, "QuotaReserved") and not is_true(wl, "Finished")
 
-    def limits(self, cq, at):
-        """Largest nominal quota per flavor the controller may have seen
-        at time `at`: any value in effect during the --quota-lag seconds
-        before (its informer may see an edit late; the timestamps of
-        conditions have whole seconds)."""
-        hist = self.quota[cq]
-        best = {}
-        for i, (t, q) in enumerate(hist):
-            end = hist[i + 1][0] if i + 1 < len(hist) else float("inf")
-            if end >= at - self.a.quota_lag and t <= at + 1:
-                for f, v in q.items():
-                    best[f] = max(best.get(f, 0), v)
-        return best or dict(hist[-1][1])
-
     def sums(self, wls):
+        """{cq: {(flavor, resource): usage}} of the Workloads holding quota."""
         use = {cq: {} for cq in CQS}
-        newest = {cq: 0 for cq in CQS}
         for w in wls:
-            if not self.holds_quota(w):
-                continue
-            cq = w["status"]["admission"].get("clusterQueue")
-            self.admitted_seen.add(w["metadata"]["uid"])
-            if cq not in use:
-                self.violation("quota", f"Workload {w['metadata']['name']} admitted to unknown "
-                                        f"ClusterQueue {cq}")
-                continue
-            for k, v in self.usage(w).items():
-                use[cq][k] = use[cq].get(k, 0) + v
-            t = ts(cond(w, "QuotaReserved").get("lastTransitionTime"))
-            newest[cq] = max(newest[cq], t)
-        return use, newest
+            cq = (w.get("status") or {}).get("admission", {}).get("clusterQueue")
+            if self.holds_quota(w) and cq in use:
+                for k, v in self.usage(w).items():
+                    use[cq][k] = use[cq].get(k, 0) + v
+        return use
 
     def check_quota(self, wls):
-        # Every Workload holding quota now already held it when the newest
-        # of them was admitted, so they all fit the quota the controller saw
-        # then: in its ClusterQueue for the ClusterQueue's limits, in the
-        # cohort for the cohort's.
-        use, newest = self.sums(wls)
-        cohort_cap = {}
-        lim = {cq: self.limits(cq, newest[cq]) for cq in CQS}
-        t_cohort = max(newest.values())
-        for cq in CQS:
-            at = self.limits(cq, t_cohort)
-            for f in FLAVORS:
-                cohort_cap[(f, "cpu")] = cohort_cap.get((f, "cpu"), 0) + at[f]
-                cohort_cap[(f, "memory")] = cohort_cap.get((f, "memory"), 0) + 4 * at[f] * 2**30
-        cohort_use = {}
-        for cq in CQS:
-            bl = self.borrowing_limit(cq)
-            for (f, res), v in use[cq].items():
-                cohort_use[(f, res)] = cohort_use.get((f, res), 0) + v
-                nominal = lim[cq].get(f, 0) * (1 if res == "cpu" else 4 * 2**30)
-                if bl is not None:
-                    cap = nominal + bl * (1 if res == "cpu" else 0)
-                    if res == "cpu" and v > cap:
-                        names = [w["metadata"]["name"] for w in wls if self.holds_quota(w)
-                                 and w["status"]["admission"].get("clusterQueue") == cq]
-                        self.violation("quota", f"ClusterQueue {cq} uses {float(v)} {res} of "
-                                                f"flavor {f}, above nominal+borrowingLimit "
-                                                f"{float(cap)}; Workloads {names}")
-        for k, v in cohort_use.items():
-            if v > cohort_cap.get(k, 0):
-                self.violation("quota", f"cohort pool uses {float(v)} {k[1]} of flavor {k[0]}, "
-                                        f"above its quota {float(cohort_cap.get(k, 0))}")
-        return use
+        # test/soak/quota_check.py states the model
+        holders = []
+        for w in wls:
+            if self.holds_quota(w):
+                self.admitted_seen.add(w["metadata"]["uid"])
+                holders.append((w["metadata"]["name"], w["status"]["admission"].get("clusterQueue"),
+                                ts(cond(w, "QuotaReserved").get("lastTransitionTime")),
+                                self.usage(w)))
+        bl = {cq: self.borrowing_limit(cq) for cq in CQS}
+        for msg in quota_check.violations(self.quota, bl, holders, self.a.quota_lag):
+            self.violation("quota", msg)
 
     def check_jobs(self, jobs, wls):
         now = time.time()
@@ -606,7 +566,7 @@ class Soak:
 
     # --- quiescence ----------------------------------------------------------
     def status_problems(self, wls, cqs):
-        use, _ = self.sums(wls)
+        use = self.sums(wls)
         out = []
         for cq in CQS:
             got = {}
@@ -623,7 +583,7 @@ class Soak:
         return out
 
     def fit_problems(self, wls):
-        use, _ = self.sums(wls)
+        use = self.sums(wls)
         cur = {cq: self.quota[cq][-1][1] for cq in CQS}
         cohort_free = {}
         for f in FLAVORS:
