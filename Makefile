@@ -15,6 +15,8 @@
 #   make soak       apiserver durability (20 kill -9 rounds x 10,000 writes), then the
 #                   crash-restart soak: 3,000 steps, >= 1,000 controller kills, --faults,
 #                   --preemption
+#                   (SOAK_LOAD=1: with both cores kept busy, test/soak/load.sh)
+#   make soak-mutant  the soak against a build that over-admits: must fail on quota
 #   make deps       install the Debian packages (needs root)
 #   make help       this list
 #
@@ -47,6 +49,8 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes 
 STD := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 OPT_debug := -O1 -g
 OPT_release := -O2 -g -DNDEBUG
+# MODE=mutant (make soak-mutant): a debug build that over-admits on purpose
+OPT_mutant := $(OPT_debug) -DTS_MUTATE_OVERADMIT=8
 OPT_asan := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 LDOPT_asan := -fsanitize=address,undefined
@@ -89,7 +93,7 @@ else
 Q := @
 endif
 
-.PHONY: bench bench-large bench-engine fuzz fuzzers run soak all lib bins tests test unit asan valgrind lint fmt clean deps check-deps \
+.PHONY: bench bench-large bench-engine fuzz fuzzers run soak soak-mutant all lib bins tests test unit asan valgrind lint fmt clean deps check-deps \
 	print-deb-packages help
 .DEFAULT_GOAL := all
 
@@ -181,16 +185,41 @@ bench-large: check-deps
 # then the long crash-restart soak of the controller against
 # turnstile-apiserver --faults (make test runs 200 steps, see
 # docs/reliability.md): SOAK_SEED, SOAK_STEPS; stops by itself.
+# SOAK_LOAD=1 keeps both cores busy meanwhile (test/soak/load.sh: CPU hogs
+# and a second apiserver + controller pair); SOAK_DURABILITY=0 skips the
+# durability part.
 SOAK_SEED ?= 1
 SOAK_STEPS ?= 3000
-soak: check-deps
-	@$(MAKE) --no-print-directory all
-	TS_BUILD=$(BUILD) TS_DURABILITY_ROUNDS=20 TS_DURABILITY_COUNT=10000 \
-		test/e2e/apiserver_durability.sh
-	rm -rf $(BUILD)/soak
-	python3 test/soak/soak.py --bin $(BUILD)/bin --dir $(BUILD)/soak --seed $(SOAK_SEED) \
+SOAK_LOAD ?= 0
+SOAK_DURABILITY ?= 1
+SOAK_BIN ?= $(BUILD)/bin
+SOAK_DIR ?= $(BUILD)/soak
+SOAK_RUN = python3 test/soak/soak.py --bin $(SOAK_BIN) --dir $(SOAK_DIR) --seed $(SOAK_SEED) \
 		--steps $(SOAK_STEPS) --restart-every 3 --quiesce-every 250 --min-restarts 1000 \
 		--max-seconds 3600 --preemption
+soak: check-deps
+	@$(MAKE) --no-print-directory all
+	[ "$(SOAK_DURABILITY)" = 0 ] || TS_BUILD=$(BUILD) TS_DURABILITY_ROUNDS=20 \
+		TS_DURABILITY_COUNT=10000 test/e2e/apiserver_durability.sh
+	rm -rf $(SOAK_DIR)
+	@if [ "$(SOAK_LOAD)" = 1 ]; then test/soak/load.sh start $(SOAK_DIR)-load $(BUILD)/bin; fi; \
+		$(SOAK_RUN); rc=$$?; \
+		if [ "$(SOAK_LOAD)" = 1 ]; then test/soak/load.sh stop $(SOAK_DIR)-load; fi; exit $$rc
+
+# The soak must catch an over-admission: MODE=mutant builds an engine whose
+# cohorts offer an eighth more than their quota (TS_MUTATE_OVERADMIT), and
+# this target passes only when the soak, at its normal length, reports a
+# quota violation against it.
+soak-mutant: check-deps
+	@$(MAKE) --no-print-directory MODE=mutant bins
+	@rm -rf build/mutant/soak; \
+	if $(MAKE) --no-print-directory soak SOAK_DURABILITY=0 SOAK_BIN=build/mutant/bin \
+		SOAK_DIR=build/mutant/soak >build/mutant/soak.out 2>&1; then \
+		tail -15 build/mutant/soak.out; echo "soak-mutant: the over-admitting build passed the soak"; exit 1; \
+	fi; grep -q 'VIOLATION.*quota' build/mutant/soak.out || { tail -15 build/mutant/soak.out; \
+		echo "soak-mutant: the soak failed, but not on quota"; exit 1; }; \
+	grep -m3 'VIOLATION.*quota' build/mutant/soak.out; \
+	echo "soak-mutant: caught (first at $$(grep -m1 -o 'VIOLATION step [0-9]*' build/mutant/soak.out))"
 
 # libFuzzer, FUZZ_SECONDS (default 60) per target; says so and fails when
 # clang or libFuzzer is missing.

@@ -62,7 +62,7 @@ static void acc_add(struct acc *a, size_t fr, int64_t v)
 
     for (size_t i = 0; i < a->n; i++) {
         if (a->fr[i] == fr) {
-            a->amount[i] += v;
+            a->amount[i] = ts_amount_add(a->amount[i], v);
             return;
         }
     }
@@ -170,6 +170,16 @@ static enum ts__eng_mode fits_quota(struct ctx *c, size_t fr, int64_t val, int *
     char a[TS_QUANTITY_STR_MAX], b[TS_QUANTITY_STR_MAX];
     int may_reclaim = 0;
 
+    if (val == TS_AMOUNT_UNLIMITED || (val > TS_AMOUNT_COUNT_MAX && val <= potential)) {
+        /* where Kueue's int64 arithmetic would wrap, or a quota too large
+         * to count would take it, a request too large to count never fits
+         * (quota.h) */
+        status_add(&c->st, TS__ENG_NOFIT_MAX,
+                   "insufficient quota for %s in flavor %s, request too large to count "
+                   "(more than %s)",
+                   res, flavor, ts_amount_format(res, TS_AMOUNT_COUNT_MAX, a, sizeof(a)));
+        return TS__ENG_NOFIT;
+    }
     if (val > potential) {
         status_add(&c->st, TS__ENG_NOFIT_MAX,
                    "insufficient quota for %s in flavor %s, request > maximum capacity (%s > %s)",
@@ -274,7 +284,8 @@ static enum ts__eng_mode find_flavor(struct ctx *c, const struct ts__eng_rg *rg,
         for (size_t i = 0; i < n && mode != TS__ENG_NOFIT; i++) {
             size_t fr = rg->flavors[fi].fr[reqs[i].cov];
             int b = 0;
-            enum ts__eng_mode m = fits_quota(c, fr, reqs[i].total + acc_get(&c->acc, fr), &b);
+            enum ts__eng_mode m =
+                fits_quota(c, fr, ts_amount_add(reqs[i].total, acc_get(&c->acc, fr)), &b);
 
             if (m < mode)
                 mode = m;
@@ -337,13 +348,6 @@ static long group_of(const struct ts__eng_cq *cq, size_t res, size_t *cov)
     return -1;
 }
 
-static int64_t mul_sat(int64_t a, int32_t b)
-{
-    if (b && a > INT64_MAX / b)
-        return TS_AMOUNT_UNLIMITED;
-    return a * b;
-}
-
 /* The pod set's requests × count, plus pods=count when the queue covers
  * "pods"; returns how many entries were written into reqs. */
 static size_t podset_requests(const struct ts_engine *e, const struct ts__eng_cq *cq,
@@ -354,7 +358,7 @@ static size_t podset_requests(const struct ts_engine *e, const struct ts__eng_cq
 
     for (size_t i = 0; i < ps->n_req; i++) {
         reqs[n].res = ps->req_res[i];
-        reqs[n].total = mul_sat(ps->req_amount[i], count);
+        reqs[n].total = ts_amount_mul(ps->req_amount[i], count);
         reqs[n++].fr = SIZE_MAX;
     }
     if (pods && group_of(cq, (size_t)((uintptr_t)pods - 1), NULL) >= 0) {
@@ -488,10 +492,10 @@ int ts__eng_assignment_fits(const struct ts__eng_cq *cq, const struct ts__eng_as
             for (size_t k = 0; k < a->n_podsets; k++) {
                 for (size_t l = 0; l < a->ps[k].n; l++) {
                     if (a->ps[k].fr[l] == fr)
-                        total += a->ps[k].amount[l];
+                        total = ts_amount_add(total, a->ps[k].amount[l]);
                 }
             }
-            if (total > ts_quota_available(&cq->node, fr))
+            if (total > TS_AMOUNT_COUNT_MAX || total > ts_quota_available(&cq->node, fr))
                 return 0;
         }
     }

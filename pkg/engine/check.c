@@ -75,7 +75,8 @@ static int check_cq(const struct ts_engine *e, const struct ts__eng_cq *cq, char
 
         for (size_t p = 0; p < wl->n_podsets; p++)
             for (size_t j = 0; j < wl->admission[p].n; j++)
-                sum[wl->admission[p].fr[j]] += wl->admission[p].amount[j];
+                sum[wl->admission[p].fr[j]] =
+                    ts_amount_add(sum[wl->admission[p].fr[j]], wl->admission[p].amount[j]);
     }
     for (size_t fr = 0; fr < n->nfr && !rc; fr++) {
         if (sum[fr] != n->usage[fr])
@@ -107,7 +108,7 @@ static int check_node(const struct ts_engine *e, const struct ts_quota_node *n, 
             int64_t local = ts_quota_local(c, fr);
 
             q = ts_amount_add(q, ts_amount_sub(c->subtree[fr], local));
-            u += c->usage[fr] > local ? c->usage[fr] - local : 0;
+            u = ts_amount_add(u, c->usage[fr] > local ? c->usage[fr] - local : 0);
         }
         if (n->is_cohort && (q != n->subtree[fr] || u != n->usage[fr]))
             return fail(msg, len, "cohort %s %s: quota %lld/%lld usage %lld/%lld out of sync",

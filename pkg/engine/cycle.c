@@ -181,7 +181,8 @@ static int64_t share_with(const struct ts_engine *e, const struct entry *en)
 
     for (size_t i = 0; i < en->a.n_podsets; i++) {
         for (size_t j = 0; en->a.ps && j < en->a.ps[i].n; j++)
-            extra[en->a.ps[i].fr[j]] += en->a.ps[i].amount[j];
+            extra[en->a.ps[i].fr[j]] =
+                ts_amount_add(extra[en->a.ps[i].fr[j]], en->a.ps[i].amount[j]);
     }
     v = ts__eng_drs(e, &en->cq->node, extra);
     free(extra);
@@ -358,7 +359,7 @@ static size_t totals(const struct ts__eng_assignment *a, size_t **fr, int64_t **
                 k++;
             if (k == n)
                 (*fr)[n++] = a->ps[i].fr[j];
-            (*need)[k] += a->ps[i].amount[j];
+            (*need)[k] = ts_amount_add((*need)[k], a->ps[i].amount[j]);
         }
     }
     return n;

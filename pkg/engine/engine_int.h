@@ -192,12 +192,12 @@ struct ts__eng_wl {
      * quota, while usage left above a lowered quota is legal (Kueue evicts
      * nothing when quota shrinks) */
     uint64_t admitted_config;
-    int evicting;                  /* chosen as a preemption victim; usage not yet released */
-    int evicted;                   /* holds quota, stored Evicted=True: on its way out too */
-    uint64_t evict_cycle;          /* the cycle that chose it */
-    char *job_uid;                 /* label kueue.x-k8s.io/job-uid, for preemption messages */
-    char *limits_message;          /* requests above limits (Misconfigured), or NULL */
-    int pods_ready;                /* PodsReady=True (waitForPodsReady.blockAdmission) */
+    int evicting;         /* chosen as a preemption victim; usage not yet released */
+    int evicted;          /* holds quota, stored Evicted=True: on its way out too */
+    uint64_t evict_cycle; /* the cycle that chose it */
+    char *job_uid;        /* label kueue.x-k8s.io/job-uid, for preemption messages */
+    char *limits_message; /* requests above limits (Misconfigured), or NULL */
+    int pods_ready;       /* PodsReady=True (waitForPodsReady.blockAdmission) */
     char *last_reason;
     char *last_message;
 };

@@ -152,8 +152,9 @@ static void facts(const struct ts_engine *e, const struct ts__eng_wl *wl, struct
 
             for (size_t f = 0; g >= 0 && f < wl->cq->rgs[g].n_flavors; f++)
                 add_fact(x, &cap, ps->name, e->resource_names[ps->req_res[r]],
-                         wl->cq->rgs[g].flavors[f].name, ps->req_amount[r] * ps->count,
-                         &wl->cq->node, wl->cq->rgs[g].flavors[f].fr[cov]);
+                         wl->cq->rgs[g].flavors[f].name,
+                         ts_amount_mul(ps->req_amount[r], ps->count), &wl->cq->node,
+                         wl->cq->rgs[g].flavors[f].fr[cov]);
         }
     }
 }
@@ -279,7 +280,7 @@ static int64_t total_requested(const struct ts_explanation *x, size_t i)
     for (size_t j = 0; j < x->n_facts; j++) {
         if (!strcmp(x->facts[j].resource, x->facts[i].resource) &&
             !strcmp(x->facts[j].flavor, x->facts[i].flavor))
-            sum += x->facts[j].requested;
+            sum = ts_amount_add(sum, x->facts[j].requested);
     }
     return sum;
 }

@@ -122,7 +122,7 @@ static int fits_own_nominal(const struct search *s)
     const struct ts_quota_node *n = &s->cq->node;
 
     for (size_t i = 0; i < s->n; i++) {
-        if (n->usage[s->fr[i]] + s->need[i] > n->nominal[s->fr[i]])
+        if (ts_amount_add(n->usage[s->fr[i]], s->need[i]) > n->nominal[s->fr[i]])
             return 0;
     }
     return 1;
@@ -366,7 +366,7 @@ static int fits(const struct search *s, int allow_borrowing)
     /* the cheap test first: while only other queues' workloads are taken,
      * the preemptor's own usage stays above what no borrowing allows */
     for (size_t i = 0; !allow_borrowing && i < s->n; i++) {
-        if (n->usage[s->fr[i]] + s->need[i] > n->nominal[s->fr[i]])
+        if (ts_amount_add(n->usage[s->fr[i]], s->need[i]) > n->nominal[s->fr[i]])
             return 0;
     }
     for (size_t i = 0; i < s->n; i++) {
@@ -518,7 +518,7 @@ static int64_t preemptor_share(const struct search *s)
     int64_t v;
 
     for (size_t i = 0; i < s->n; i++)
-        extra[s->fr[i]] += s->need[i];
+        extra[s->fr[i]] = ts_amount_add(extra[s->fr[i]], s->need[i]);
     v = ts__eng_drs(s->e, &s->cq->node, extra);
     free(extra);
     return v;

@@ -26,6 +26,15 @@ int64_t ts_amount_sub(int64_t a, int64_t b)
     return ts_amount_add(a, -b);
 }
 
+int64_t ts_amount_mul(int64_t a, int64_t count)
+{
+    if (a <= 0 || count <= 0)
+        return 0;
+    if (a == TS_AMOUNT_UNLIMITED || a > INT64_MAX / count)
+        return TS_AMOUNT_UNLIMITED;
+    return a * count;
+}
+
 static int64_t max0(int64_t v)
 {
     return v > 0 ? v : 0;
@@ -110,7 +119,7 @@ static void propagate(struct ts_quota_node *child, size_t fr, int64_t q0, int64_
         if (!dq && !du)
             return;
         p->subtree[fr] = ts_amount_add(p->subtree[fr], dq);
-        p->usage[fr] += du;
+        p->usage[fr] = ts_amount_add(p->usage[fr], du);
         q0 = pq0;
         u0 = pu0;
         child = p;
@@ -148,7 +157,7 @@ static void detach(struct ts_quota_node *n)
         int64_t pq0 = visible_quota(p, fr), pu0 = visible_usage(p, fr);
 
         p->subtree[fr] = ts_amount_sub(p->subtree[fr], visible_quota(n, fr));
-        p->usage[fr] -= visible_usage(n, fr);
+        p->usage[fr] = ts_amount_sub(p->usage[fr], visible_usage(n, fr));
         propagate(p, fr, pq0, pu0);
     }
     for (size_t i = 0; i < p->n_children; i++) {
@@ -177,7 +186,7 @@ int ts_quota_node_set_parent(struct ts_quota_node *n, struct ts_quota_node *pare
         int64_t pq0 = visible_quota(parent, fr), pu0 = visible_usage(parent, fr);
 
         parent->subtree[fr] = ts_amount_add(parent->subtree[fr], visible_quota(n, fr));
-        parent->usage[fr] += visible_usage(n, fr);
+        parent->usage[fr] = ts_amount_add(parent->usage[fr], visible_usage(n, fr));
         propagate(parent, fr, pq0, pu0);
     }
     return 0;
@@ -187,6 +196,12 @@ int64_t ts_quota_available(const struct ts_quota_node *n, size_t fr)
 {
     int64_t local_avail, parent_avail;
 
+#ifdef TS_MUTATE_OVERADMIT
+    /* make soak-mutant: a broken build offering 1/N more than the quota */
+    if (!n->parent)
+        return max0(ts_amount_sub(
+            ts_amount_add(n->subtree[fr], n->subtree[fr] / TS_MUTATE_OVERADMIT), n->usage[fr]));
+#endif
     if (!n->parent)
         return max0(ts_amount_sub(n->subtree[fr], n->usage[fr]));
     local_avail = max0(ts_quota_local(n, fr) - n->usage[fr]);
@@ -255,7 +270,7 @@ void ts_quota_add_usage(struct ts_quota_node *n, size_t fr, int64_t v)
     while (n) {
         int64_t local_avail = max0(ts_quota_local(n, fr) - n->usage[fr]);
 
-        n->usage[fr] += v;
+        n->usage[fr] = ts_amount_add(n->usage[fr], v);
         if (v <= local_avail)
             return;
         v -= local_avail;
@@ -268,7 +283,7 @@ void ts_quota_remove_usage(struct ts_quota_node *n, size_t fr, int64_t v)
     while (n) {
         int64_t in_parent = n->usage[fr] - ts_quota_local(n, fr);
 
-        n->usage[fr] -= v;
+        n->usage[fr] = ts_amount_sub(n->usage[fr], v);
         if (in_parent <= 0 || !n->parent)
             return;
         v = min64(v, in_parent);

@@ -27,6 +27,13 @@
 #include <stdint.h>
 
 #define TS_AMOUNT_UNLIMITED INT64_MAX
+/* The most one workload's request of a flavor-resource pair (all its pod
+ * sets, times their counts) or one admission's usage of it may be: 2^53
+ * (9e12 cpus in milli-units, 8 PiB of memory in bytes).  A request beyond
+ * it is too large to count and never fits; an admission read back beyond
+ * it counts as this much.  So usage, a sum of such amounts, stays exact up
+ * to 1,024 holders of that size, and saturates (never wraps) beyond. */
+#define TS_AMOUNT_COUNT_MAX (INT64_C(1) << 53)
 /* "No limit set" for borrowing/lending limits. */
 #define TS_AMOUNT_NONE (-1)
 
@@ -34,6 +41,8 @@
  * Unlimited, x - Unlimited = INT64_MIN, Unlimited - Unlimited = 0. */
 int64_t ts_amount_add(int64_t a, int64_t b);
 int64_t ts_amount_sub(int64_t a, int64_t b);
+/* a * count for a >= 0, count >= 0, saturating at TS_AMOUNT_UNLIMITED. */
+int64_t ts_amount_mul(int64_t a, int64_t count);
 
 struct ts_quota_node {
     char *name;

@@ -20,7 +20,8 @@ static int64_t *admitted_usage(const struct ts_engine *e, const struct ts__eng_c
             continue;
         for (size_t p = 0; p < wl->n_podsets; p++)
             for (size_t j = 0; j < wl->admission[p].n; j++)
-                sum[wl->admission[p].fr[j]] += wl->admission[p].amount[j];
+                sum[wl->admission[p].fr[j]] =
+                    ts_amount_add(sum[wl->admission[p].fr[j]], wl->admission[p].amount[j]);
     }
     return sum;
 }
@@ -168,9 +169,11 @@ static void lq_scan(const struct ts_engine *e, const char *ns, const char *name,
             st->admitted_workloads++;
         for (size_t p = 0; p < wl->n_podsets; p++) {
             for (size_t j = 0; j < wl->admission[p].n; j++) {
-                reserved[wl->admission[p].fr[j]] += wl->admission[p].amount[j];
+                size_t fr = wl->admission[p].fr[j];
+
+                reserved[fr] = ts_amount_add(reserved[fr], wl->admission[p].amount[j]);
                 if (wl->state == TS__ENG_WL_ADMITTED)
-                    admitted[wl->admission[p].fr[j]] += wl->admission[p].amount[j];
+                    admitted[fr] = ts_amount_add(admitted[fr], wl->admission[p].amount[j]);
             }
         }
     }

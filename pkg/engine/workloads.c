@@ -341,8 +341,33 @@ static ts_time queue_order_ts(const struct ts_workload *src)
     return src->meta.creation_timestamp;
 }
 
-static int fill_podset(struct ts_engine *e, struct ts__eng_podset *ps, const struct ts_podset *src,
-                       struct ts_err *err)
+/* Requests whose sum overflows even a quantity: every resource any
+ * container (limits standing in for requests) or the overhead asks for
+ * becomes TS_AMOUNT_UNLIMITED, which
+ * never fits (assign.c says "request too large to count"), so the workload
+ * stays pending with that message instead of being dropped. */
+static void uncountable_requests(const struct ts_pod_template *t, struct ts_resource_list *out)
+{
+    const struct ts_quantity huge = ts_quantity_from_int(INT64_MAX, TS_QUANTITY_DECIMAL_SI);
+    const struct ts_container *lists[2] = {t->containers, t->init_containers};
+    size_t lens[2] = {t->n_containers, t->n_init_containers};
+
+    struct ts_resource_list eff = TS_RESOURCE_LIST_INIT;
+
+    ts_resource_list_release(out);
+    for (size_t l = 0; l < 2; l++) {
+        for (size_t i = 0; i < lens[l]; i++) {
+            ts_container_effective_requests(&lists[l][i], &eff);
+            for (size_t r = 0; r < eff.n; r++)
+                ts_resource_list_set(out, eff.items[r].name, &huge);
+        }
+    }
+    ts_resource_list_release(&eff);
+    for (size_t r = 0; r < t->overhead.n; r++)
+        ts_resource_list_set(out, t->overhead.items[r].name, &huge);
+}
+
+static void fill_podset(struct ts_engine *e, struct ts__eng_podset *ps, const struct ts_podset *src)
 {
     struct ts_resource_list req = TS_RESOURCE_LIST_INIT;
 
@@ -351,10 +376,8 @@ static int fill_podset(struct ts_engine *e, struct ts__eng_podset *ps, const str
     ps->min_count = src->min_count.set ? src->min_count.v : 0;
     ts_pod_template_init(&ps->tmpl);
     ts_pod_template_copy_placement(&ps->tmpl, &src->template);
-    if (ts_pod_template_requests(&src->template, &req)) {
-        ts_resource_list_release(&req);
-        return ts_err_set(err, TS_EOVERFLOW, "podSets[%s]: requests overflow", ps->name);
-    }
+    if (ts_pod_template_requests(&src->template, &req))
+        uncountable_requests(&src->template, &req);
     ps->req_res = ts_xcalloc(req.n + 1, sizeof(*ps->req_res));
     ps->req_amount = ts_xcalloc(req.n + 1, sizeof(*ps->req_amount));
     for (size_t i = 0; i < req.n; i++) {
@@ -364,7 +387,6 @@ static int fill_podset(struct ts_engine *e, struct ts__eng_podset *ps, const str
         ps->req_amount[ps->n_req++] = v > 0 ? v : 0; /* Kueue floors requests at 0 */
     }
     ts_resource_list_release(&req);
-    return 0;
 }
 
 static int32_t reclaimable(const struct ts_workload *src, const char *ps)
@@ -377,11 +399,14 @@ static int32_t reclaimable(const struct ts_workload *src, const char *ps)
 }
 
 /* Reads status.admission into wl->admission (usage per fr), scaled down by
- * reclaimable pods as Kueue does. */
+ * reclaimable pods as Kueue does.  Returns 0, TS_EINVAL (unaccountable:
+ * the caller holds nothing) or TS_EOVERFLOW (an amount clamped at
+ * TS_AMOUNT_COUNT_MAX: the caller holds it so). */
 static int fill_admission(struct ts_engine *e, struct ts__eng_wl *wl, const struct ts_workload *src,
                           struct ts_err *err)
 {
     const struct ts_admission *a = src->status.admission;
+    int rc = 0;
 
     wl->admission = ts_xcalloc(wl->n_podsets ? wl->n_podsets : 1, sizeof(*wl->admission));
     wl->admission_cq = ts_xstrdup(a->cluster_queue ? a->cluster_queue : "");
@@ -412,11 +437,20 @@ static int fill_admission(struct ts_engine *e, struct ts__eng_wl *wl, const stru
                                   i, res);
             if (count > 0 && keep < count)
                 amount = amount / count * (keep > 0 ? keep : 0);
+            if (amount > TS_AMOUNT_COUNT_MAX) {
+                /* a running job is never counted as less than the most
+                 * anything may hold; the error names the field */
+                amount = TS_AMOUNT_COUNT_MAX;
+                rc = ts_err_set(err, TS_EOVERFLOW,
+                                "status.admission.podSetAssignments[%zu].resourceUsage[%s]: too "
+                                "large to count; counted as its largest countable amount",
+                                i, res);
+            }
             psa->fr[psa->n] = ts__eng_fr_id(e, flavor, res);
             psa->amount[psa->n++] = amount;
         }
     }
-    return 0;
+    return rc;
 }
 
 static uint64_t mix(uint64_t h, const void *data, size_t n)
@@ -491,8 +525,7 @@ static char *limits_message(const struct ts_workload *wl)
     return ts_buf_take(&b);
 }
 
-static int fill(struct ts_engine *e, struct ts__eng_wl *wl, const struct ts_workload *src,
-                struct ts_err *err)
+static void fill(struct ts_engine *e, struct ts__eng_wl *wl, const struct ts_workload *src)
 {
     const char *job_uid = ts_strmap_get(&src->meta.labels, "kueue.x-k8s.io/job-uid");
     const struct ts_condition *qr =
@@ -513,12 +546,10 @@ static int fill(struct ts_engine *e, struct ts__eng_wl *wl, const struct ts_work
     wl->podsets = ts_xcalloc(src->spec.n_podsets ? src->spec.n_podsets : 1, sizeof(*wl->podsets));
     for (size_t i = 0; i < src->spec.n_podsets; i++) {
         wl->n_podsets = i + 1;
-        if (fill_podset(e, &wl->podsets[i], &src->spec.podsets[i], err))
-            return TS_EOVERFLOW;
+        fill_podset(e, &wl->podsets[i], &src->spec.podsets[i]);
     }
     wl->shape = shape_of(wl);
     wl->limits_message = limits_message(src);
-    return 0;
 }
 
 /* --- put / delete ------------------------------------------------------------- */
@@ -544,7 +575,7 @@ static int put_admitted(struct ts_engine *e, struct ts__eng_wl *wl, const struct
 {
     int rc = fill_admission(e, wl, src, err);
 
-    if (rc) {
+    if (rc && rc != TS_EOVERFLOW) {
         /* unaccountable: hold nothing rather than guess; the error names it */
         ts__eng_psa_free(wl->admission, wl->n_podsets);
         wl->admission = NULL;
@@ -559,7 +590,7 @@ static int put_admitted(struct ts_engine *e, struct ts__eng_wl *wl, const struct
     wl->evicted = ts_workload_is_evicted(src);
     if (wl->cq)
         ts__eng_holders_changed(wl->cq);
-    return 0;
+    return rc; /* TS_EOVERFLOW: held, clamped */
 }
 
 int ts_engine_put_workload(struct ts_engine *e, const struct ts_workload *src, ts_time now,
@@ -574,7 +605,7 @@ int ts_engine_put_workload(struct ts_engine *e, const struct ts_workload *src, t
         !reserved && src->status.requeue_state.set && src->status.requeue_state.requeue_at > now;
     int idle = !ts_workload_is_active(src) || backoff;
     uint64_t admitted_config = 0;
-    int rc;
+    int rc = 0;
 
     if (!src->meta.name || !src->meta.namespace_)
         return ts_err_set(err, TS_EINVAL, "workload: metadata.name and namespace are required");
@@ -607,8 +638,8 @@ int ts_engine_put_workload(struct ts_engine *e, const struct ts_workload *src, t
         wl->heap_pos = TS_HEAP_NOT_IN;
         ts_hmap_put(&e->workloads, key, wl);
     }
-    rc = fill(e, wl, src, err);
-    if (rc || idle) {
+    fill(e, wl, src);
+    if (idle) {
         wl->state = TS__ENG_WL_IDLE;
     } else if (reserved) {
         rc = put_admitted(e, wl, src, err);

@@ -716,6 +716,9 @@ def main():
                    help="command put before the binaries, e.g. valgrind (default $TS_BIN_WRAPPER)")
     a = p.parse_args(sys.argv[1:] + shlex.split(os.environ.get("TS_SOAK_ARGS", "")))
     os.makedirs(a.dir, exist_ok=True)
+    # SIGTERM (test/soak/load.sh stops its pair so) ends the run through
+    # run()'s finally: both servers stopped, none left behind
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     sys.exit(Soak(a).run())
 
 

@@ -26,6 +26,63 @@ static void test_amount_saturation(void **state)
     assert_true(ts_amount_sub(3, 4) == -1);
 }
 
+/* Counts times amounts saturate instead of wrapping; negative or zero
+ * inputs count nothing. */
+static void test_amount_mul_saturates(void **state)
+{
+    static const struct {
+        int64_t a, count, want;
+    } rows[] = {
+        {3, 4, 12},
+        {0, INT64_MAX, 0},
+        {INT64_MAX, 0, 0},
+        {-5, 3, 0},
+        {5, -3, 0},
+        {INT64_MAX / 2, 2, INT64_MAX - 1},
+        {INT64_MAX / 2 + 1, 2, TS_AMOUNT_UNLIMITED},
+        {4294968000, 2147483647, TS_AMOUNT_UNLIMITED},
+        {TS_AMOUNT_UNLIMITED, 1, TS_AMOUNT_UNLIMITED},
+        {TS_AMOUNT_COUNT_MAX, 1023, TS_AMOUNT_COUNT_MAX * 1023},
+        {TS_AMOUNT_COUNT_MAX, 1024, TS_AMOUNT_UNLIMITED},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        if (ts_amount_mul(rows[i].a, rows[i].count) != rows[i].want)
+            fail_msg("row %zu: %lld * %lld = %lld, want %lld", i, (long long)rows[i].a,
+                     (long long)rows[i].count, (long long)ts_amount_mul(rows[i].a, rows[i].count),
+                     (long long)rows[i].want);
+    }
+}
+
+/* Usage saturates at the top instead of wrapping, in a queue and in its
+ * cohort, and 1,024 holders of the largest countable amount are counted
+ * exactly. */
+static void test_usage_never_wraps(void **state)
+{
+    struct ts_quota_node c, a;
+
+    (void)state;
+    ts_quota_node_init(&c, "C", 1, 1);
+    ts_quota_node_init(&a, "A", 0, 1);
+    ts_quota_set(&a, 0, TS_AMOUNT_UNLIMITED, NONE, NONE);
+    assert_int_equal(ts_quota_node_set_parent(&a, &c), 0);
+    for (int i = 0; i < 1023; i++)
+        ts_quota_add_usage(&a, 0, TS_AMOUNT_COUNT_MAX);
+    assert_true(a.usage[0] == TS_AMOUNT_COUNT_MAX * 1023);
+    assert_true(c.usage[0] == TS_AMOUNT_COUNT_MAX * 1023);
+    ts_quota_add_usage(&a, 0, TS_AMOUNT_COUNT_MAX);
+    ts_quota_add_usage(&a, 0, TS_AMOUNT_COUNT_MAX);
+    assert_true(a.usage[0] == TS_AMOUNT_UNLIMITED);
+    assert_true(c.usage[0] == TS_AMOUNT_UNLIMITED);
+    assert_true(a.usage[0] > 0 && c.usage[0] > 0);
+    /* a full node offers nothing more */
+    ts_quota_set(&a, 0, 10, NONE, NONE);
+    assert_int_equal(ts_quota_available(&a, 0), 0);
+    ts_quota_node_release(&a);
+    ts_quota_node_release(&c);
+}
+
 /* Reference §3.1 worked example: cohort C, A nominal 10 lending 4, B nominal 6. */
 static void test_flat_cohort_lending_borrowing(void **state)
 {
@@ -221,6 +278,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_amount_saturation),
+        cmocka_unit_test(test_amount_mul_saturates),
+        cmocka_unit_test(test_usage_never_wraps),
         cmocka_unit_test(test_flat_cohort_lending_borrowing),
         cmocka_unit_test(test_hierarchy_private_cohort_quota),
         cmocka_unit_test(test_edge_cases_table),

@@ -1,7 +1,8 @@
 /* Malformed objects never crash, never leak, never corrupt quota: every
  * object of the samples, the Kueue examples and the engine scenarios is
  * mutated at random (a field deleted, or replaced by a value of another
- * type, an absurd number or a huge string) and fed to the decoders, the
+ * type, an absurd number or a huge string; or a quantity replaced by one
+ * at the limits of the arithmetic) and fed to the decoders, the
  * validators and a simulator holding the unmodified objects, then the
  * real object is put back.  After each document's batch the engine's
  * self-check (usage re-derived from the workloads) must hold.
@@ -22,6 +23,7 @@
 #include "api/workload.h"
 #include "engine/engine.h"
 #include "json/json.h"
+#include "resource/quantity.h"
 #include "sim/sim.h"
 #include "util/alloc.h"
 #include "util/hmap.h"
@@ -100,11 +102,65 @@ static cJSON *odd_value(void)
     }
 }
 
-/* One mutation of a copy of doc (never of apiVersion/kind, so the object
- * still reaches its kind's decoder). */
-static cJSON *mutate(const cJSON *doc)
+/* A valid quantity at or near a limit of the arithmetic: int64 base
+ * units or milli-units, 2^53 (the most a workload may count), and the
+ * largest magnitude a quantity holds. */
+static const char *huge_quantity(void)
 {
-    cJSON *m = cJSON_Duplicate(doc, 1), *parent = NULL;
+    static const char *const q[] = {"9223372036854775807",
+                                    "9223372036854775",
+                                    "9223372036854775807m",
+                                    "9223372036854776",
+                                    "7Ei",
+                                    "8191Pi",
+                                    "999999999E",
+                                    "9007199254740993m",
+                                    "9007199254741",
+                                    "4611686018427387904"};
+
+    return q[rnd(sizeof(q) / sizeof(q[0]))];
+}
+
+/* Counts the string leaves below v that parse as quantities. */
+static size_t count_quantities(const cJSON *v)
+{
+    size_t n = 0;
+    const cJSON *c;
+    struct ts_quantity q;
+
+    cJSON_ArrayForEach(c, v)
+    {
+        if (cJSON_IsString(c) && ts_quantity_parse_c(c->valuestring, &q, NULL) == 0)
+            n++;
+        n += count_quantities(c);
+    }
+    return n;
+}
+
+/* Replaces the k-th quantity leaf below v with a huge quantity. */
+static int replace_quantity(cJSON *v, size_t *k)
+{
+    cJSON *c;
+    struct ts_quantity q;
+
+    cJSON_ArrayForEach(c, v)
+    {
+        if (cJSON_IsString(c) && ts_quantity_parse_c(c->valuestring, &q, NULL) == 0 &&
+            (*k)-- == 0) {
+            cJSON_SetValuestring(c, huge_quantity());
+            return 1;
+        }
+        if (replace_quantity(c, k))
+            return 1;
+    }
+    return 0;
+}
+
+/* Breaks one field of m in place (never apiVersion/kind, so the object
+ * still reaches its kind's decoder, nor its identity). */
+static void break_field(cJSON *m)
+{
+    cJSON *parent = NULL;
     size_t i = rnd((unsigned)count(m) - 1);
     cJSON *target = nth(m, &i, &parent);
 
@@ -116,13 +172,30 @@ static cJSON *mutate(const cJSON *doc)
         (parent == cJSON_GetObjectItemCaseSensitive(m, "metadata") &&
          (!strcmp(target->string, "name") || !strcmp(target->string, "namespace"))) ||
         target == cJSON_GetObjectItemCaseSensitive(m, "metadata"))
-        return m;
+        return;
     if (rnd(3) == 0) {
         cJSON_Delete(cJSON_DetachItemViaPointer(parent, target));
     } else if (cJSON_IsObject(parent)) { /* keeps the member's key */
         cJSON_ReplaceItemInObjectCaseSensitive(parent, target->string, odd_value());
     } else {
         cJSON_ReplaceItemViaPointer(parent, target, odd_value());
+    }
+}
+
+/* One mutation of a copy of doc: a third of them put a huge quantity where
+ * a quantity was (requests, usage, quota), the rest break any field.
+ * Ownership: caller deletes. */
+static cJSON *mutate(const cJSON *doc)
+{
+    cJSON *m = cJSON_Duplicate(doc, 1);
+    size_t nq = count_quantities(m);
+
+    if (nq && rnd(3) == 0) {
+        size_t k = rnd((unsigned)nq);
+
+        replace_quantity(m, &k);
+    } else {
+        break_field(m);
     }
     return m;
 }
