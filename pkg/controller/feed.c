@@ -158,6 +158,46 @@ static int changed(const cJSON *old, const cJSON *obj, const char *path)
     return !ts_json_equal(ts_json_get(old, path), ts_json_get(obj, path));
 }
 
+struct stopped_queue {
+    struct ts_ctl *c;
+    const char *ns;   /* LocalQueue: its namespace; ClusterQueue: NULL */
+    const char *name; /* the queue */
+};
+
+static int wl_of_stopped_queue(const char *key, const cJSON *wl, void *data)
+{
+    const struct stopped_queue *q = data;
+    const cJSON *cond;
+    int mine;
+
+    (void)key;
+    if (q->ns) {
+        mine = !strcmp(orempty(ts_json_get_string(wl, "metadata.namespace")), q->ns) &&
+               !strcmp(orempty(ts_json_get_string(wl, "spec.queueName")), q->name);
+    } else {
+        mine = !strcmp(orempty(ts_json_get_string(wl, "status.admission.clusterQueue")), q->name);
+        /* released by this queue's stop: its requeue is planned by its job */
+        cJSON_ArrayForEach(cond, ts_json_get(wl, "status.conditions"))
+        {
+            if (!strcmp(orempty(ts_json_get_string(cond, "type")), "Requeued") &&
+                !strcmp(orempty(ts_json_get_string(cond, "reason")), "ClusterQueueStopped"))
+                mine = 1;
+        }
+    }
+    if (mine)
+        ts__ctl_enqueue_owner(q->c, wl);
+    return 0;
+}
+
+/* A queue's stopPolicy changed: the jobs of its Workloads plan their
+ * eviction (HoldAndDrain) or requeue (running again). */
+static void stop_policy_changed(struct ts_ctl *c, const char *ns, const char *name)
+{
+    struct stopped_queue q = {c, ns, name};
+
+    ts_informer_each(c->inf[TS__CTL_WL], wl_of_stopped_queue, &q);
+}
+
 static void on_update(struct ts_informer *inf, const cJSON *old, const cJSON *obj, void *data)
 {
     struct ts__ctl_feed *f = data;
@@ -174,6 +214,9 @@ static void on_update(struct ts_informer *inf, const cJSON *old, const cJSON *ob
         ts_kmetrics_forget_cq_resources(f->c->metrics, name);
     if (f->which == TS__CTL_LQ && name && changed(old, obj, "metadata.labels"))
         ts_kmetrics_forget_lq(f->c->metrics, orempty(ns), name);
+    if ((f->which == TS__CTL_CQ || f->which == TS__CTL_LQ) && name &&
+        changed(old, obj, "spec.stopPolicy"))
+        stop_policy_changed(f->c, f->which == TS__CTL_LQ ? orempty(ns) : NULL, name);
     /* A queue object's own status write is no news to the engine, which
      * reads spec and name only; putting it again re-routes every pending
      * workload: with the baseline's 60 queues written every second that

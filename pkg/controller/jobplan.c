@@ -423,6 +423,54 @@ static int plan_deactivation(const struct ts_workload *wl, ts_time now, struct t
     return 1;
 }
 
+/* A queue's stopPolicy HoldAndDrain evicts an admitted Workload; a queue
+ * running again requeues one it stopped.  Returns 1 when it planned a
+ * write. */
+static int plan_queue_stop(const struct ts_workload *wl, const struct ts_jobplan_env *env,
+                           ts_time now, struct ts_jobplan *p)
+{
+    static const struct {
+        const char *stopped, *stop_msg, *restarted, *restart_msg;
+    } q[2] = {{TS_WL_REASON_LOCAL_QUEUE_STOPPED, "The LocalQueue is stopped",
+               TS_WL_REASON_LOCAL_QUEUE_RESTARTED,
+               "The LocalQueue was restarted after being stopped"},
+              {TS_WL_REASON_CLUSTER_QUEUE_STOPPED, "The ClusterQueue is stopped",
+               TS_WL_REASON_CLUSTER_QUEUE_RESTARTED,
+               "The ClusterQueue was restarted after being stopped"}};
+    const enum ts_stop_policy stop[2] = {env->lq_stop, env->cq_stop};
+    const struct ts_condition *rq = ts_conditions_find(&wl->status.conditions, TS_WL_COND_REQUEUED);
+
+    for (int i = 0; i < 2; i++) {
+        if (stop[i] == TS_STOP_HOLD_AND_DRAIN && ts_workload_is_admitted(wl) &&
+            !ts_workload_is_evicted(wl)) {
+            ts_workload_copy(&p->workload, wl);
+            ts_conditions_set(&p->workload.status.conditions, TS_WL_COND_EVICTED, "True",
+                              q[i].stopped, q[i].stop_msg, wl->meta.generation, now);
+            p->ops |= TS_JOBPLAN_WORKLOAD_STATUS;
+            p->metric = TS_JOBPLAN_METRIC_QUEUE_STOPPED;
+            p->metric_cause = q[i].stopped;
+            p->metric_first = 1;
+            snprintf(p->event_reason_buf, sizeof(p->event_reason_buf), "%sDueTo%s",
+                     TS_WL_COND_EVICTED, q[i].stopped);
+            event(p, "Normal", p->event_reason_buf, "%s", q[i].stop_msg);
+            p->event_on_workload = 1;
+            return 1;
+        }
+    }
+    for (int i = 0; i < 2; i++) {
+        /* admitted again already or not, as Kueue's workload controller */
+        if (stop[i] == TS_STOP_NONE && rq && rq->status && !strcmp(rq->status, "False") &&
+            rq->reason && !strcmp(rq->reason, q[i].stopped)) {
+            ts_workload_copy(&p->workload, wl);
+            ts_conditions_set(&p->workload.status.conditions, TS_WL_COND_REQUEUED, "True",
+                              q[i].restarted, q[i].restart_msg, wl->meta.generation, now);
+            p->ops |= TS_JOBPLAN_WORKLOAD_STATUS;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static int plan_owned(const struct ts_object *o, const cJSON *job, const struct ts_jobkind *k,
                       const struct ts_workload *wl, const struct ts_jobplan_env *env, ts_time now,
                       struct ts_jobplan *p, struct ts_err *err)
@@ -436,7 +484,8 @@ static int plan_owned(const struct ts_object *o, const cJSON *job, const struct 
         plan_finished(&f, wl, now, p);
         return 0;
     }
-    if (plan_deactivation(wl, now, p) || plan_backoff(wl, now, p))
+    if (plan_deactivation(wl, now, p) || plan_backoff(wl, now, p) ||
+        plan_queue_stop(wl, env, now, p))
         return 0;
     if (ts_workload_is_evicted(wl))
         return plan_evicted(&f, job, k, wl, now, p, err);

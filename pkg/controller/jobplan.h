@@ -25,7 +25,11 @@
  * dropped; the job is stopped and the quota released as for any eviction,
  * and nothing admits it again until spec.active is true again (Requeued
  * True Reactivated).  A Workload a user deactivates goes the same way with
- * reason Deactivated.
+ * reason Deactivated.  An admitted Workload whose LocalQueue or ClusterQueue
+ * has stopPolicy HoldAndDrain is evicted (LocalQueueStopped /
+ * ClusterQueueStopped, Requeued False once released); when the queue runs
+ * again it gets Requeued=True LocalQueueRestarted / ClusterQueueRestarted
+ * (Kueue's pkg/controller/core/workload_controller.go).
  */
 #ifndef TS_CONTROLLER_JOBPLAN_H
 #define TS_CONTROLLER_JOBPLAN_H
@@ -33,6 +37,7 @@
 #include <cJSON.h>
 
 #include "api/jobworkload.h"
+#include "api/resourcegroup.h"
 #include "api/workload.h"
 #include "controller/podset.h"
 #include "util/time.h"
@@ -55,6 +60,9 @@ struct ts_jobplan_env {
     int64_t pods_ready_recovery_timeout;         /* ns; after a loss (0: pods_ready_timeout) */
     struct ts_opt_i32 backoff_limit_count;       /* evictions before deactivation; unset: none */
     const struct ts_strlist *label_keys_to_copy; /* onto a new Workload; NULL: none */
+    /* the stopPolicy of the Workload's LocalQueue and of the ClusterQueue
+     * it is admitted to (or queued for): HoldAndDrain evicts it */
+    enum ts_stop_policy lq_stop, cq_stop;
 };
 
 /* What a landed WORKLOAD_STATUS write means for Kueue's metrics. */
@@ -63,6 +71,7 @@ enum ts_jobplan_metric {
     TS_JOBPLAN_METRIC_FINISHED,           /* finished_workloads_total, execution time */
     TS_JOBPLAN_METRIC_PODS_READY_TIMEOUT, /* evicted_workloads_total{PodsReadyTimeout} */
     TS_JOBPLAN_METRIC_DEACTIVATED,        /* evicted_workloads_total{Deactivated} */
+    TS_JOBPLAN_METRIC_QUEUE_STOPPED,      /* evicted_workloads_total{metric_cause} */
 };
 
 struct ts_jobplan {
@@ -76,8 +85,10 @@ struct ts_jobplan {
     int event_on_workload;      /* the event is about plan->workload, not the job */
     int64_t requeue_after;      /* ns: reconcile again then (a timeout or a backoff ends); 0: no */
     enum ts_jobplan_metric metric;
-    const char *metric_cause; /* static: the eviction's underlying cause ("" none) */
-    int metric_first;         /* the workload's first eviction */
+    /* static: the eviction's underlying cause ("" none); for QUEUE_STOPPED
+     * the eviction's reason */
+    const char *metric_cause;
+    int metric_first; /* the workload's first eviction */
 };
 
 void ts_jobplan_init(struct ts_jobplan *p);

@@ -159,6 +159,8 @@ static void measure(struct jobwrite *w)
         ts_kmetrics_evicted(w->c->metrics, &m, TS_WL_REASON_PODS_READY_TIMEOUT, w->cause, w->first);
     else if (w->metric == TS_JOBPLAN_METRIC_DEACTIVATED)
         ts_kmetrics_evicted(w->c->metrics, &m, TS_WL_REASON_DEACTIVATED, w->cause, w->first);
+    else if (w->metric == TS_JOBPLAN_METRIC_QUEUE_STOPPED)
+        ts_kmetrics_evicted(w->c->metrics, &m, w->cause, "", w->first);
 }
 
 /* The cached job of a work queue key ("<Kind>/ns/name"), NULL when gone
@@ -406,6 +408,32 @@ static int owned(struct ts_ctl *c, const cJSON *job, const char *kind, const cha
     return found;
 }
 
+static enum ts_stop_policy stop_policy_of(const cJSON *queue)
+{
+    const char *s = ts_json_get_string(queue, "spec.stopPolicy");
+
+    if (s && !strcmp(s, "HoldAndDrain"))
+        return TS_STOP_HOLD_AND_DRAIN;
+    return s && !strcmp(s, "Hold") ? TS_STOP_HOLD : TS_STOP_NONE;
+}
+
+/* The stop policies of wl's LocalQueue and of the ClusterQueue it is
+ * admitted to (else the one its LocalQueue names), from the informers. */
+static void queue_stops(struct ts_ctl *c, const struct ts_workload *wl, struct ts_jobplan_env *env)
+{
+    const cJSON *lq =
+        wl->spec.queue_name
+            ? ts_informer_get_ns(c->inf[TS__CTL_LQ], wl->meta.namespace_, wl->spec.queue_name)
+            : NULL;
+    const char *cq_name = wl->status.admission && wl->status.admission->cluster_queue
+                              ? wl->status.admission->cluster_queue
+                              : ts_json_get_string(lq, "spec.clusterQueue");
+    const cJSON *cq = cq_name ? ts_informer_get_ns(c->inf[TS__CTL_CQ], NULL, cq_name) : NULL;
+
+    env->lq_stop = lq ? stop_policy_of(lq) : TS_STOP_NONE;
+    env->cq_stop = cq ? stop_policy_of(cq) : TS_STOP_NONE;
+}
+
 void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
 {
     struct ts_ctl *c = data;
@@ -423,7 +451,9 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
                                  c->opts.config.backoff_max_s,
                                  c->opts.config.pods_ready_recovery_timeout_s * TS_TIME_SECOND,
                                  c->opts.config.backoff_limit_count,
-                                 &c->opts.config.label_keys_to_copy};
+                                 &c->opts.config.label_keys_to_copy,
+                                 TS_STOP_NONE,
+                                 TS_STOP_NONE};
     struct ts_workload wl;
     struct ts_jobplan p;
     struct ts_err err = {0};
@@ -460,6 +490,8 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
         return;
     }
     has = owned(c, job, k->res.kind, k->res.group, &wl);
+    if (has)
+        queue_stops(c, &wl, &env);
     ts_jobplan_init(&p);
     if (ts_jobplan_make(job, has ? &wl : NULL, &env, ts__ctl_now(c), &p, &err)) {
         ts_log_warn("controller", "job=%s cannot be reconciled: %s", key, err.msg);

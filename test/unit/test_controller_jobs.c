@@ -326,11 +326,13 @@ static int wpc_lookup(void *ctx, const char *name, int32_t *value)
 }
 
 static const struct ts_priority_lookup prio = {wpc_lookup, NULL, NULL, NULL};
-static const struct ts_jobplan_env env = {&prio, lookup, NULL, 0, 0, 0, 60, 3600, 0, {0, 0}, NULL};
-static const struct ts_jobplan_env env_wfpr = {&prio, lookup, NULL, 0,      1,   0,
-                                               60,    3600,   0,    {0, 0}, NULL};
+static const struct ts_jobplan_env env = {
+    &prio, lookup, NULL, 0, 0, 0, 60, 3600, 0, {0, 0}, NULL, TS_STOP_NONE, TS_STOP_NONE};
+static const struct ts_jobplan_env env_wfpr = {
+    &prio, lookup, NULL, 0, 1, 0, 60, 3600, 0, {0, 0}, NULL, TS_STOP_NONE, TS_STOP_NONE};
 static const struct ts_jobplan_env env_timeout = {
-    &prio, lookup, NULL, 0, 1, 30 * 60 * TS_TIME_SECOND, 60, 3600, 0, {0, 0}, NULL};
+    &prio,  lookup, NULL,         0,           1, 30 * 60 * TS_TIME_SECOND, 60, 3600, 0,
+    {0, 0}, NULL,   TS_STOP_NONE, TS_STOP_NONE};
 
 static void reserve(struct ts_workload *wl, int admitted)
 {
@@ -828,6 +830,71 @@ static void test_plan_evicted_stops_then_releases(void **state)
     cJSON_Delete(job);
 }
 
+/* stopPolicy HoldAndDrain on the LocalQueue (first) or the ClusterQueue
+ * evicts an admitted Workload with Kueue's reason, message and event; Hold
+ * does not; the job is then stopped and the quota released with
+ * Requeued=False and that reason; a queue running again requeues it. */
+static void test_plan_queue_stop_policy(void **state)
+{
+    static const struct {
+        enum ts_stop_policy lq, cq;
+        const char *reason, *message, *restarted;
+    } rows[] = {
+        {TS_STOP_HOLD_AND_DRAIN, TS_STOP_NONE, "LocalQueueStopped", "The LocalQueue is stopped",
+         "LocalQueueRestarted"},
+        {TS_STOP_NONE, TS_STOP_HOLD_AND_DRAIN, "ClusterQueueStopped", "The ClusterQueue is stopped",
+         "ClusterQueueRestarted"},
+        {TS_STOP_HOLD_AND_DRAIN, TS_STOP_HOLD_AND_DRAIN, "LocalQueueStopped",
+         "The LocalQueue is stopped", "LocalQueueRestarted"},
+        {TS_STOP_HOLD, TS_STOP_HOLD, NULL, NULL, NULL},
+        {TS_STOP_NONE, TS_STOP_NONE, NULL, NULL, NULL},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        struct ts_jobplan_env e = env;
+        cJSON *job = cJSON_Parse(job_json);
+        struct ts_workload wl;
+        struct ts_jobplan p;
+        struct ts_err err = {0};
+        const struct ts_condition *c;
+
+        ts_jobplan_init(&p);
+        admitted_workload(job, "gpu", 0, &wl);
+        reserve(&wl, 1);
+        assert_int_equal(ts_jobkind_start(ts_jobkind_of(job), job, &wl, lookup, NULL, &err), 0);
+        e.lq_stop = rows[i].lq;
+        e.cq_stop = rows[i].cq;
+        assert_int_equal(ts_jobplan_make(job, &wl, &e, NOW, &p, &err), 0);
+        if (!rows[i].reason) {
+            if (p.ops)
+                fail_msg("row %zu: planned ops %u for a queue that does not drain", i, p.ops);
+            goto next;
+        }
+        c = status_write(job, &wl, &e, NOW, &p, "Evicted", "True", rows[i].reason);
+        assert_string_equal(c->message, rows[i].message);
+        assert_int_equal(p.metric, TS_JOBPLAN_METRIC_QUEUE_STOPPED);
+        assert_string_equal(p.metric_cause, rows[i].reason);
+        assert_true(p.event_on_workload);
+        assert_string_equal(p.event_reason, rows[i].lq == TS_STOP_HOLD_AND_DRAIN
+                                                ? "EvictedDueToLocalQueueStopped"
+                                                : "EvictedDueToClusterQueueStopped");
+        ts_workload_copy(&wl, &p.workload);
+        /* evicted once: the job is stopped, then the quota released */
+        job = stop_then_release(job, &wl, &e, NOW, &p, rows[i].reason);
+        /* still stopped: it stays as it is */
+        assert_int_equal(ts_jobplan_make(job, &wl, &e, NOW, &p, &err), 0);
+        assert_int_equal(p.ops, 0);
+        /* the queue runs again: requeued */
+        e.lq_stop = e.cq_stop = TS_STOP_NONE;
+        c = status_write(job, &wl, &e, NOW, &p, "Requeued", "True", rows[i].restarted);
+    next:
+        ts_workload_release(&wl);
+        ts_jobplan_release(&p);
+        cJSON_Delete(job);
+    }
+}
+
 static void test_plan_pending_workload_follows_job(void **state)
 {
     cJSON *job = cJSON_Parse(job_json);
@@ -905,6 +972,7 @@ int main(void)
         cmocka_unit_test(test_plan_deactivation),
         cmocka_unit_test(test_plan_running_without_admission_is_stopped),
         cmocka_unit_test(test_plan_evicted_stops_then_releases),
+        cmocka_unit_test(test_plan_queue_stop_policy),
         cmocka_unit_test(test_plan_pending_workload_follows_job),
         cmocka_unit_test(test_plan_conflict_fails_to_start),
     };
