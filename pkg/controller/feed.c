@@ -150,6 +150,12 @@ static void on_add(struct ts_informer *inf, const cJSON *obj, void *data)
     if (f->which == TS__CTL_WL) {
         ts__ctl_enqueue_owner(f->c, obj);
         ts__ctl_finalize_workload(f->c, obj);
+        ts__ctl_finalize_admitted_to(f->c, obj);
+    } else if (f->which == TS__CTL_CQ) {
+        ts__ctl_finalize_queue(f->c, 0, obj);
+        ts__ctl_finalize_flavors(f->c);
+    } else if (f->which == TS__CTL_RF) {
+        ts__ctl_finalize_queue(f->c, 1, obj);
     }
 }
 
@@ -227,6 +233,8 @@ static void on_update(struct ts_informer *inf, const cJSON *old, const cJSON *ob
         !changed(old, obj, "metadata.deletionTimestamp"))
         return;
     on_add(inf, obj, data);
+    if (f->which == TS__CTL_WL) /* released: the queue it left may go */
+        ts__ctl_finalize_admitted_to(f->c, old);
 }
 
 static void on_delete(struct ts_informer *inf, const cJSON *obj, void *data)
@@ -239,8 +247,12 @@ static void on_delete(struct ts_informer *inf, const cJSON *obj, void *data)
         return;
     }
     del(f->c, f->which, obj);
-    if (f->which == TS__CTL_WL)
+    if (f->which == TS__CTL_WL) {
         ts__ctl_enqueue_owner(f->c, obj);
+        ts__ctl_finalize_admitted_to(f->c, obj);
+    } else if (f->which == TS__CTL_CQ) {
+        ts__ctl_finalize_flavors(f->c);
+    }
 }
 
 void ts__ctl_feed_handlers(struct ts_ctl *c)

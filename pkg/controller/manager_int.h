@@ -66,7 +66,7 @@ struct ts_ctl {
     struct ts__ctl_feed feeds[TS__CTL_N];
     struct ts_engine *engine;
     struct ts_workqueue *jobs; /* "<Kind>/ns/name" ("Job/ns/name", "TFJob/ns/name"), and
-                                * "Finalize/ns/name" */
+                                * "Finalize/..." (finalize.c) */
     int dirty;                 /* something changed: a cycle is due */
     uint64_t cycle_timer;      /* every TS__CTL_CYCLE_PERIOD: pending reasons, retries, a cycle */
     uint64_t soon_timer;       /* a cycle asked for by a change, or 0 */
@@ -217,10 +217,19 @@ void ts__ctl_vis_stop(struct ts_ctl *c);
 /* finalize.c: queues the removal of Kueue's finalizer from a Workload
  * being deleted (key "Finalize/NS/NAME" of the job work queue). */
 void ts__ctl_finalize_workload(struct ts_ctl *c, const cJSON *wl);
+/* The same for a ClusterQueue (flavor 0) or ResourceFlavor (flavor 1)
+ * being deleted: removed once nothing uses it (else the key is dropped and
+ * the events below ask again).  NULL-safe. */
+void ts__ctl_finalize_queue(struct ts_ctl *c, int flavor, const cJSON *obj);
+/* Every ResourceFlavor being deleted, again (a ClusterQueue changed). */
+void ts__ctl_finalize_flavors(struct ts_ctl *c);
+/* The ClusterQueue wl holds quota in, again if it is being deleted (wl
+ * is leaving it). */
+void ts__ctl_finalize_admitted_to(struct ts_ctl *c, const cJSON *wl);
 /* Whether a work queue key is a finalizer removal. */
 int ts__ctl_is_finalize_key(const char *key);
-/* Handles a "Finalize/NS/NAME" key (marks it done; a failure is retried
- * with the queue's backoff). */
+/* Handles a "Finalize/..." key (marks it done; a failure is retried with
+ * the queue's backoff). */
 void ts__ctl_reconcile_finalizer(struct ts_ctl *c, const char *key);
 
 #endif

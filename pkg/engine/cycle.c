@@ -122,7 +122,7 @@ static void orphan_status(const struct ts_engine *e, struct ts__eng_wl *wl, stru
     } else if (lq->stopped) {
         snprintf(msg, sizeof(msg), "LocalQueue %s is stopped", wl->lq_name);
         pending(c, wl, TS_WL_REASON_SUSPENDED, msg);
-    } else if (!cq) {
+    } else if (!cq || cq->terminating) {
         snprintf(msg, sizeof(msg), "ClusterQueue %s is terminating or missing",
                  lq->cq_name ? lq->cq_name : "");
         pending(c, wl, TS_WL_REASON_MISCONFIGURED, msg);

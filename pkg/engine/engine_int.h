@@ -64,7 +64,8 @@ struct ts__eng_cq {
     struct ts_cq_preemption preemption;
     int has_ns_selector;
     struct ts_label_selector ns_selector;
-    int stopped; /* stopPolicy != None */
+    int stopped;     /* stopPolicy != None */
+    int terminating; /* being deleted: admits nothing new (Kueue's terminating status) */
     size_t n_rgs;
     struct ts__eng_rg *rgs;
     struct ts_heap pending;

@@ -280,6 +280,7 @@ int ts_engine_put_cluster_queue(struct ts_engine *e, const struct ts_cluster_que
     if (s->has_namespace_selector)
         ts_label_selector_copy(&cq->ns_selector, &s->namespace_selector);
     cq->stopped = s->stop_policy != TS_STOP_NONE;
+    cq->terminating = in->meta.deletion_timestamp != 0;
     if (link_parent(e, &cq->node, cq->cohort_name, cohort))
         rc = ts_err_set(err, TS_EINVAL, "clusterqueue \"%s\": spec.cohortName: cannot join \"%s\"",
                         cq->name, cohort);
@@ -339,6 +340,8 @@ void ts_engine_delete_cluster_queue(struct ts_engine *e, const char *name)
 
 const char *ts__eng_cq_inactive(const struct ts_engine *e, const struct ts__eng_cq *cq)
 {
+    if (cq->terminating)
+        return "Terminating";
     if (cq->stopped)
         return "Stopped";
     for (size_t g = 0; g < cq->n_rgs; g++) {

@@ -69,7 +69,10 @@ static void active(const struct ts_engine *e, const struct ts__eng_cq *cq, ts_ti
                 ts_buf_addf(&missing, "%s%s", missing.len ? " " : "", cq->rgs[g].flavors[f].name);
         }
     }
-    if (cq->stopped) {
+    if (cq->terminating) {
+        reason = "Terminating";
+        ts_buf_adds(&msg, "Can't admit new workloads; clusterQueue is terminating");
+    } else if (cq->stopped) {
         reason = "Stopped";
         ts_buf_adds(&msg, "Can't admit new workloads: is stopped.");
     } else if (missing.len) {
