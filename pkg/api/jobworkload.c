@@ -77,6 +77,20 @@ static int resolve_priority(const struct ts_object_meta *jm, const char *pod_cla
     return 0;
 }
 
+/* Kueue's MaximumExecutionTimeSecondsForObject: the label as a positive
+ * int32, else unset (a bad value is ignored, as Kueue does). */
+static void max_exec_time(const struct ts_object_meta *jm, struct ts_opt_i32 *out)
+{
+    const char *v = ts_strmap_get(&jm->labels, TS_LABEL_MAX_EXEC_TIME_SECONDS);
+    int64_t n;
+
+    out->set = 0;
+    if (v && !ts_parse_i64_c(v, &n) && n > 0 && n <= INT32_MAX) {
+        out->set = 1;
+        out->v = (int32_t)n;
+    }
+}
+
 /* Metadata common to every job kind. */
 static int common_meta(const struct ts_object_meta *jm, const char *api_version, const char *kind,
                        const char *group, struct ts_workload *w, struct ts_err *err)
@@ -101,6 +115,7 @@ static int common_meta(const struct ts_object_meta *jm, const char *api_version,
         ts_strmap_set(&w->meta.labels, TS_LABEL_JOB_UID, jm->uid);
     if (queue)
         w->spec.queue_name = ts_xstrdup(queue);
+    max_exec_time(jm, &w->spec.maximum_execution_time_seconds);
     return 0;
 }
 

@@ -158,8 +158,17 @@ static int pod_sets_equal(const struct ts_workload *a, const struct ts_workload 
     return 1;
 }
 
+static int same_max_exec_time(const struct ts_workload *a, const struct ts_workload *b)
+{
+    const struct ts_opt_i32 *x = &a->spec.maximum_execution_time_seconds;
+    const struct ts_opt_i32 *y = &b->spec.maximum_execution_time_seconds;
+
+    return x->set == y->set && (!x->set || x->v == y->v);
+}
+
 /* Suspended and not admitted: keep the pending Workload in step with the
- * job (a changed template or count while pending updates it). */
+ * job (a changed template, count or kueue.x-k8s.io/max-exec-time-seconds
+ * while pending updates it). */
 static int plan_sync(const struct ts_object *o, const struct ts_workload *wl,
                      const struct ts_jobplan_env *env, struct ts_jobplan *p, struct ts_err *err)
 {
@@ -170,11 +179,12 @@ static int plan_sync(const struct ts_object *o, const struct ts_workload *wl,
         return 0;
     ts_workload_init(&fresh);
     rc = build(o, env, &fresh, err);
-    if (!rc && !pod_sets_equal(&fresh, wl)) {
+    if (!rc && (!pod_sets_equal(&fresh, wl) || !same_max_exec_time(&fresh, wl))) {
         struct ts_podset *ps;
         size_t n;
 
         ts_workload_copy(&p->workload, wl);
+        p->workload.spec.maximum_execution_time_seconds = fresh.spec.maximum_execution_time_seconds;
         /* take the job's pod sets, keep everything else of the Workload;
          * the old pod sets are freed with `fresh` */
         ps = p->workload.spec.podsets;
@@ -471,11 +481,56 @@ static int plan_queue_stop(const struct ts_workload *wl, const struct ts_jobplan
     return 0;
 }
 
+/* Kueue's reconcileMaxExecutionTime: an admitted Workload whose
+ * spec.maximumExecutionTimeSeconds has run out (time admitted now plus
+ * status.accumulatedPastExecutionTimeSeconds) becomes a DeactivationTarget
+ * (MaximumExecutionTimeExceeded), which deactivates and evicts it.
+ * Returns 1 when it planned that write; else *remaining is the time left
+ * (0: none to watch). */
+static int plan_max_exec_time(const struct ts_workload *wl, ts_time now, struct ts_jobplan *p,
+                              int64_t *remaining)
+{
+    const struct ts_condition *adm =
+        ts_conditions_find(&wl->status.conditions, TS_WL_COND_ADMITTED);
+    const struct ts_condition *dt =
+        ts_conditions_find(&wl->status.conditions, TS_WL_COND_DEACTIVATION_TARGET);
+    const struct ts_opt_i32 *max = &wl->spec.maximum_execution_time_seconds;
+    const struct ts_opt_i32 *past = &wl->status.accumulated_past_execution_time_seconds;
+
+    *remaining = 0;
+    /* a deactivated or evicted one is on its way out already */
+    if (!max->set || !cond_true(adm) || !ts_workload_is_active(wl) || ts_workload_is_evicted(wl))
+        return 0;
+    *remaining = ((int64_t)max->v - (past->set ? past->v : 0)) * TS_TIME_SECOND -
+                 (now - adm->last_transition_time);
+    if (*remaining > 0 || cond_true(dt)) {
+        *remaining = *remaining > 0 ? *remaining : 0;
+        return 0;
+    }
+    *remaining = 0;
+    ts_workload_copy(&p->workload, wl);
+    ts_conditions_set(&p->workload.status.conditions, TS_WL_COND_DEACTIVATION_TARGET, "True",
+                      TS_WL_REASON_MAXIMUM_EXECUTION_TIME_EXCEEDED,
+                      "exceeding the maximum execution time", wl->meta.generation, now);
+    p->workload.status.accumulated_past_execution_time_seconds.set = 0;
+    p->ops |= TS_JOBPLAN_WORKLOAD_STATUS;
+    event(p, "Warning", TS_WL_REASON_MAXIMUM_EXECUTION_TIME_EXCEEDED,
+          "The maximum execution time (%ds) exceeded", (int)max->v);
+    p->event_on_workload = 1;
+    return 1;
+}
+
+static int plan_running(const struct ts_object *o, const cJSON *job, const struct ts_jobkind *k,
+                        const struct ts_workload *wl, const struct ts_jobplan_env *env, ts_time now,
+                        struct ts_jobplan *p, struct ts_err *err);
+
 static int plan_owned(const struct ts_object *o, const cJSON *job, const struct ts_jobkind *k,
                       const struct ts_workload *wl, const struct ts_jobplan_env *env, ts_time now,
                       struct ts_jobplan *p, struct ts_err *err)
 {
     struct job_facts f;
+    int64_t left = 0;
+    int rc;
 
     facts(o, &f);
     if (ts_workload_is_finished(wl))
@@ -485,8 +540,22 @@ static int plan_owned(const struct ts_object *o, const cJSON *job, const struct 
         return 0;
     }
     if (plan_deactivation(wl, now, p) || plan_backoff(wl, now, p) ||
-        plan_queue_stop(wl, env, now, p))
+        plan_queue_stop(wl, env, now, p) || plan_max_exec_time(wl, now, p, &left))
         return 0;
+    rc = plan_running(o, job, k, wl, env, now, p, err);
+    if (left > 0 && (!p->requeue_after || p->requeue_after > left))
+        p->requeue_after = left; /* the maximum execution time runs out then */
+    return rc;
+}
+
+/* The rest of plan_owned: eviction, start, stop, PodsReady. */
+static int plan_running(const struct ts_object *o, const cJSON *job, const struct ts_jobkind *k,
+                        const struct ts_workload *wl, const struct ts_jobplan_env *env, ts_time now,
+                        struct ts_jobplan *p, struct ts_err *err)
+{
+    struct job_facts f;
+
+    facts(o, &f);
     if (ts_workload_is_evicted(wl))
         return plan_evicted(&f, job, k, wl, now, p, err);
     if (ts_jobkind_is_suspended(k, job)) {

@@ -125,6 +125,24 @@ int ts_apply_preempted(struct ts_workload *wl, const struct ts_decision_target *
     return 1;
 }
 
+/* Kueue's SyncAdmittedCondition: when Admitted turns False the time it was
+ * True adds to status.accumulatedPastExecutionTimeSeconds (whole seconds,
+ * saturating), which spec.maximumExecutionTimeSeconds counts. */
+static void accumulate_execution_time(struct ts_workload *wl, ts_time now)
+{
+    const struct ts_condition *adm =
+        ts_conditions_find(&wl->status.conditions, TS_WL_COND_ADMITTED);
+    struct ts_opt_i32 *past = &wl->status.accumulated_past_execution_time_seconds;
+    int64_t d, sum;
+
+    if (!adm || !adm->status || strcmp(adm->status, "True") || now < adm->last_transition_time)
+        return;
+    d = (now - adm->last_transition_time) / TS_TIME_SECOND;
+    sum = (past->set ? past->v : 0) + d;
+    past->set = 1;
+    past->v = sum > INT32_MAX ? INT32_MAX : (int32_t)sum;
+}
+
 int ts_apply_quota_released(struct ts_workload *wl, ts_time now)
 {
     const struct ts_condition *ev = ts_conditions_find(&wl->status.conditions, TS_WL_COND_EVICTED);
@@ -137,6 +155,7 @@ int ts_apply_quota_released(struct ts_workload *wl, ts_time now)
     message = ts_xstrdup(ev->message ? ev->message : "");
     requeue =
         !strcmp(reason, TS_WL_REASON_PREEMPTED) || !strcmp(reason, TS_WL_REASON_NODE_FAILURES);
+    accumulate_execution_time(wl, now);
     ts_conditions_set(&wl->status.conditions, TS_WL_COND_REQUEUED, requeue ? "True" : "False",
                       reason, message, wl->meta.generation, now);
     ts_conditions_set(&wl->status.conditions, TS_WL_COND_QUOTA_RESERVED, "False",

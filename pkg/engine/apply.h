@@ -37,7 +37,8 @@ int ts_apply_preempted(struct ts_workload *wl, const struct ts_decision_target *
 /* The job of an evicted workload has stopped (reference §3.8): Requeued
  * (True for Preempted/NodeFailures, else False with the eviction reason),
  * QuotaReserved=False PendingEvaluation with the eviction message,
- * status.admission cleared, Admitted=False NoReservation.  Returns 1 when
+ * status.admission cleared, Admitted=False NoReservation, the time it was
+ * admitted added to status.accumulatedPastExecutionTimeSeconds.  Returns 1 when
  * the workload was evicted and holding quota, 0 otherwise. */
 int ts_apply_quota_released(struct ts_workload *wl, ts_time now);
 

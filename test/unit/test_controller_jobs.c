@@ -15,6 +15,7 @@
 #include "api/object.h"
 #include "controller/jobkind.h"
 #include "controller/jobplan.h"
+#include "engine/apply.h"
 #include "json/json.h"
 #include "util/alloc.h"
 
@@ -895,6 +896,114 @@ static void test_plan_queue_stop_policy(void **state)
     }
 }
 
+/* kueue.x-k8s.io/max-exec-time-seconds on the job becomes the Workload's
+ * spec.maximumExecutionTimeSeconds (a bad value is ignored); an admitted
+ * Workload is watched until its time, counting the time it was admitted
+ * before an eviction, runs out; then it becomes a DeactivationTarget
+ * (MaximumExecutionTimeExceeded) with a Warning event, which deactivates
+ * it. */
+static void test_plan_maximum_execution_time(void **state)
+{
+    static const struct {
+        const char *label;
+        int set;
+        int32_t want;
+    } labels[] = {{"60", 1, 60}, {"0", 0, 0}, {"-5", 0, 0}, {"x", 0, 0}, {"2147483648", 0, 0}};
+    static const struct {
+        int32_t past;           /* accumulatedPastExecutionTimeSeconds, -1 unset */
+        int64_t admitted_for_s; /* since Admitted turned True */
+        int64_t left_s;         /* requeue_after; -1: deactivated now */
+    } steps[] = {{-1, 10, 50}, {-1, 59, 1}, {-1, 60, -1}, {30, 20, 10}, {30, 31, -1}, {70, 0, -1}};
+    cJSON *job = cJSON_Parse(job_json);
+    struct ts_jobplan p;
+    struct ts_err err = {0};
+    struct ts_workload wl;
+
+    (void)state;
+    ts_jobplan_init(&p);
+    for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]); i++) {
+        set(job, "metadata.labels[kueue.x-k8s.io/max-exec-time-seconds]",
+            cJSON_CreateString(labels[i].label));
+        assert_int_equal(ts_jobplan_make(job, NULL, &env, NOW, &p, &err), 0);
+        if (p.workload.spec.maximum_execution_time_seconds.set != labels[i].set ||
+            (labels[i].set && p.workload.spec.maximum_execution_time_seconds.v != labels[i].want))
+            fail_msg("label %s: got set=%d v=%d", labels[i].label,
+                     p.workload.spec.maximum_execution_time_seconds.set,
+                     p.workload.spec.maximum_execution_time_seconds.v);
+    }
+    set(job, "metadata.labels[kueue.x-k8s.io/max-exec-time-seconds]", cJSON_CreateString("60"));
+    admitted_workload(job, "gpu", 0, &wl);
+    reserve(&wl, 1);
+    assert_int_equal(ts_jobkind_start(ts_jobkind_of(job), job, &wl, lookup, NULL, &err), 0);
+    wl.spec.maximum_execution_time_seconds.set = 1;
+    wl.spec.maximum_execution_time_seconds.v = 60;
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        ts_time now = NOW + steps[i].admitted_for_s * TS_TIME_SECOND;
+        const struct ts_condition *dt;
+
+        wl.status.accumulated_past_execution_time_seconds.set = steps[i].past >= 0;
+        wl.status.accumulated_past_execution_time_seconds.v = steps[i].past;
+        assert_int_equal(ts_jobplan_make(job, &wl, &env, now, &p, &err), 0);
+        dt = ts_conditions_find(&p.workload.status.conditions, "DeactivationTarget");
+        if (steps[i].left_s >= 0) {
+            if (p.ops || p.requeue_after != steps[i].left_s * TS_TIME_SECOND)
+                fail_msg("step %zu: ops %u requeue_after %lld, want none and %lld s", i, p.ops,
+                         (long long)p.requeue_after, (long long)steps[i].left_s);
+            continue;
+        }
+        if (p.ops != TS_JOBPLAN_WORKLOAD_STATUS || !dt)
+            fail_msg("step %zu: not deactivated (ops %u)", i, p.ops);
+        assert_string_equal(dt->reason, "MaximumExecutionTimeExceeded");
+        assert_string_equal(dt->message, "exceeding the maximum execution time");
+        assert_false(p.workload.status.accumulated_past_execution_time_seconds.set);
+        assert_string_equal(p.event_type, "Warning");
+        assert_string_equal(p.event_message, "The maximum execution time (60s) exceeded");
+    }
+    /* the target deactivates it: spec.active=false, then the eviction */
+    ts_workload_copy(&wl, &p.workload);
+    assert_int_equal(ts_jobplan_make(job, &wl, &env, NOW, &p, &err), 0);
+    assert_int_equal(p.ops, TS_JOBPLAN_UPDATE_WORKLOAD);
+    assert_false(p.workload.spec.active.v);
+    /* deactivated and evicted, still admitted until its job stops: never a
+     * target again (that wrote the condition back and forth) */
+    ts_workload_copy(&wl, &p.workload);
+    ts_conditions_remove(&wl.status.conditions, "DeactivationTarget");
+    ts_conditions_set(&wl.status.conditions, TS_WL_COND_EVICTED, "True",
+                      "DeactivatedDueToMaximumExecutionTimeExceeded", "x", 1, NOW);
+    set(job, "status", cJSON_Parse("{\"active\":1}"));
+    assert_int_equal(ts_jobplan_make(job, &wl, &env, NOW + 3600 * TS_TIME_SECOND, &p, &err), 0);
+    assert_null(ts_conditions_find(&p.workload.status.conditions, "DeactivationTarget"));
+    ts_workload_release(&wl);
+    ts_jobplan_release(&p);
+    cJSON_Delete(job);
+}
+
+/* Releasing an evicted Workload's quota adds the time it was admitted to
+ * status.accumulatedPastExecutionTimeSeconds. */
+static void test_release_accumulates_execution_time(void **state)
+{
+    cJSON *job = cJSON_Parse(job_json);
+    struct ts_workload wl, again;
+
+    (void)state;
+    admitted_workload(job, "gpu", 0, &wl);
+    reserve(&wl, 1);
+    ts_conditions_set(&wl.status.conditions, TS_WL_COND_EVICTED, "True", "Preempted", "x", 1, NOW);
+    ts_workload_init(&again);
+    ts_workload_copy(&again, &wl);
+    assert_int_equal(ts_apply_quota_released(&wl, NOW + 40 * TS_TIME_SECOND + 999), 1);
+    assert_true(wl.status.accumulated_past_execution_time_seconds.set);
+    assert_int_equal(wl.status.accumulated_past_execution_time_seconds.v, 40);
+    /* admitted again (at NOW) after those 40 s, evicted 5 s later */
+    again.status.accumulated_past_execution_time_seconds =
+        wl.status.accumulated_past_execution_time_seconds;
+    assert_int_equal(ts_apply_quota_released(&again, NOW + 5 * TS_TIME_SECOND), 1);
+    assert_int_equal(again.status.accumulated_past_execution_time_seconds.v, 45);
+    ts_workload_release(&again);
+    ts_workload_release(&wl);
+    cJSON_Delete(job);
+}
+
 static void test_plan_pending_workload_follows_job(void **state)
 {
     cJSON *job = cJSON_Parse(job_json);
@@ -973,6 +1082,8 @@ int main(void)
         cmocka_unit_test(test_plan_running_without_admission_is_stopped),
         cmocka_unit_test(test_plan_evicted_stops_then_releases),
         cmocka_unit_test(test_plan_queue_stop_policy),
+        cmocka_unit_test(test_plan_maximum_execution_time),
+        cmocka_unit_test(test_release_accumulates_execution_time),
         cmocka_unit_test(test_plan_pending_workload_follows_job),
         cmocka_unit_test(test_plan_conflict_fails_to_start),
     };
