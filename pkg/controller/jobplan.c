@@ -3,9 +3,11 @@
 #include "api/object.h"
 #include "controller/jobkind.h"
 #include "engine/apply.h"
+#include "util/alloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void ts_jobplan_init(struct ts_jobplan *p)
@@ -548,6 +550,52 @@ static int plan_owned(const struct ts_object *o, const cJSON *job, const struct 
     return rc;
 }
 
+/* Kueue's Job.ReclaimablePods (batch/v1 Jobs only; the Kubeflow kinds
+ * have none): once fewer completions remain than the parallelism, that
+ * many pods of the pod set "main" will not run again, and their quota goes
+ * back to the queue.  Returns the count (0: none). */
+static int32_t job_reclaimable(const struct ts_object *o)
+{
+    const struct ts_job *j = &o->u.job;
+    int32_t par = j->parallelism.set ? j->parallelism.v : 1, remaining;
+
+    if (o->kind != TS_KIND_JOB || par <= 1 || j->succeeded <= 0)
+        return 0;
+    remaining = (j->completions.set ? j->completions.v : par) - j->succeeded;
+    return remaining >= par ? 0 : par - (remaining > 0 ? remaining : 0);
+}
+
+/* status.reclaimablePods follows the job's as it grows (Kueue's
+ * reconciler, step 4; the Workload webhook refuses a decrease, and a
+ * Job's succeeded count never falls).  Returns 1 when it planned the
+ * write. */
+static int plan_reclaimable(const struct ts_object *o, const struct ts_workload *wl,
+                            struct ts_jobplan *p)
+{
+    int32_t n = job_reclaimable(o), have = 0;
+    const struct ts_workload_status *s = &wl->status;
+
+    for (size_t i = 0; i < s->n_reclaimable_pods; i++) {
+        if (!strcmp(s->reclaimable_pods[i].name, TS_WL_DEFAULT_PODSET))
+            have = s->reclaimable_pods[i].count;
+    }
+    if (n <= have)
+        return 0;
+    ts_workload_copy(&p->workload, wl);
+    for (size_t i = 0; i < p->workload.status.n_reclaimable_pods; i++)
+        free(p->workload.status.reclaimable_pods[i].name);
+    free(p->workload.status.reclaimable_pods);
+    p->workload.status.reclaimable_pods = NULL;
+    p->workload.status.n_reclaimable_pods = 0;
+    p->workload.status.reclaimable_pods =
+        ts_xcalloc(1, sizeof(*p->workload.status.reclaimable_pods));
+    p->workload.status.reclaimable_pods[0].name = ts_xstrdup(TS_WL_DEFAULT_PODSET);
+    p->workload.status.reclaimable_pods[0].count = n;
+    p->workload.status.n_reclaimable_pods = 1;
+    p->ops |= TS_JOBPLAN_WORKLOAD_STATUS;
+    return 1;
+}
+
 /* The rest of plan_owned: eviction, start, stop, PodsReady. */
 static int plan_running(const struct ts_object *o, const cJSON *job, const struct ts_jobkind *k,
                         const struct ts_workload *wl, const struct ts_jobplan_env *env, ts_time now,
@@ -556,6 +604,8 @@ static int plan_running(const struct ts_object *o, const cJSON *job, const struc
     struct job_facts f;
 
     facts(o, &f);
+    if (plan_reclaimable(o, wl, p))
+        return 0;
     if (ts_workload_is_evicted(wl))
         return plan_evicted(&f, job, k, wl, now, p, err);
     if (ts_jobkind_is_suspended(k, job)) {

@@ -478,6 +478,12 @@ static void test_plan_pods_ready(void **state)
         set(job, "status.ready", cJSON_CreateNumber(steps[i].ready));
         set(job, "status.succeeded", cJSON_CreateNumber(steps[i].succeeded));
         assert_int_equal(ts_jobplan_make(job, &wl, &env_wfpr, NOW, &p, &err), 0);
+        if (p.ops == TS_JOBPLAN_WORKLOAD_STATUS &&
+            p.workload.status.n_reclaimable_pods > wl.status.n_reclaimable_pods) {
+            /* a succeeded pod is reclaimable first: that write lands */
+            ts_workload_copy(&wl, &p.workload);
+            assert_int_equal(ts_jobplan_make(job, &wl, &env_wfpr, NOW, &p, &err), 0);
+        }
         if (!steps[i].status) {
             if (p.ops)
                 fail_msg("step %zu: unexpected write", i);
@@ -1004,6 +1010,60 @@ static void test_release_accumulates_execution_time(void **state)
     cJSON_Delete(job);
 }
 
+/* Kueue's Job.ReclaimablePods: once fewer completions remain than the
+ * parallelism, parallelism - remaining pods of "main" are reclaimable;
+ * the Workload's status follows as the count grows, never back. */
+static void test_plan_reclaimable_pods(void **state)
+{
+    static const struct {
+        int par, completions, succeeded, have; /* completions 0: unset */
+        int want;                              /* -1: no write */
+    } rows[] = {
+        {4, 0, 0, 0, -1}, {4, 0, 1, 0, 1},   {4, 0, 3, 1, 3},  {4, 0, 3, 3, -1},
+        {4, 0, 4, 3, 4},  {4, 10, 6, 0, -1}, {4, 10, 7, 0, 1}, {4, 10, 9, 1, 3},
+        {1, 0, 1, 0, -1}, {4, 0, 2, 3, -1},  {4, 2, 5, 0, 4},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        cJSON *job = cJSON_Parse(job_json);
+        struct ts_workload wl;
+        struct ts_jobplan p;
+        struct ts_err err = {0};
+
+        ts_jobplan_init(&p);
+        set(job, "spec.parallelism", cJSON_CreateNumber(rows[i].par));
+        if (rows[i].completions)
+            set(job, "spec.completions", cJSON_CreateNumber(rows[i].completions));
+        admitted_workload(job, "gpu", 0, &wl);
+        reserve(&wl, 1);
+        assert_int_equal(ts_jobkind_start(ts_jobkind_of(job), job, &wl, lookup, NULL, &err), 0);
+        set(job, "status.succeeded", cJSON_CreateNumber(rows[i].succeeded));
+        set(job, "status.active", cJSON_CreateNumber(rows[i].par));
+        if (rows[i].have) {
+            wl.status.reclaimable_pods = ts_xcalloc(1, sizeof(*wl.status.reclaimable_pods));
+            wl.status.reclaimable_pods[0].name = ts_xstrdup("main");
+            wl.status.reclaimable_pods[0].count = rows[i].have;
+            wl.status.n_reclaimable_pods = 1;
+        }
+        assert_int_equal(ts_jobplan_make(job, &wl, &env, NOW, &p, &err), 0);
+        if (rows[i].want < 0 ? p.ops != 0
+                             : p.ops != TS_JOBPLAN_WORKLOAD_STATUS ||
+                                   p.workload.status.n_reclaimable_pods != 1 ||
+                                   strcmp(p.workload.status.reclaimable_pods[0].name, "main") ||
+                                   p.workload.status.reclaimable_pods[0].count != rows[i].want)
+            fail_msg("row %zu: ops %u, %zu reclaimable (first %d), want %d", i, p.ops,
+                     p.workload.status.n_reclaimable_pods,
+                     p.workload.status.n_reclaimable_pods
+                         ? p.workload.status.reclaimable_pods[0].count
+                         : 0,
+                     rows[i].want);
+        ts_workload_release(&wl);
+        ts_jobplan_release(&p);
+        cJSON_Delete(job);
+    }
+}
+
 static void test_plan_pending_workload_follows_job(void **state)
 {
     cJSON *job = cJSON_Parse(job_json);
@@ -1083,6 +1143,7 @@ int main(void)
         cmocka_unit_test(test_plan_evicted_stops_then_releases),
         cmocka_unit_test(test_plan_queue_stop_policy),
         cmocka_unit_test(test_plan_maximum_execution_time),
+        cmocka_unit_test(test_plan_reclaimable_pods),
         cmocka_unit_test(test_release_accumulates_execution_time),
         cmocka_unit_test(test_plan_pending_workload_follows_job),
         cmocka_unit_test(test_plan_conflict_fails_to_start),
