@@ -134,6 +134,7 @@ void ts_config_release(struct ts_config *c)
 {
     ts_label_selector_release(&c->metrics_lq_selector);
     ts_strlist_release(&c->label_keys_to_copy);
+    ts_strlist_release(&c->feature_gates_ignored);
     free(c->metrics_bind_address);
     free(c->health_probe_bind_address);
     free(c->lease_namespace);
@@ -177,6 +178,31 @@ static void decode_manager(struct ts_dec *d, const cJSON *obj, struct ts_config 
     ts_dec_opt_bool(d, le, "leaderElect", &c->leader_elect);
     ts_dec_string(d, le, "resourceNamespace", &c->lease_namespace);
     ts_dec_string(d, le, "resourceName", &c->lease_name);
+    ts_path_pop(&d->path, mark);
+}
+
+/* featureGates (name: bool): PartialAdmission and PriorityBoost act; the
+ * names of the others set are kept, to be told (docs/compatibility.md). */
+static void decode_feature_gates(struct ts_dec *d, const cJSON *obj, struct ts_config *c)
+{
+    const cJSON *fg = ts_dec_object(d, obj, "featureGates"), *e;
+    size_t mark;
+
+    if (!fg)
+        return;
+    mark = ts_path_push(&d->path, "featureGates");
+    cJSON_ArrayForEach(e, fg)
+    {
+        if (!cJSON_IsBool(e)) {
+            ts_dec_error(d, TS_FIELD_TYPE_INVALID, e->string, NULL, "must be a boolean");
+        } else if (!strcmp(e->string, "PartialAdmission")) {
+            c->partial_admission = cJSON_IsTrue(e);
+        } else if (!strcmp(e->string, "PriorityBoost")) {
+            c->priority_boost = cJSON_IsTrue(e);
+        } else {
+            ts_strlist_push(&c->feature_gates_ignored, e->string);
+        }
+    }
     ts_path_pop(&d->path, mark);
 }
 
@@ -246,6 +272,7 @@ void ts_config_decode(const cJSON *obj, struct ts_config *c, struct ts_field_err
         c->burst = 30;
     }
     decode_fair_sharing(&d, obj, v1beta1, c);
+    decode_feature_gates(&d, obj, c);
     decode_wait_for_pods_ready(&d, obj, v1beta1, c);
     decode_integrations(&d, obj, c);
     decode_manager(&d, obj, c);

@@ -27,7 +27,11 @@ struct ts_config {
     size_t n_strategies;
     enum ts_config_fs_strategy strategies[2];
     int manage_jobs_without_queue_name;
-    int partial_admission;
+    int partial_admission; /* featureGates.PartialAdmission (default on) */
+    int priority_boost;    /* featureGates.PriorityBoost (alpha, default off) */
+    /* featureGates set in the file that Turnstile does not act on (names;
+     * docs/compatibility.md) */
+    struct ts_strlist feature_gates_ignored;
     double qps;
     int32_t burst;
     /* waitForPodsReady: v1beta2 enables it unless the feature gate is off

@@ -327,23 +327,28 @@ int32_t ts_workload_priority(const struct ts_workload *w)
     return w->spec.priority.set ? w->spec.priority.v : 0;
 }
 
-int32_t ts_workload_effective_priority(const struct ts_workload *w, int boost_enabled)
+int32_t ts_workload_priority_boost(const struct ts_workload *w)
 {
-    int64_t p = ts_workload_priority(w);
-    const char *s;
+    const char *s = ts_strmap_get(&w->meta.annotations, TS_WL_ANNOTATION_PRIORITY_BOOST);
     int64_t boost;
 
-    if (!boost_enabled)
-        return (int32_t)p;
-    s = ts_strmap_get(&w->meta.annotations, TS_WL_ANNOTATION_PRIORITY_BOOST);
     if (!s || ts_parse_i64_c(s, &boost) != 0)
-        return (int32_t)p;
+        return 0;
     if (boost > INT32_MAX || boost < INT32_MIN)
-        boost = boost > 0 ? INT32_MAX : INT32_MIN;
-    p += boost;
-    if (p > INT32_MAX)
-        return INT32_MAX;
-    if (p < INT32_MIN)
-        return INT32_MIN;
-    return (int32_t)p;
+        return boost > 0 ? INT32_MAX : INT32_MIN;
+    return (int32_t)boost;
+}
+
+int32_t ts_priority_add(int32_t priority, int32_t boost)
+{
+    int64_t p = (int64_t)priority + boost;
+
+    return p > INT32_MAX ? INT32_MAX : p < INT32_MIN ? INT32_MIN : (int32_t)p;
+}
+
+int32_t ts_workload_effective_priority(const struct ts_workload *w, int boost_enabled)
+{
+    int32_t p = ts_workload_priority(w);
+
+    return boost_enabled ? ts_priority_add(p, ts_workload_priority_boost(w)) : p;
 }

@@ -336,6 +336,11 @@ int32_t ts_workload_priority(const struct ts_workload *w);
  * kueue.x-k8s.io/priority-boost (ignored when not an integer); saturates
  * at the int32 range. */
 int32_t ts_workload_effective_priority(const struct ts_workload *w, int boost_enabled);
+/* The integer of annotation kueue.x-k8s.io/priority-boost, clamped to the
+ * int32 range; 0 when absent or not an integer. */
+int32_t ts_workload_priority_boost(const struct ts_workload *w);
+/* priority + boost, saturating at the int32 range. */
+int32_t ts_priority_add(int32_t priority, int32_t boost);
 
 #define TS_WL_ANNOTATION_PRIORITY_BOOST "kueue.x-k8s.io/priority-boost"
 

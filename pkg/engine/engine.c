@@ -23,6 +23,7 @@ void ts_engine_config_from(struct ts_engine_config *out, const struct ts_config 
     ts_engine_config_init(out);
     out->fair_sharing = c->fair_sharing;
     out->partial_admission = c->partial_admission;
+    out->priority_boost = c->priority_boost;
     out->block_admission = c->wait_for_pods_ready && c->block_admission;
     out->n_strategies = c->n_strategies;
     for (size_t i = 0; i < c->n_strategies && i < 2; i++)

@@ -57,8 +57,12 @@ enum ts_fs_strategy {
 
 struct ts_engine_config {
     int partial_admission; /* PartialAdmission gate (default on) */
-    int fair_sharing;      /* Configuration fairSharing present */
-    size_t n_strategies;   /* 0 = Kueue's default: both, in order */
+    /* PriorityBoost gate: a workload's priority is spec.priority plus its
+     * kueue.x-k8s.io/priority-boost annotation (Kueue's EffectivePriority,
+     * for queue order and preemption alike) */
+    int priority_boost;
+    int fair_sharing;    /* Configuration fairSharing present */
+    size_t n_strategies; /* 0 = Kueue's default: both, in order */
     enum ts_fs_strategy strategies[2];
     /* waitForPodsReady.blockAdmission: no admission while an admitted
      * workload is not PodsReady (checks the holders once per cycle) */

@@ -541,6 +541,8 @@ static void fill(struct ts_engine *e, struct ts__eng_wl *wl, const struct ts_wor
     wl->lq_name = src->spec.queue_name ? ts_xstrdup(src->spec.queue_name) : NULL;
     members_add(e, wl);
     wl->priority = resolve_priority(e, src);
+    if (e->config.priority_boost)
+        wl->priority = ts_priority_add(wl->priority, ts_workload_priority_boost(src));
     wl->created = src->meta.creation_timestamp;
     wl->queue_ts = queue_order_ts(src);
     wl->podsets = ts_xcalloc(src->spec.n_podsets ? src->spec.n_podsets : 1, sizeof(*wl->podsets));

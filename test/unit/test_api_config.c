@@ -277,12 +277,54 @@ static void test_integrations(void **state)
     }
 }
 
+/* featureGates: PartialAdmission and PriorityBoost act, others are kept
+ * by name (to be told), a value that is not a boolean names the gate. */
+static void test_feature_gates(void **state)
+{
+    static const struct {
+        const char *gates;
+        int partial, boost;
+        const char *ignored; /* first ignored name, or NULL */
+        const char *error;   /* field, or NULL */
+    } rows[] = {
+        {NULL, 1, 0, NULL, NULL},
+        {"{PriorityBoost: true}", 1, 1, NULL, NULL},
+        {"{PartialAdmission: false, PriorityBoost: false}", 0, 0, NULL, NULL},
+        {"{TopologyAwareScheduling: true}", 1, 0, "TopologyAwareScheduling", NULL},
+        {"{PriorityBoost: yes please}", 1, 0, NULL, "featureGates.PriorityBoost"},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+        struct ts_config c;
+
+        decode_config(&c, &errs,
+                      "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n%s%s\n",
+                      rows[i].gates ? "featureGates: " : "", rows[i].gates ? rows[i].gates : "");
+        if (c.partial_admission != rows[i].partial || c.priority_boost != rows[i].boost)
+            fail_msg("row %zu: partial %d boost %d", i, c.partial_admission, c.priority_boost);
+        if (rows[i].ignored)
+            assert_string_equal(c.feature_gates_ignored.items[0], rows[i].ignored);
+        else
+            assert_int_equal(c.feature_gates_ignored.n, 0);
+        if (rows[i].error) {
+            assert_int_equal(errs.n, 1);
+            assert_string_equal(errs.items[0].field, rows[i].error);
+        } else {
+            assert_int_equal(errs.n, 0);
+        }
+        ts_field_errors_release(&errs);
+        ts_config_release(&c);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_config_cases),       cmocka_unit_test(test_requeuing_strategy),
         cmocka_unit_test(test_recovery_and_limit), cmocka_unit_test(test_manager_knobs),
-        cmocka_unit_test(test_integrations),
+        cmocka_unit_test(test_integrations),       cmocka_unit_test(test_feature_gates),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
