@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,7 +25,8 @@
     "usage: turnstile --webhook-only [--webhook-port N] [--webhook-host ADDR] [--health-port N]\n" \
     "  [--cert-dir DIR] [--internal-cert-management=false] [--namespace NS] [--service-name S]\n"  \
     "  [--manage-jobs-without-queue-name] [--webhook-url URL --webhook-configs-out FILE]\n"        \
-    "  [--threads N] [--idle-timeout S] [--request-deadline S] [--log-level LEVEL]\n"              \
+    "  [--threads N] [--idle-timeout S] [--header-timeout S] [--request-deadline S]\n"             \
+    "  [--log-level LEVEL]\n"                                                                      \
     "  [--kubeconfig FILE (inject the CA into the cluster; automatic in-cluster)]\n"               \
     "  [--secret-name NAME (share the certificate between replicas; \"\" = off;\n"                 \
     "   default turnstile-webhook-server-cert)] [--secret-sync-period S (default 10)]\n"           \
@@ -68,11 +70,12 @@ static int parse_one(struct flags *f, const char *name, const char *val)
     if (strcmp(name, "--config") == 0)
         return val && !ts__turnstile_load_config(val, &f->config) ? 2 : -1;
     if (strcmp(name, "--threads") == 0 || strcmp(name, "--idle-timeout") == 0 ||
-        strcmp(name, "--request-deadline") == 0) {
+        strcmp(name, "--request-deadline") == 0 || strcmp(name, "--header-timeout") == 0) {
         if (!val || int_arg(val, 1, 1024, &n))
             return -1;
         *(name[2] == 't'   ? &f->srv.threads
           : name[2] == 'i' ? &f->srv.timeout_s
+          : name[2] == 'h' ? &f->srv.header_timeout_s
                            : &f->srv.deadline_s) = (unsigned)n;
         return 2;
     }
@@ -203,6 +206,23 @@ static void run(int sfd, struct ts_certsrc *src, struct ts_whserver *srv,
     }
 }
 
+/* Every connection a server holds is a file: the soft RLIMIT_NOFILE is
+ * raised to the hard one, so that idle clients cannot exhaust it
+ * (ts_whserver_conn_budget() sizes the servers from it). */
+void ts__raise_file_limit(void)
+{
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rlim_t was = rl.rlim_cur;
+
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+            ts_log_debug("main", "open file limit raised from %llu to %llu",
+                         (unsigned long long)was, (unsigned long long)rl.rlim_cur);
+    }
+}
+
 static int has_flag(int argc, char **argv, const char *flag)
 {
     for (int i = 1; i < argc; i++) {
@@ -224,6 +244,7 @@ int main(int argc, char **argv)
     int sfd;
 
     ts_alloc_init();
+    ts__raise_file_limit();
     if (!has_flag(argc, argv, "--webhook-only"))
         return ts__turnstile_controller_main(argc, argv);
     ts_whserver_options_init(&f.srv);

@@ -21,11 +21,11 @@
 #include "api/workload.h"
 #include "util/err.h"
 
-#define TS_LABEL_QUEUE_NAME               "kueue.x-k8s.io/queue-name"
-#define TS_LABEL_PRIORITY_CLASS           "kueue.x-k8s.io/priority-class"
-#define TS_LABEL_JOB_UID                  "kueue.x-k8s.io/job-uid"
+#define TS_LABEL_QUEUE_NAME     "kueue.x-k8s.io/queue-name"
+#define TS_LABEL_PRIORITY_CLASS "kueue.x-k8s.io/priority-class"
+#define TS_LABEL_JOB_UID        "kueue.x-k8s.io/job-uid"
 /* a positive int32: the Workload's spec.maximumExecutionTimeSeconds */
-#define TS_LABEL_MAX_EXEC_TIME_SECONDS "kueue.x-k8s.io/max-exec-time-seconds"
+#define TS_LABEL_MAX_EXEC_TIME_SECONDS    "kueue.x-k8s.io/max-exec-time-seconds"
 #define TS_ANNOTATION_JOB_MIN_PARALLELISM "kueue.x-k8s.io/job-min-parallelism"
 
 /* Priority classes known to the caller.  Each lookup returns 1 and sets

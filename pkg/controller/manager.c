@@ -7,6 +7,7 @@
 #include "util/buf.h"
 #include "util/parse.h"
 #include "util/log.h"
+#include "webhook/whserver.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -82,6 +83,7 @@ static int serve(struct ts_ctl *c, const char *what, const char *addr, int probe
     so.ready = ready;
     so.ready_ud = c;
     so.probes_only = probes_only;
+    so.conn_limit = ts_whserver_conn_budget(); /* idle scrapers cannot lock Prometheus out */
     if (ts_metrics_server_start(c->registry, &so, out, err))
         return err->code;
     ts_log_info("controller", "%s serving on %s:%d (%s)", what, host[0] ? host : "*",

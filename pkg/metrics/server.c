@@ -139,7 +139,7 @@ static int listen_on(const struct addrinfo *ai)
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
     if (ai->ai_family == AF_INET6) /* "::" serves IPv4 too */
         setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-    if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 64) == 0)
+    if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 1024) == 0)
         return fd;
     e = errno;
     close(fd);
@@ -214,6 +214,7 @@ int ts_metrics_server_start(struct ts_metrics_registry *reg,
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ITC | MHD_USE_ERROR_LOG, 0, NULL,
         NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, on_log, s, MHD_OPTION_LISTEN_SOCKET,
         (MHD_socket)fd, MHD_OPTION_CONNECTION_LIMIT, o->conn_limit ? o->conn_limit : 64u,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, o->per_ip_limit ? o->per_ip_limit : 64u,
         MHD_OPTION_CONNECTION_TIMEOUT, o->timeout_s ? o->timeout_s : 10u,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HEADER_MEMORY, MHD_OPTION_END);
     if (!s->d) {

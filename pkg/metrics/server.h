@@ -10,7 +10,8 @@
  * registry's mutex only while it formats, and the response is sent
  * afterwards from a buffer by non-blocking I/O, so a stalled client costs
  * a socket, not a lock or a thread.  Idle connections are closed after
- * `timeout_s`; at most `conn_limit` are open at once.
+ * `timeout_s`; at most `conn_limit` are open at once, `per_ip_limit` from
+ * one address.
  *
  * The ready callback runs on the server's thread: it must only read state
  * that is safe to read from there (an atomic flag, or state behind its own
@@ -38,9 +39,10 @@ struct ts_metrics_server_options {
     int port;                  /* 0 = any free port (see ts_metrics_server_port()) */
     ts_metrics_ready_fn ready; /* NULL = always ready */
     void *ready_ud;
-    unsigned timeout_s;  /* idle connection timeout, default 10 */
-    unsigned conn_limit; /* default 64 */
-    int probes_only;     /* /healthz and /readyz only (a health probe port) */
+    unsigned timeout_s;    /* idle connection timeout, default 10 */
+    unsigned conn_limit;   /* default 64 */
+    unsigned per_ip_limit; /* default 64 */
+    int probes_only;       /* /healthz and /readyz only (a health probe port) */
 };
 
 struct ts_metrics_server;

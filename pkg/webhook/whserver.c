@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,10 +57,22 @@ void ts_whserver_options_init(struct ts_whserver_options *o)
     o->port = TS_WHSERVER_DEFAULT_PORT;
     o->health_port = -1;
     o->threads = 4;
-    o->conn_limit = 256;
+    o->conn_limit = 0;
     o->per_ip_limit = 64;
     o->timeout_s = 10;
+    o->header_timeout_s = 3;
     o->deadline_s = 10;
+}
+
+unsigned ts_whserver_conn_budget(void)
+{
+    struct rlimit rl;
+    rlim_t n;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return 65536;
+    n = rl.rlim_cur > 1280 ? rl.rlim_cur - 1024 : 256;
+    return n > 65536 ? 65536u : n < 256 ? 256u : (unsigned)n;
 }
 
 static double elapsed_s(const struct timespec *since)
@@ -178,8 +191,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     struct conn *k = *con_cls;
 
     (void)version;
-    if (!k)
+    if (!k) {
+        /* it got a request through: the keep-alive idle timeout applies */
+        MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned)s->opts.timeout_s);
         return begin(s, c, url, method, con_cls);
+    }
     if (*upload_data_size == 0)
         return finish(s, c, url, k);
     k->seen += *upload_data_size;
@@ -284,7 +300,9 @@ static int try_listen(const struct sockaddr_storage *ss, socklen_t len)
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
     if (ss->ss_family == AF_INET6)
         setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-    if (bind(fd, (const struct sockaddr *)ss, len) != 0 || listen(fd, 128) != 0) {
+    /* a deep backlog: a burst of connections waits to be accepted instead
+     * of being refused by the kernel */
+    if (bind(fd, (const struct sockaddr *)ss, len) != 0 || listen(fd, 4096) != 0) {
         int e = errno;
 
         close(fd);
@@ -320,6 +338,19 @@ static int open_listener(const char *host, int port, struct ts_err *err)
 static const unsigned base_flags =
     MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
 
+static unsigned conn_limit(const struct ts_whserver *s)
+{
+    return s->opts.conn_limit ? s->opts.conn_limit : ts_whserver_conn_budget();
+}
+
+/* The timeout of a connection until it sends a request. */
+static unsigned first_timeout(const struct ts_whserver *s)
+{
+    unsigned h = s->opts.header_timeout_s ? s->opts.header_timeout_s : s->opts.timeout_s;
+
+    return h < s->opts.timeout_s ? h : (unsigned)s->opts.timeout_s;
+}
+
 /* Starts a TLS daemon on a dup() of the listening socket. */
 static struct MHD_Daemon *start_tls(struct ts_whserver *s, const char *cert, const char *key)
 {
@@ -333,10 +364,9 @@ static struct MHD_Daemon *start_tls(struct ts_whserver *s, const char *cert, con
         s, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_HTTPS_MEM_CERT, cert,
         MHD_OPTION_HTTPS_MEM_KEY, key, MHD_OPTION_HTTPS_PRIORITIES, TLS_PRIORITIES,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)s->opts.threads, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)s->opts.conn_limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-        (unsigned)s->opts.per_ip_limit, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)s->opts.timeout_s,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HEADER_MEMORY, MHD_OPTION_NOTIFY_COMPLETED,
-        on_completed, s, MHD_OPTION_END);
+        conn_limit(s), MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)s->opts.per_ip_limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, first_timeout(s), MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+        (size_t)HEADER_MEMORY, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
     if (!d)
         close(fd);
     return d;
@@ -352,10 +382,11 @@ static int start_health(struct ts_whserver *s, struct ts_err *err)
     if (fd < 0)
         return fd;
     s->health_port = bound_port(fd);
-    s->health = MHD_start_daemon(
-        base_flags, 0, NULL, NULL, on_health, s, MHD_OPTION_EXTERNAL_LOGGER, on_log, s,
-        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_CONNECTION_LIMIT, 64u,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)s->opts.timeout_s, MHD_OPTION_END);
+    s->health = MHD_start_daemon(base_flags, 0, NULL, NULL, on_health, s,
+                                 MHD_OPTION_EXTERNAL_LOGGER, on_log, s, MHD_OPTION_LISTEN_SOCKET,
+                                 (MHD_socket)fd, MHD_OPTION_CONNECTION_LIMIT, conn_limit(s),
+                                 MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)s->opts.per_ip_limit,
+                                 MHD_OPTION_CONNECTION_TIMEOUT, first_timeout(s), MHD_OPTION_END);
     if (!s->health) {
         close(fd);
         return ts_err_set(err, TS_EIO, "cannot start the health listener");

@@ -17,10 +17,15 @@
  * Hostile clients: bodies over TS_WEBHOOK_MAX_BODY get 413 (up front from
  * Content-Length, or after the upload for chunked bodies, of which at most
  * twice the limit is read before the connection is dropped); a connection
- * idle for `timeout_s` is closed (slow-loris trickles are cut by it, by the
+ * that has not sent a request yet is closed once idle for
+ * `header_timeout_s` (a TLS handshake or headers that stall), one that has
+ * once idle for `timeout_s` (slow-loris trickles are cut by these, by the
  * header memory limit and by the request deadline); connections are
- * capped in total and per IP; a body that is still arriving after
- * `deadline_s` is dropped.  A slow client costs a socket, never a thread.
+ * capped per IP (so one address cannot take them all) and in total only by
+ * what the file limit allows (ts_whserver_conn_budget()), so idle clients
+ * from many addresses cannot lock the API server out; a body that is still
+ * arriving after `deadline_s` is dropped.  A slow client costs a socket,
+ * never a thread.
  *
  * Certificate reload: GnuTLS's certificate callback would need GnuTLS
  * headers (Turnstile links only libmicrohttpd and OpenSSL), so a reload
@@ -51,19 +56,26 @@ typedef int (*ts_whserver_get_fn)(void *ud, const char *path, const struct ts_st
                                   struct ts_buf *out);
 
 struct ts_whserver_options {
-    const char *host;       /* bind address; NULL or "" = all (dual stack when possible) */
-    int port;               /* 0 = any free port (see ts_whserver_port()) */
-    int health_port;        /* plain HTTP health listener; -1 = none, 0 = any free port */
-    unsigned threads;       /* thread pool size, default 4 */
-    unsigned conn_limit;    /* default 256 */
-    unsigned per_ip_limit;  /* default 64 */
-    unsigned timeout_s;     /* idle connection timeout, default 10 */
-    unsigned deadline_s;    /* a request body must arrive within this, default 10 */
-    ts_whserver_get_fn get; /* other GETs; NULL: 405 */
+    const char *host;          /* bind address; NULL or "" = all (dual stack when possible) */
+    int port;                  /* 0 = any free port (see ts_whserver_port()) */
+    int health_port;           /* plain HTTP health listener; -1 = none, 0 = any free port */
+    unsigned threads;          /* thread pool size, default 4 */
+    unsigned conn_limit;       /* 0 (default): what the process's file limit allows */
+    unsigned per_ip_limit;     /* default 64 */
+    unsigned timeout_s;        /* idle timeout of a connection that sent a request, default 10 */
+    unsigned header_timeout_s; /* a new connection must finish its TLS handshake and
+                                * request headers without idling this long, default 3 */
+    unsigned deadline_s;       /* a request body must arrive within this, default 10 */
+    ts_whserver_get_fn get;    /* other GETs; NULL: 405 */
     void *get_ud;
 };
 
 struct ts_whserver;
+
+/* How many connections a server of this process may hold: the soft
+ * RLIMIT_NOFILE less a reserve for the rest of the process (the client,
+ * informers, logs), at least 256, at most 65536. */
+unsigned ts_whserver_conn_budget(void);
 
 /* Defaults above; port 9443, no health listener. */
 void ts_whserver_options_init(struct ts_whserver_options *o);
