@@ -3,11 +3,12 @@
  * --config FILE (a Kueue Configuration), --kubeconfig, --context,
  * --leader-elect.  The Configuration's metrics.bindAddress,
  * health.healthProbeBindAddress and leaderElection apply unless a flag
- * says otherwise. */
+ * says otherwise; the fields Turnstile does not honour yet are logged. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/unhonoured.h"
 #include "cmd_turnstile.h"
 #include "controller/manager.h"
 #include "util/buf.h"
@@ -25,6 +26,17 @@
     "  [--queue-status-max-wait SECONDS (a changed queue status waits at most this long for\n"     \
     "   spare client budget; default 30)]\n"                                                       \
     "       turnstile --webhook-only ...   (the webhook server; see --webhook-only --help)\n"
+
+/* Each field of the file Turnstile does not honour yet, in the log. */
+static void warn_unhonoured(const char *path, const cJSON *cfg)
+{
+    struct ts_strlist fields = TS_STRLIST_INIT;
+
+    ts_unhonoured_config_fields(cfg, &fields);
+    for (size_t i = 0; i < fields.n; i++)
+        ts_log_warn("config", "file=%s field=%s" TS_UNHONOURED_SUFFIX, path, fields.items[i]);
+    ts_strlist_release(&fields);
+}
 
 int ts__turnstile_load_config(const char *path, struct ts_config *c)
 {
@@ -46,6 +58,8 @@ int ts__turnstile_load_config(const char *path, struct ts_config *c)
                     ts_yaml_doc_line(&st.docs[0], errs.items[0].field), b.ptr);
             ts_buf_release(&b);
             rc = -1;
+        } else {
+            warn_unhonoured(path, st.docs[0].root);
         }
     }
     ts_field_errors_release(&errs);

@@ -3,6 +3,7 @@
  * field named, and a Warning event InvalidObject says the same on the
  * object; they never stop the others. */
 #include "api/object.h"
+#include "api/unhonoured.h"
 #include "controller/manager_int.h"
 #include "json/json.h"
 #include "util/log.h"
@@ -25,11 +26,32 @@ static const char *orempty(const char *s)
     return s ? s : "";
 }
 
+/* Fields obj sets that Turnstile does not honour yet (docs/compatibility.md):
+ * a log line and a Warning Event UnhonouredField for each, never silence. */
+static void warn_unhonoured(struct ts_ctl *c, const cJSON *obj)
+{
+    struct ts_strlist paths = TS_STRLIST_INIT;
+
+    ts_unhonoured_fields(obj, &paths);
+    for (size_t i = 0; i < paths.n; i++) {
+        ts_log_warn("controller", "object=%s/%s kind=%s field=%s: accepted but not yet honoured",
+                    orempty(ts_json_get_string(obj, "metadata.namespace")),
+                    orempty(ts_json_get_string(obj, "metadata.name")),
+                    orempty(ts_json_get_string(obj, "kind")), paths.items[i]);
+        ts_recorder_event(c->events, obj, "Warning", "UnhonouredField", "%s" TS_UNHONOURED_SUFFIX,
+                          paths.items[i]);
+    }
+    ts_strlist_release(&paths);
+}
+
 static void put(struct ts_ctl *c, const cJSON *obj)
 {
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
     struct ts_err err = {0};
     struct ts_object o;
+    /* a Workload comes back here on every status write: told once, when
+     * the engine first takes it (queue kinds: when their spec changes) */
+    size_t known = ts_engine_workload_count(c->engine);
     /* read here, never encoded back: no raw copy of the pod templates */
     int rc = ts_object_decode_flags(obj, TS_DECODE_NO_RAW, &o, &errs, &err);
 
@@ -78,6 +100,8 @@ static void put(struct ts_ctl *c, const cJSON *obj)
                     orempty(ts_json_get_string(obj, "metadata.namespace")),
                     orempty(ts_json_get_string(obj, "metadata.name")), err.msg);
         ts_recorder_event(c->events, obj, "Warning", "InvalidObject", "%s", err.msg);
+    } else if (o.kind != TS_KIND_WORKLOAD || ts_engine_workload_count(c->engine) > known) {
+        warn_unhonoured(c, obj);
     }
     if (o.kind != TS_KIND_UNKNOWN)
         ts_object_release(&o);

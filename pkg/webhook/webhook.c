@@ -1,7 +1,7 @@
 /*
  * webhook.c - the AdmissionReview envelope: path dispatch, request
- * parsing, response building (uid echo, base64 JSONPatch, denial Status),
- * and the response helpers the per-kind handlers share.
+ * parsing, response building (uid echo, base64 JSONPatch, denial Status,
+ * warnings), and the response helpers the per-kind handlers share.
  */
 #include "webhook/webhook.h"
 
@@ -312,6 +312,12 @@ static void write_review(const char *api_version, const char *uid, const struct 
         add_status(resp, rs);
     else if (rs->patch)
         add_patch(resp, rs->patch);
+    if (rs->warnings.n) {
+        cJSON *w = cJSON_AddArrayToObject(resp, "warnings");
+
+        for (size_t i = 0; i < rs->warnings.n; i++)
+            cJSON_AddItemToArray(w, cJSON_CreateString(rs->warnings.items[i]));
+    }
     ts_json_print(rv, TS_JSON_COMPACT, out, NULL);
     cJSON_Delete(rv);
 }
@@ -319,7 +325,7 @@ static void write_review(const char *api_version, const char *uid, const struct 
 static void admission(const struct ts_webhook *wh, const struct route *r, const char *body,
                       size_t len, struct ts_buf *out)
 {
-    struct ts__wh_resp rs = {1, 0, NULL, TS_BUF_INIT, NULL};
+    struct ts__wh_resp rs = {1, 0, NULL, TS_BUF_INIT, NULL, TS_STRLIST_INIT};
     struct ts__wh_req rq = {0};
     struct ts_err err = {0};
     cJSON *review = NULL;
@@ -337,6 +343,7 @@ static void admission(const struct ts_webhook *wh, const struct route *r, const 
     write_review(av, rq.uid, &rs, out);
     cJSON_Delete(rs.patch);
     ts_buf_release(&rs.message);
+    ts_strlist_release(&rs.warnings);
     cJSON_Delete(review);
 }
 

@@ -14,6 +14,7 @@
 
 #include "api/field.h"
 #include "api/object.h"
+#include "util/strlist.h"
 #include "webhook/webhook.h"
 
 struct ts_webhook {
@@ -38,6 +39,8 @@ struct ts__wh_resp {
     const char *reason; /* static: "Forbidden", "BadRequest" */
     struct ts_buf message;
     cJSON *patch; /* owned RFC 6902 array, NULL = no patch */
+    /* response.warnings (kubectl prints each as "Warning: ..."), owned */
+    struct ts_strlist warnings;
 };
 
 typedef void (*ts__wh_fn)(const struct ts_webhook *wh, const struct ts__wh_req *rq,

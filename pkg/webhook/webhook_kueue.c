@@ -4,7 +4,8 @@
  * of pkg/api, and the mutating webhooks of ClusterQueue, ResourceFlavor
  * (finalizer kueue.x-k8s.io/resource-in-use on create) and Workload
  * (finalizer, podSets[0].name "main" when a single pod set has none,
- * minCount dropped when partial admission is off).
+ * minCount dropped when partial admission is off).  An object admitted
+ * with fields Turnstile does not honour yet gets a warning for each.
  *
  * Objects arrive as v1beta1 or v1beta2; ts_object_decode() converts them,
  * so both path versions share these handlers.  Mutations are made on a
@@ -13,6 +14,7 @@
  */
 #include <string.h>
 
+#include "api/unhonoured.h"
 #include "json/json.h"
 #include "util/alloc.h"
 #include "webhook/webhook_int.h"
@@ -86,6 +88,23 @@ static void check_update(const struct ts__wh_req *rq, enum ts_kind kind, const s
     ts_field_errors_release(&old_errs);
 }
 
+/* One warning per field the object sets that Turnstile does not honour
+ * yet (docs/compatibility.md): accepted, but never silently. */
+static void warn_unhonoured(const cJSON *obj, struct ts__wh_resp *rs)
+{
+    struct ts_strlist paths = TS_STRLIST_INIT;
+    struct ts_buf w = TS_BUF_INIT;
+
+    ts_unhonoured_fields(obj, &paths);
+    for (size_t i = 0; i < paths.n; i++) {
+        ts_buf_reset(&w);
+        ts_buf_addf(&w, "%s" TS_UNHONOURED_SUFFIX, paths.items[i]);
+        ts_strlist_push(&rs->warnings, w.ptr);
+    }
+    ts_buf_release(&w);
+    ts_strlist_release(&paths);
+}
+
 void ts__wh_validate_kueue(const struct ts_webhook *wh, const struct ts__wh_req *rq,
                            enum ts_kind kind, struct ts__wh_resp *rs)
 {
@@ -106,6 +125,8 @@ void ts__wh_validate_kueue(const struct ts_webhook *wh, const struct ts__wh_req 
         ts_object_validate(&nw, &errs);
     if (rs->allowed)
         ts__wh_deny_errs(rs, &errs);
+    if (rs->allowed && !*rq->sub_resource)
+        warn_unhonoured(rq->object, rs);
     ts_object_release(&nw);
     ts_field_errors_release(&errs);
 }

@@ -11,7 +11,8 @@
  *   options: {manageJobsWithoutQueueName, partialAdmission, defaultLocalQueue
  *             (namespaces having LocalQueue "default"), defaultWPC},
  *   want: {allowed, code, message (substring or list of substrings),
- *          patch (exact ops, or null for none), mutated ({pointer: value})}.
+ *          patch (exact ops, or null for none), mutated ({pointer: value}),
+ *          warnings (the response's exact warnings; [] for none)}.
  *
  * Include after <cmocka.h>.
  */
@@ -243,6 +244,17 @@ static inline void wt_check_mutated(const char *name, const cJSON *obj, const cJ
     cJSON_Delete(out);
 }
 
+/* response.warnings is exactly `want` (absent counts as []). */
+static inline void wt_check_warnings(const char *name, const cJSON *want, const struct wt_resp *r)
+{
+    const cJSON *got = cJSON_GetObjectItem(r->resp, "warnings");
+    cJSON *none = cJSON_CreateArray();
+
+    if (!ts_json_equal(want, got ? got : none))
+        fail_msg("%s: warnings differ: %s", name, r->text.ptr);
+    cJSON_Delete(none);
+}
+
 static inline void wt_check(const char *name, const cJSON *want, const cJSON *obj,
                             const struct wt_resp *r)
 {
@@ -265,6 +277,8 @@ static inline void wt_check(const char *name, const cJSON *want, const cJSON *ob
                  r->patch ? cJSON_PrintUnformatted(r->patch) : "(none)");
     if (cJSON_GetObjectItem(want, "mutated"))
         wt_check_mutated(name, obj, r->patch, cJSON_GetObjectItem(want, "mutated"));
+    if (cJSON_GetObjectItem(want, "warnings"))
+        wt_check_warnings(name, cJSON_GetObjectItem(want, "warnings"), r);
 }
 
 static inline void wt_run_case(const cJSON *c)
