@@ -12,6 +12,8 @@
 #                   write budget) and live (unlimited, 50/100), with Kueue's range check
 #   make bench-large   the same on Kueue's large-scale configuration
 #   make run        the local API server + webhook + controller + samples
+#   make install    the product binaries (release build) into $(DESTDIR)$(PREFIX)/bin:
+#                   turnstile, turnstilectl and turnstile-apiserver; PREFIX=/usr/local
 #   make soak       apiserver durability (20 kill -9 rounds x 10,000 writes), then the
 #                   crash-restart soak: 3,000 steps, >= 1,000 controller kills, --faults,
 #                   --preemption
@@ -60,8 +62,11 @@ LDOPT_asan := -fsanitize=address,undefined
 OPT_fuzz := $(OPT_asan) -fsanitize=fuzzer-no-link -Wno-error
 LDOPT_fuzz := $(LDOPT_asan)
 OPT := $(OPT_$(MODE))
-CFLAGS_ALL = $(STD) $(WARN) $(OPT) -Ipkg $(PKG_CFLAGS) -MMD -MP $(EXTRA_CFLAGS)
-LDFLAGS_ALL = $(LDOPT_$(MODE)) $(EXTRA_LDFLAGS)
+# CPPFLAGS, CFLAGS and LDFLAGS from the environment or the command line
+# come last, so a packager's flags win (EXTRA_* are the older spelling).
+CFLAGS_ALL = $(STD) $(WARN) $(OPT) -Ipkg $(PKG_CFLAGS) -MMD -MP $(CPPFLAGS) $(CFLAGS) \
+	$(EXTRA_CFLAGS)
+LDFLAGS_ALL = $(LDOPT_$(MODE)) $(LDFLAGS) $(EXTRA_LDFLAGS)
 
 # Quantity arithmetic is where silent narrowing would hurt most, so that
 # module is also held to -Wconversion.
@@ -93,7 +98,7 @@ else
 Q := @
 endif
 
-.PHONY: bench bench-large bench-engine fuzz fuzzers run soak soak-mutant all lib bins tests test unit asan valgrind lint fmt clean deps check-deps \
+.PHONY: bench bench-large bench-engine fuzz fuzzers run soak soak-mutant install all lib bins tests test unit asan valgrind lint fmt clean deps check-deps \
 	print-deb-packages help
 .DEFAULT_GOAL := all
 
@@ -254,6 +259,14 @@ deps:
 	DEBIAN_FRONTEND=noninteractive $(APT_CMD)
 	@command -v kubectl >/dev/null 2>&1 || \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends kubernetes-client
+
+# --- install: the product, not the benchmark tools ------------------------
+PREFIX ?= /usr/local
+INSTALL_BINS := turnstile turnstilectl turnstile-apiserver
+install:
+	@$(MAKE) --no-print-directory MODE=release $(INSTALL_BINS:%=build/release/bin/%)
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(INSTALL_BINS:%=build/release/bin/%) $(DESTDIR)$(PREFIX)/bin/
 
 # --- the main job on the embedded default ---------------------------------
 run: check-deps
