@@ -85,8 +85,8 @@ static void apply_config(struct ts_ctl_opts *o, const struct ts_ctl_opts *flags)
     }
     if (!flags->leader_elect && c->leader_elect.set)
         o->leader_elect = c->leader_elect.v;
-    if (!flags->lease_ns && c->lease_namespace)
-        o->lease_ns = c->lease_namespace;
+    if (!flags->lease_ns && (c->lease_namespace || c->namespace_))
+        o->lease_ns = c->lease_namespace ? c->lease_namespace : c->namespace_;
     if (c->lease_name)
         o->lease_name = c->lease_name;
 }

@@ -41,7 +41,8 @@ struct flags {
     struct ts_certsrc_options certs;
     struct ts_webhook_options wh;
     struct ts_config config;
-    int port_set, health_set; /* given as flags: the Configuration does not override them */
+    /* given as flags: the Configuration does not override them */
+    int port_set, health_set, ns_set, service_set, secret_set, internal_set;
 };
 
 static int int_arg(const char *s, int64_t lo, int64_t hi, int *out)
@@ -82,7 +83,7 @@ static int parse_one(struct flags *f, const char *name, const char *val)
     if (strcmp(name, "--secret-sync-period") == 0)
         return val && !int_arg(val, 1, 86400, &f->secret_sync_s) ? 2 : -1;
     if (strcmp(name, "--internal-cert-management") == 0 && val)
-        return (f->certs.internal = strcmp(val, "false") != 0), 2;
+        return (f->internal_set = 1), (f->certs.internal = strcmp(val, "false") != 0), 2;
     if (!val)
         return -1;
     if (strcmp(name, "--webhook-host") == 0)
@@ -90,9 +91,9 @@ static int parse_one(struct flags *f, const char *name, const char *val)
     else if (strcmp(name, "--cert-dir") == 0)
         f->certs.dir = val;
     else if (strcmp(name, "--namespace") == 0)
-        f->certs.cert.namespace_ = f->wh.system_namespace = val;
+        f->ns_set = 1, f->certs.cert.namespace_ = f->wh.system_namespace = val;
     else if (strcmp(name, "--service-name") == 0)
-        f->certs.cert.service = val;
+        f->service_set = 1, f->certs.cert.service = val;
     else if (strcmp(name, "--webhook-url") == 0)
         f->url = val;
     else if (strcmp(name, "--webhook-configs-out") == 0)
@@ -100,7 +101,7 @@ static int parse_one(struct flags *f, const char *name, const char *val)
     else if (strcmp(name, "--kubeconfig") == 0)
         f->kubeconfig = val;
     else if (strcmp(name, "--secret-name") == 0)
-        f->secret = val;
+        f->secret_set = 1, f->secret = val;
     else if (strcmp(name, "--log-level") == 0) {
         enum ts_log_level l;
 
@@ -112,10 +113,21 @@ static int parse_one(struct flags *f, const char *name, const char *val)
     return 2;
 }
 
-/* The Configuration's webhook port, health probe port and
- * manageJobsWithoutQueueName, where no flag set them. */
+/* The Configuration's webhook port, health probe port, namespace,
+ * internalCertManagement and manageJobsWithoutQueueName, where no flag set
+ * them. */
 static int apply_config(struct flags *f)
 {
+    const struct ts_config *c = &f->config;
+
+    if (!f->ns_set && c->namespace_)
+        f->certs.cert.namespace_ = f->wh.system_namespace = c->namespace_;
+    if (!f->service_set && c->webhook_service_name)
+        f->certs.cert.service = c->webhook_service_name;
+    if (!f->secret_set && c->webhook_secret_name)
+        f->secret = c->webhook_secret_name;
+    if (!f->internal_set && c->internal_certs.set)
+        f->certs.internal = c->internal_certs.v;
     const char *h = f->config.health_probe_bind_address, *colon = h ? strrchr(h, ':') : NULL;
 
     if (!f->port_set && f->config.webhook_port)

@@ -139,6 +139,9 @@ void ts_config_release(struct ts_config *c)
     free(c->health_probe_bind_address);
     free(c->lease_namespace);
     free(c->lease_name);
+    free(c->namespace_);
+    free(c->webhook_service_name);
+    free(c->webhook_secret_name);
     ts_config_init(c);
 }
 
@@ -277,6 +280,16 @@ void ts_config_decode(const cJSON *obj, struct ts_config *c, struct ts_field_err
     decode_integrations(&d, obj, c);
     decode_manager(&d, obj, c);
     ts_dec_bool(&d, obj, "manageJobsWithoutQueueName", &c->manage_jobs_without_queue_name);
+    ts_dec_string(&d, obj, "namespace", &c->namespace_);
+    {
+        const cJSON *icm = ts_dec_object(&d, obj, "internalCertManagement");
+        size_t mark = ts_path_push(&d.path, "internalCertManagement");
+
+        ts_dec_opt_bool(&d, icm, "enable", &c->internal_certs);
+        ts_dec_string(&d, icm, "webhookServiceName", &c->webhook_service_name);
+        ts_dec_string(&d, icm, "webhookSecretName", &c->webhook_secret_name);
+        ts_path_pop(&d.path, mark);
+    }
     cc = ts_dec_object(&d, obj, "clientConnection");
     if (cc) {
         size_t mark = ts_path_push(&d.path, "clientConnection");

@@ -1,7 +1,8 @@
 /*
  * config.h - Kueue's controller-manager Configuration (kind Configuration,
  * config.kueue.x-k8s.io/v1beta2, and v1beta1 converted as Kueue does):
- * the knobs Turnstile honours, with Kueue's defaults (reference §6).
+ * the knobs Turnstile honours, with Kueue's defaults
+ * (apis/config/v1beta2/defaults.go).
  *
  * Ownership: a ts_config owns its strings; release with ts_config_release().
  */
@@ -66,6 +67,12 @@ struct ts_config {
     /* leaderElection.leaderElect, .resourceNamespace, .resourceName */
     struct ts_opt_bool leader_elect;
     char *lease_namespace, *lease_name;
+    /* namespace: where Turnstile runs (the webhook certificate's DNS names,
+     * its Secret, the Lease unless leaderElection names another) */
+    char *namespace_;
+    /* internalCertManagement.enable, .webhookServiceName, .webhookSecretName */
+    struct ts_opt_bool internal_certs;
+    char *webhook_service_name, *webhook_secret_name;
 };
 
 /* Kueue's defaults (no fair sharing, 300 QPS / 500 burst in v1beta2). */

@@ -319,12 +319,40 @@ static void test_feature_gates(void **state)
     }
 }
 
+/* namespace and internalCertManagement (the webhook-only process and the
+ * Lease take them where no flag says otherwise). */
+static void test_namespace_and_certs(void **state)
+{
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    struct ts_config c;
+
+    (void)state;
+    decode_config(&c, &errs,
+                  "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+                  "namespace: kueue-system\ninternalCertManagement: {enable: false, "
+                  "webhookServiceName: svc, webhookSecretName: sec}\n%s",
+                  "");
+    assert_int_equal(errs.n, 0);
+    assert_string_equal(c.namespace_, "kueue-system");
+    assert_true(c.internal_certs.set);
+    assert_false(c.internal_certs.v);
+    assert_string_equal(c.webhook_service_name, "svc");
+    assert_string_equal(c.webhook_secret_name, "sec");
+    ts_config_release(&c);
+    decode_config(&c, &errs, "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n%s",
+                  "");
+    assert_null(c.namespace_);
+    assert_false(c.internal_certs.set);
+    ts_config_release(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_config_cases),       cmocka_unit_test(test_requeuing_strategy),
-        cmocka_unit_test(test_recovery_and_limit), cmocka_unit_test(test_manager_knobs),
-        cmocka_unit_test(test_integrations),       cmocka_unit_test(test_feature_gates),
+        cmocka_unit_test(test_config_cases),        cmocka_unit_test(test_requeuing_strategy),
+        cmocka_unit_test(test_recovery_and_limit),  cmocka_unit_test(test_manager_knobs),
+        cmocka_unit_test(test_integrations),        cmocka_unit_test(test_feature_gates),
+        cmocka_unit_test(test_namespace_and_certs),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

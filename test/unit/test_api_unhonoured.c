@@ -363,16 +363,15 @@ static const struct set_case {
 };
 
 static const struct set_case config_cases[] = {
-    {"shipped configuration",
+    {"shipped configuration: everything in it is honoured",
      "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nnamespace: s\n"
      "health: {healthProbeBindAddress: ':8081'}\nmetrics: {bindAddress: ':8443'}\n"
      "webhook: {port: 9443}\nleaderElection: {leaderElect: true, resourceName: r}\n"
      "clientConnection: {qps: 50, burst: 100}\n"
      "internalCertManagement: {enable: true, webhookServiceName: s, webhookSecretName: c}\n"
      "manageJobsWithoutQueueName: false\nintegrations: {frameworks: [batch/job]}\n",
-     "namespace,internalCertManagement.enable,internalCertManagement.webhookServiceName,"
-     "internalCertManagement.webhookSecretName"},
-    {"issue 37's resources",
+     ""},
+    {"v1beta1 resources excludes and transforms",
      "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\n"
      "resources:\n  excludeResourcePrefixes: [example.com/]\n"
      "  transformations:\n  - input: nvidia.com/mig-1g.5gb\n    strategy: Replace\n"

@@ -41,7 +41,8 @@ mkdir -p "$TS_WRAP_LOGS"
 # A process that ignores SIGTERM must fail its test, not hang the suite.
 reap() {
     (
-        trap 'kill $nap 2>/dev/null; exit 0' TERM # no sleep left behind
+        nap=""
+        trap '[ -z "$nap" ] || kill "$nap" 2>/dev/null; exit 0' TERM # no sleep left behind
         sleep $((30 * SLOW)) &
         nap=$!
         wait $nap && kill -9 "$1" 2>/dev/null
