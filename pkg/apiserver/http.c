@@ -12,12 +12,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 
 #include "apiserver/faults.h"
 #include "util/alloc.h"
 #include "util/log.h"
+
+#define TS__AS_HEADER_TIMEOUT_S 10
 
 struct conn {
     struct ts_buf body;
@@ -184,6 +187,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 
     (void)version;
     if (!st) {
+        /* a request got through: no timeout from here on (a watch may be
+         * quiet for minutes), as kube-apiserver */
+        MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, 0u);
         st = ts_xcalloc(1, sizeof(*st));
         ts_buf_init(&st->body, TS__AS_BODY_MAX);
         *con_cls = st;
@@ -241,6 +247,18 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     *con_cls = NULL;
 }
 
+/* How many connections the server may hold: the soft RLIMIT_NOFILE less a
+ * reserve for its data directory and logs (each connection is a file and a
+ * thread). */
+static unsigned conn_limit(void)
+{
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return 16384;
+    return rl.rlim_cur > 1280 ? (unsigned)(rl.rlim_cur > 17408 ? 16384 : rl.rlim_cur - 1024) : 256u;
+}
+
 int ts__as_http_start(struct ts_apiserver *s, const char *host, int port, struct ts_err *err)
 {
     struct sockaddr_in addr;
@@ -262,10 +280,15 @@ int ts__as_http_start(struct ts_apiserver *s, const char *host, int port, struct
         flags |= MHD_USE_TLS;
     else
         tls[0].option = MHD_OPTION_END;
-    s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR,
-                              (struct sockaddr *)&addr, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
-                              s, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0, MHD_OPTION_ARRAY, tls,
-                              MHD_OPTION_END);
+    /* a connection must finish its TLS handshake and request headers
+     * without idling TS__AS_HEADER_TIMEOUT_S: half-open handshakes (a
+     * cutting proxy, a scanner) are closed instead of holding a thread and
+     * a connection slot for ever */
+    s->mhd = MHD_start_daemon(
+        flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)TS__AS_HEADER_TIMEOUT_S, MHD_OPTION_CONNECTION_LIMIT, conn_limit(),
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, 4096u, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
     if (!s->mhd)
         return ts_err_set(err, TS_EIO, "cannot listen on %s:%d", host, port);
     info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
