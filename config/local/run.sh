@@ -70,8 +70,13 @@ wait_file "$DIR/webhooks.json" "caBundle"
 K apply -f "$DIR/webhooks.json" >/dev/null
 echo "webhook: $(sed -n 's/.*webhook serving port=\([0-9]*\).*/https:\/\/127.0.0.1:\1/p' "$DIR/webhook.log")"
 
+# with leader election, as Kueue's default Configuration and config/default:
+# a controller restarted quickly waits out its predecessor's Lease instead
+# of admitting on a view that misses its last writes
+K create namespace turnstile-system >/dev/null 2>&1 || true
 "$BIN/turnstile" --kubeconfig "$KUBECONFIG" --metrics-bind-address 127.0.0.1:0 \
-    --visibility-bind-address "127.0.0.1:$VIS_PORT" >"$DIR/controller.log" 2>&1 &
+    --visibility-bind-address "127.0.0.1:$VIS_PORT" --leader-elect \
+    --lease-namespace turnstile-system >"$DIR/controller.log" 2>&1 &
 PIDS="$PIDS $!"
 wait_file "$DIR/controller.log" "started against"
 echo "controller: running (logs in $DIR/)"

@@ -23,6 +23,8 @@ has "What would admit it: fits now with count 2 of 4"
 has '"kind":"PendingWorkloadsSummary"'
 echo "$out" | grep -q '"name":"job-big-training-[0-9a-f]*","namespace":"ai-team".*"positionInLocalQueue":0' ||
     { echo "FAIL: big-training not first in its LocalQueue's visibility list"; FAILS=$((FAILS + 1)); }
+grep -q 'leading; scheduling starts' "$BUILD/run/controller.log" ||
+    { echo "FAIL: the controller does not run with leader election"; FAILS=$((FAILS + 1)); }
 if [ $FAILS -ne 0 ]; then
     echo "$out" | tail -40
     for f in "$BUILD"/run/*.log; do echo "== $f"; tail -5 "$f"; done
