@@ -18,8 +18,8 @@ enum kind {
 struct cand {
     struct ts__eng_wl *wl;
     enum kind kind;
-    /* Kueue's candidate order, copied by cand_fill() (cand_cmp runs millions of
-     * times a cycle on a large cohort; chasing wl was most of it) */
+    /* Kueue's candidate order, copied by cand_fill() (cand_cmp runs very
+     * often on a large cohort, and chasing wl would be most of it) */
     int out;  /* evicting or evicted */
     int same; /* kind == SAME_QUEUE */
     int32_t priority;
@@ -51,8 +51,8 @@ struct search {
 
 /* Whether holder w uses a flavor-resource the preemptor lacks.  This runs
  * for every holder of every borrowing queue in the cohort, for every
- * waiting preemptor, every cycle: at large scale it was a fifth of the
- * controller's CPU walking admissions, hence the masks. */
+ * waiting preemptor, every cycle: walking each holder's admission there
+ * would dominate the cycle, hence the masks. */
 static int uses_needed(const struct search *s, const struct ts__eng_wl *w)
 {
     if (!w->fr_wide)
@@ -173,7 +173,7 @@ static int cross_while_borrowing(const struct search *s)
 /* Whether some attempt could take another queue's workload.  A preemptor
  * not under its nominal quota gets only the attempt that allows
  * borrowing.  At large scale most searches are of this kind, and
- * collecting the cohort's candidates was most of their cost. */
+ * collecting the cohort's candidates is most of their cost. */
 static int cross_takeable(const struct search *s)
 {
     return s->e->config.fair_sharing || cross_while_borrowing(s) || under_nominal(s);
@@ -271,8 +271,8 @@ struct run {
 /* Whether neither w nor any holder after it in its queue's candidate
  * order can be a candidate: past the workloads on their way out the order
  * is by priority, and these policies take only lower (or, newer, equal)
- * priorities.  A waiting head of the lowest priority used to read every
- * holder of its queue, at every requeue. */
+ * priorities.  So a waiting head of the lowest priority need not read
+ * every holder of its queue at every requeue. */
 static int past_candidates(const struct search *s, const struct ts__eng_wl *w, int same)
 {
     const struct ts_cq_preemption *p = &s->cq->preemption;
@@ -493,7 +493,8 @@ static const char *reason_of(enum kind k)
 }
 
 /* Kueue's attempts: with borrowing allowed first unless only reclaiming
- * without borrowing can help (reference §3.5). */
+ * without borrowing can help (pkg/scheduler/preemption/preemption.go,
+ * classicalPreemptions()). */
 static void attempts(const struct search *s, int *order, int *n)
 {
     int cross = s->any_cross, hier = s->any_hier, under = under_nominal(s);
@@ -509,7 +510,7 @@ static void attempts(const struct search *s, int *order, int *n)
     }
 }
 
-/* --- fair-sharing preemption (reference §3.5, fairPreemptions) ---------- */
+/* --- fair-sharing preemption (Kueue's fairPreemptions) ------------------ */
 
 /* The preemptor's queue share once it holds `need` too. */
 static int64_t preemptor_share(const struct search *s)
@@ -564,37 +565,68 @@ static int fair_allows(struct search *s, size_t i, enum ts_fs_strategy strategy)
     return strategy == TS_FS_LESS_THAN_OR_EQUAL_TO_FINAL_SHARE ? mine <= after : mine < before;
 }
 
-/* Takes candidates queue by queue as the strategies allow until the
- * preemptor fits, then fills back.  Returns the count of targets stored in
- * *out (malloc'd; caller frees); usage is restored. */
+/* Takes candidate i: its usage leaves the tree, it joins the targets.
+ * Returns whether the preemptor fits now. */
+static int take(struct search *s, size_t i, char *used, struct cand *t, size_t *nt)
+{
+    ts__eng_wl_quota(s->c[i].wl, -1);
+    used[i] = 1;
+    t[(*nt)++] = s->c[i];
+    return fits(s, 1);
+}
+
+/* Kueue's fairPreemptions (pkg/scheduler/preemption/preemption.go): the
+ * first strategy visits the queue with the highest share, and in it the
+ * candidates in order: one the strategy allows is taken (then the queue
+ * with the highest share is picked again), one it does not is set aside
+ * for the second strategy and the next of that queue is tried.  The
+ * second strategy (LessThanInitialShare, which does not depend on the
+ * candidate) takes at most the first set-aside candidate of each queue,
+ * queue by queue.  Then fills back.  Returns the count of targets stored
+ * in *out (malloc'd; caller frees); usage is restored. */
 static size_t fair_minimal(struct search *s, struct cand **out)
 {
     static const enum ts_fs_strategy defaults[] = {TS_FS_LESS_THAN_OR_EQUAL_TO_FINAL_SHARE,
                                                    TS_FS_LESS_THAN_INITIAL_SHARE};
     const enum ts_fs_strategy *st = s->e->config.n_strategies ? s->e->config.strategies : defaults;
     size_t nst = s->e->config.n_strategies ? s->e->config.n_strategies : 2, nt = 0;
-    char *used = ts_xcalloc(s->nc + 1, 1), *done = ts_xcalloc(s->nc + 1, 1);
+    char *used = ts_xcalloc(s->nc + 1, 1), *aside = ts_xcalloc(s->nc + 1, 1);
+    char *done = ts_xcalloc(s->nc + 1, 1);
     struct cand *t = ts_xcalloc(s->nc + 1, sizeof(*t));
     int ok = 0;
     long i;
 
     qsort(s->c, s->nc, sizeof(*s->c), cand_cmp);
-    for (size_t k = 0; k < nst && !ok; k++) {
-        memset(done, 0, s->nc);
-        while (!ok && (i = pick_queue(s, done, used)) >= 0) {
-            if (!fair_allows(s, (size_t)i, st[k])) {
-                /* this queue gives nothing more under this strategy */
-                for (size_t j = 0; j < s->nc; j++)
-                    done[j] |= s->c[j].wl->cq == s->c[i].wl->cq;
+    /* first strategy: a set-aside candidate is out of its reach */
+    while (!ok && (i = pick_queue(s, aside, used)) >= 0) {
+        const struct ts__eng_cq *q = s->c[i].wl->cq;
+
+        for (size_t j = (size_t)i; j < s->nc && !ok; j++) {
+            if (used[j] || aside[j] || s->c[j].wl->cq != q)
                 continue;
+            if (fair_allows(s, j, st[0])) {
+                ok = take(s, j, used, t, &nt);
+                break; /* the shares moved: pick the queue again */
             }
-            ts__eng_wl_quota(s->c[i].wl, -1);
-            used[i] = 1;
-            t[nt++] = s->c[i];
-            ok = fits(s, 1);
+            aside[j] = 1;
+        }
+    }
+    /* second strategy: over the set-aside candidates only, once a queue */
+    for (size_t k = 1; k < nst && !ok; k++) {
+        memset(done, 0, s->nc);
+        for (size_t j = 0; j < s->nc; j++)
+            done[j] = !aside[j];
+        while (!ok && (i = pick_queue(s, done, used)) >= 0) {
+            const struct ts__eng_cq *q = s->c[i].wl->cq;
+
+            if (fair_allows(s, (size_t)i, st[k]))
+                ok = take(s, (size_t)i, used, t, &nt);
+            for (size_t j = 0; j < s->nc; j++)
+                done[j] |= s->c[j].wl->cq == q;
         }
     }
     free(used);
+    free(aside);
     free(done);
     nt = fill_back(s, ok, 1, t, nt);
     if (!nt) {
