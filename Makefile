@@ -316,6 +316,7 @@ lint:
 	@cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
 		--suppress=missingIncludeSystem --std=c11 -Ipkg \
 		--include=/usr/include/cjson/cJSON.h pkg cmd
+	@test/lint/layers.sh
 	@echo "lint: ok"
 
 fmt:

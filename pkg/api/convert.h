@@ -1,7 +1,7 @@
 /*
  * convert.h - conversion of kueue.x-k8s.io objects between v1beta1 and
  * v1beta2 (the storage and internal version), at the JSON level, as
- * Kueue's apis/kueue/v1beta1/<kind>_conversion.go do (reference §0):
+ * Kueue's apis/kueue/v1beta1/<kind>_conversion.go do:
  * cohort <-> cohortName, admissionChecks <-> admissionChecksStrategy,
  * Borrow/Preempt <-> MayStopSearch, flavorUsage <-> flavorsUsage,
  * priorityClassName/Source <-> priorityClassRef, the

@@ -1,5 +1,5 @@
-/* Workload v1beta1 <-> v1beta2 conversion at the JSON level (reference §0,
- * Kueue's apis/kueue/v1beta1/workload_conversion.go):
+/* Workload v1beta1 <-> v1beta2 conversion at the JSON level, as Kueue's
+ * apis/kueue/v1beta1/workload_conversion.go does:
  *   spec.priorityClassName + priorityClassSource <-> spec.priorityClassRef
  *   status.accumulatedPastExexcutionTimeSeconds (sic) <-> ...ExecutionTimeSeconds
  *   topologyAssignment {levels, domains[{values, count}]} <-> compressed

@@ -1,6 +1,7 @@
 /*
- * job.h - batch/v1 Job as Kueue's job integration sees it (reference §4):
- * the original JSON (`raw`, source of truth for everything not modelled)
+ * job.h - batch/v1 Job as Kueue's job integration sees it
+ * (pkg/controller/jobs/job): the original JSON (`raw`, source of truth
+ * for everything not modelled)
  * plus typed metadata, the spec fields Kueue reads or writes (suspend,
  * parallelism, completions, completionMode, backoffLimit, template) and
  * the status fields it watches.
@@ -31,7 +32,8 @@
 #define TS_LABEL_QUEUE_NAME     "kueue.x-k8s.io/queue-name"
 #define TS_LABEL_PRIORITY_CLASS "kueue.x-k8s.io/priority-class"
 
-/* Event reasons the job integration emits on the job (reference §10). */
+/* Event reasons the job integration emits on the job (Kueue's
+ * pkg/controller/jobframework/events.go). */
 #define TS_JOB_EVENT_CREATED_WORKLOAD        "CreatedWorkload"
 #define TS_JOB_EVENT_DELETED_WORKLOAD        "DeletedWorkload"
 #define TS_JOB_EVENT_UPDATED_WORKLOAD        "UpdatedWorkload"

@@ -38,7 +38,8 @@ char *ts_jobworkload_name(const char *kind, const char *group, const char *name,
     return ts_buf_take(&out);
 }
 
-/* Resolves the workload priority (reference §2). */
+/* Resolves the workload priority (Kueue's
+ * pkg/controller/jobframework/reconciler.go ExtractPriority()). */
 static int resolve_priority(const struct ts_object_meta *jm, const char *pod_class,
                             const struct ts_priority_lookup *prio, struct ts_workload *w,
                             struct ts_err *err)

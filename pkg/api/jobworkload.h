@@ -1,6 +1,6 @@
 /*
  * jobworkload.h - building the Workload of a job the way Kueue's
- * jobframework does (reference §2 priority resolution, §4.2): name
+ * jobframework does (pkg/controller/jobframework/reconciler.go): name
  * "<kind>-<job>-<5 hex of SHA-1>", controller ownerReference, the
  * resource-in-use finalizer, the job-uid label, queue name from the label
  * (or the legacy annotation), pod sets from the job, priority from the

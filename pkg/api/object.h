@@ -81,8 +81,8 @@ int ts_object_decode(const cJSON *obj, struct ts_object *out, struct ts_field_er
 enum ts_decode_flags {
     /* Pod templates keep no raw copy (ts_pod_template.raw stays NULL): for
      * an object decoded to be read, never encoded back.  The controller's
-     * feed decodes every Workload event so; the copy was about a fifth of
-     * the decode. */
+     * feed decodes every Workload event so, and the copy would be a large
+     * part of the decode. */
     TS_DECODE_NO_RAW = 1 << 0,
 };
 

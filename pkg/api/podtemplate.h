@@ -12,10 +12,10 @@
  * and every other field nobody modelled survive untouched.
  *
  * Request arithmetic follows Kubernetes' PodRequests as Kueue uses it
- * (reference §3.3): limits fill in missing requests per container, then
- * max(Σ containers + sidecars, each init container + sidecars started
- * before it), pod-level requests override cpu/memory/hugepages, plus
- * overhead.
+ * (pkg/resources/requests.go): limits fill in missing requests per
+ * container, then max(Σ containers + sidecars, each init container +
+ * sidecars started before it), pod-level requests override
+ * cpu/memory/hugepages, plus overhead.
  *
  * Ownership: a template owns raw and every typed container; release it
  * with ts_pod_template_release() (which leaves it initialised).  Functions
@@ -96,7 +96,7 @@ void ts_pod_template_copy(struct ts_pod_template *dst, const struct ts_pod_templ
 /* Like ts_pod_template_copy, but only what decides where the pods may run
  * (nodeSelector, tolerations, required node affinity): what flavor
  * assignment reads.  The rest of dst is empty (raw NULL).  Held for every
- * workload, the whole template was most of the engine's memory. */
+ * workload, the whole template would be most of the engine's memory. */
 void ts_pod_template_copy_placement(struct ts_pod_template *dst, const struct ts_pod_template *src);
 
 /* Decodes a PodTemplateSpec object (the value of "template", not its

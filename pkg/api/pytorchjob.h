@@ -1,10 +1,10 @@
 /*
  * pytorchjob.h - kubeflow.org/v1 PyTorchJob, and the Kubeflow kinds of the
  * same shape (kubeflow.org/v1 TFJob, kubeflow.org/v2beta1 MPIJob), as
- * Kueue's Kubeflow integrations see them (reference §4.2): the original
- * JSON (`raw`) plus typed metadata, spec.runPolicy, the map of replica
- * specs (pytorchReplicaSpecs, tfReplicaSpecs, mpiReplicaSpecs) and the
- * status Kueue watches.  `kf` says which kind a decoded job is.
+ * Kueue's Kubeflow integrations see them (pkg/controller/jobs/kubeflow):
+ * the original JSON (`raw`) plus typed metadata, spec.runPolicy, the map of
+ * replica specs (pytorchReplicaSpecs, tfReplicaSpecs, mpiReplicaSpecs) and
+ * the status Kueue watches.  `kf` says which kind a decoded job is.
  *
  * Replicas are kept in Kueue's order for the kind (PyTorchJob: Master,
  * Worker; TFJob: Chief, Master, PS, Worker, Evaluator; MPIJob: Launcher,

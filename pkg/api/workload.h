@@ -2,7 +2,7 @@
  * workload.h - the kueue.x-k8s.io Workload in its internal (v1beta2)
  * shape: typed spec and status, JSON decode (with Kueue's defaults) and
  * encode, the validating webhook's create and update rules, and the state
- * predicates the engine asks about (reference §1.5, §3.8, §5, §10).
+ * predicates the engine asks about (Kueue's pkg/workload/workload.go).
  *
  * v1beta1 objects are converted to v1beta2 JSON first (convert.h); the
  * typed struct only ever sees v1beta2.  Parts Turnstile does not interpret
@@ -314,10 +314,10 @@ int ts_workload_equal(const struct ts_workload *a, const struct ts_workload *b);
 void ts_workload_validate(const struct ts_workload *w, struct ts_field_errors *errs);
 
 /* Update rules: everything ts_workload_validate() checks on nw, plus the
- * immutability rules of reference §1.5/§5 between old and nw (pod sets,
- * queueName and priority class while QuotaReserved, maximumExecutionTime
- * while Admitted, reclaimablePods monotonic, admission set-or-cleared,
- * Ready checks' podSetUpdates, clusterName). */
+ * immutability rules of Kueue's webhook and CRD between old and nw (pod
+ * sets, queueName and priority class while QuotaReserved,
+ * maximumExecutionTime while Admitted, reclaimablePods monotonic,
+ * admission set-or-cleared, Ready checks' podSetUpdates, clusterName). */
 void ts_workload_validate_update(const struct ts_workload *old, const struct ts_workload *nw,
                                  struct ts_field_errors *errs);
 

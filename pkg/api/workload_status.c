@@ -1,6 +1,7 @@
 /* Workload status validation (create) and the update rules: metav1
  * conditions, reclaimablePods, admission checks' podSetUpdates, clusterName,
- * and the immutability rules of reference §1.5 / §5. */
+ * and the immutability rules of Kueue's pkg/webhooks/workload_webhook.go
+ * and of the Workload CRD. */
 #include "api/workload.h"
 #include "api/workload_int.h"
 

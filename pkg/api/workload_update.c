@@ -1,5 +1,5 @@
 /* Workload update rules: Kueue's ValidateWorkloadUpdate plus the CRD's
- * transition (CEL) rules (reference §1.5, §5). */
+ * transition (CEL) rules. */
 #include "api/workload.h"
 #include "api/workload_int.h"
 #include "json/json.h"

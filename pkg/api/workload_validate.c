@@ -1,6 +1,6 @@
 /* Workload validation on create: Kueue's validating webhook
  * (pkg/webhooks/workload_webhook.go) plus the CRD's OpenAPI and CEL rules
- * that the apiserver would apply before it (reference §1.5, §1.9, §5).
+ * that the apiserver would apply before it.
  * Update rules are in workload_update.c. */
 #include "api/workload.h"
 #include "api/workload_int.h"

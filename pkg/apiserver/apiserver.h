@@ -1,7 +1,7 @@
 /*
  * apiserver.h - turnstile-apiserver: a local stand-in for kube-apiserver
- * that real kubectl (1.27-1.33) and python3-kubernetes can use.  The
- * contract it follows is shared/docs/apiserver-contract.md.
+ * that real kubectl (1.27-1.33) and python3-kubernetes can use, answering
+ * as kube-apiserver does for what those clients send.
  *
  * Threading model (chosen once, kept everywhere): libmicrohttpd runs with
  * MHD_USE_THREAD_PER_CONNECTION and an internal poll thread.  Every

@@ -1,7 +1,7 @@
 /*
  * builtins.c - the built-in resource types with kube-apiserver's scope,
  * short names, categories and Table columns, the seeded namespaces, and
- * batch/v1 Job defaulting (contract 10.11).
+ * batch/v1 Job defaulting (kube-apiserver's SetDefaults_Job).
  */
 #include "apiserver/server_int.h"
 

@@ -2,7 +2,7 @@
  * discovery.c - API discovery: aggregated apidiscovery.k8s.io v2 and
  * v2beta1 for /api and /apis with exact Content-Type negotiation (only a
  * version the client listed), and legacy APIVersions / APIGroupList /
- * APIGroup / APIResourceList (contract section 2).
+ * APIGroup / APIResourceList.
  */
 #include "apiserver/server_int.h"
 

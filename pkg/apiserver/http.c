@@ -208,8 +208,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
      * latency) is not served: kube-apiserver cancels a request's context
      * when its client disconnects, and a write that has not reached
      * storage then is not applied.  Applied late, a killed controller's
-     * admission landed after its successor had listed the Workloads and
-     * admitted into the same quota (the long soak's over-admission). */
+     * admission could land after its successor had listed the Workloads
+     * and admitted into the same quota. */
     if (!q.faulty || !ts__as_faults_before(&q, &r, &cut)) {
         if (q.faulty && client_gone(c))
             ts__as_reply_status(&r, 503, "ServiceUnavailable", "the client went away", NULL);

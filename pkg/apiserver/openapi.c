@@ -3,7 +3,7 @@
  * with a content hash, and one document per group-version whose patch
  * operations carry x-kubernetes-group-version-kind and the
  * fieldValidation parameter (what kubectl apply's validation needs), plus
- * components.schemas from CRD schemas for kubectl explain (contract 3).
+ * components.schemas from CRD schemas for kubectl explain.
  * /openapi/v2 is 404 on purpose (kubectl tolerates it).
  */
 #include "apiserver/server_int.h"

@@ -35,7 +35,7 @@ void ts_schema_validate(const cJSON *schema, const cJSON *obj, const char *path,
                         struct ts_field_errors *errs);
 
 /* The patterns of a schema, compiled once: compiling them on every write
- * was a tenth of turnstile-apiserver's CPU.  It keeps copies of the
+ * would cost more than the write.  It keeps copies of the
  * pattern texts; it is read-only after ts_schema_patterns_new(), so
  * threads may share it.
  * Ownership: the caller frees the result with ts_schema_patterns_free(). */

@@ -392,7 +392,7 @@ int ts__as_tls_generate(struct ts_apiserver *s, struct ts_err *err);
 int ts__as_tls_load(struct ts_apiserver *s, struct ts_err *err);
 int ts__as_kubeconfig_write(const struct ts_apiserver *s, const char *path, struct ts_err *err);
 
-/* --- admission.c / admission_call.c: webhooks (contract 10.9) ------------
+/* --- admission.c / admission_call.c: admission webhooks --------------------
  * A write that matches webhooks is worked out in rounds (http.c): the
  * handler runs under the lock until a point where webhooks must be called,
  * records what to send in q->adm and returns without replying; the calls

@@ -77,8 +77,8 @@ static void push_path(struct ts_strlist *out, const char *prefix, const char *to
  * descending both at once.  `nav` is the node the path leads to in the
  * walked object, as ts_ssa_get() finds it: the walked node itself, except
  * below the second of two list items with the same key.  Looking every
- * path up again from the root in both objects was a tenth of
- * turnstile-apiserver's CPU, under its lock.
+ * path up again from the root in both objects would cost a walk per path,
+ * under the server's lock.
  */
 struct pair_walk {
     struct ts_strlist *all;   /* every path, or NULL */

@@ -1,6 +1,7 @@
 /*
  * status.c - replies: JSON bodies and metav1.Status errors shaped exactly
- * as kube-apiserver writes them (contract section 8).
+ * as kube-apiserver writes them (Kubernetes API conventions, "Response
+ * Status Kind").
  */
 #include "apiserver/server_int.h"
 

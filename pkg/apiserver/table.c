@@ -2,7 +2,7 @@
  * table.c - meta.k8s.io/v1 Table replies (kubectl get columns): CRD
  * additionalPrinterColumns through JSONPath, built-in columns, ages
  * computed by the server (duration.HumanDuration), and each row's
- * PartialObjectMetadata (contract section 6).
+ * PartialObjectMetadata.
  */
 #include "apiserver/server_int.h"
 

@@ -376,7 +376,7 @@ static int condition(const cJSON *obj, const char *type)
 static void release(struct live *x, struct wl *w, const cJSON *obj);
 
 /* The cache as it is now, after a release was answered: an eviction seen
- * while the release was in flight was not acted on (a run hung on
+ * while the release was in flight was not acted on (a run would hang on
  * Workloads evicted again before their release's answer came), and after
  * a conflict the update that made it conflict may have arrived meanwhile
  * with no other to follow. */

@@ -248,9 +248,8 @@ static void on_update(struct ts_informer *inf, const cJSON *old, const cJSON *ob
         changed(old, obj, "spec.stopPolicy"))
         stop_policy_changed(f->c, f->which == TS__CTL_LQ ? orempty(ns) : NULL, name);
     /* A queue object's own status write is no news to the engine, which
-     * reads spec and name only; putting it again re-routes every pending
-     * workload: with the baseline's 60 queues written every second that
-     * was half the controller's CPU. */
+     * reads spec and name only; putting it again would re-route every
+     * pending workload of the queue for nothing. */
     if ((f->which == TS__CTL_RF || f->which == TS__CTL_CQ || f->which == TS__CTL_COHORT ||
          f->which == TS__CTL_LQ) &&
         !changed(old, obj, "spec") && !changed(old, obj, "metadata.labels") &&

@@ -49,15 +49,15 @@ size_t ts_jobkind_templates(const struct ts_jobkind *k, cJSON *job, cJSON **tmpl
 int ts_jobkind_is_suspended(const struct ts_jobkind *k, const cJSON *job);
 void ts_jobkind_set_suspend(const struct ts_jobkind *k, cJSON *job, int suspend);
 
-/* Admission (reference §4.4 Start): injects every pod set's flavors and
- * labels, sets the admitted parallelism for partial admission, and
- * unsuspends.  On error the job is left unchanged. */
+/* Admission (Kueue's GenericJob.RunWithPodSetsInfo): injects every pod
+ * set's flavors and labels, sets the admitted parallelism for partial
+ * admission, and unsuspends.  On error the job is left unchanged. */
 int ts_jobkind_start(const struct ts_jobkind *k, cJSON *job, const struct ts_workload *wl,
                      ts_flavor_lookup_fn lookup, void *ctx, struct ts_err *err);
 
-/* Eviction (reference §4.4 Stop): suspends and restores every pod template
- * (and, with partial admission, the parallelism) to the Workload's
- * original.  *changed tells whether the job JSON differs now. */
+/* Eviction (Kueue's GenericJob.RestorePodSetsInfo): suspends and restores
+ * every pod template (and, with partial admission, the parallelism) to the
+ * Workload's original.  *changed tells whether the job JSON differs now. */
 int ts_jobkind_stop(const struct ts_jobkind *k, cJSON *job, const struct ts_workload *wl,
                     int *changed, struct ts_err *err);
 

@@ -224,7 +224,8 @@ static int plan_start(const cJSON *job, const struct ts_jobkind *k, const struct
     return 0;
 }
 
-/* Kueue's requeue backoff, reference §3.8: min(base * 2^(count-1), max). */
+/* Kueue's requeue backoff (pkg/workload/workload.go UpdateRequeueState()):
+ * min(base * 2^(count-1), max). */
 static int64_t backoff_s(const struct ts_jobplan_env *env, int32_t count)
 {
     int64_t d = env->backoff_base_s > 0 ? env->backoff_base_s : 60;
@@ -375,8 +376,9 @@ static int cond_true(const struct ts_condition *c)
     return c && c->status && !strcmp(c->status, "True");
 }
 
-/* Kueue's workload controller on spec.active (reference §3.8): a
- * DeactivationTarget turns spec.active off; an inactive Workload holding
+/* Kueue's workload controller on spec.active
+ * (pkg/controller/core/workload_controller.go): a DeactivationTarget turns
+ * spec.active off; an inactive Workload holding
  * quota is evicted with Deactivated[DueTo<cause>] (the eviction rules then
  * stop the job and release the quota), DeactivationTarget and requeueState
  * are dropped; a reactivated one gets Requeued=True Reactivated.  Returns 1

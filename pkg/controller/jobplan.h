@@ -1,8 +1,9 @@
 /*
  * jobplan.h - the job reconciler's decisions (Kueue's ReconcileGenericJob,
- * reference §4.3), as a pure function: given a job and the Workload it owns
- * (or none), what must be written.  The controller executes the plan
- * through the API; the tests check it table by table.
+ * pkg/controller/jobframework/reconciler.go), as a pure function: given a
+ * job and the Workload it owns (or none), what must be written.  The
+ * controller executes the plan through the API; the tests check it table
+ * by table.
  *
  * Order of rules (as Kueue's): job deleting; not managed; no workload yet
  * (create it, and suspend a job that slipped past the webhook); workload
@@ -19,17 +20,18 @@
  * Workload gets Requeued=True BackoffFinished and queues again.  The
  * timeout after a loss is recoveryTimeout; with backoffLimitCount set, the
  * timeout that would be eviction number limit+1 deactivates the Workload
- * instead, in Kueue's steps (reference §3.8 Deactivation): condition
- * DeactivationTarget (RequeuingLimitExceeded), then spec.active=false, then
- * Evicted DeactivatedDueTo<cause> with DeactivationTarget and requeueState
- * dropped; the job is stopped and the quota released as for any eviction,
- * and nothing admits it again until spec.active is true again (Requeued
- * True Reactivated).  A Workload a user deactivates goes the same way with
- * reason Deactivated.  An admitted Workload whose LocalQueue or ClusterQueue
- * has stopPolicy HoldAndDrain is evicted (LocalQueueStopped /
- * ClusterQueueStopped, Requeued False once released); when the queue runs
- * again it gets Requeued=True LocalQueueRestarted / ClusterQueueRestarted
- * (Kueue's pkg/controller/core/workload_controller.go).
+ * instead, in Kueue's steps (pkg/controller/core/workload_controller.go):
+ * condition DeactivationTarget (RequeuingLimitExceeded), then
+ * spec.active=false, then Evicted DeactivatedDueTo<cause> with
+ * DeactivationTarget and requeueState dropped; the job is stopped and the
+ * quota released as for any eviction, and nothing admits it again until
+ * spec.active is true again (Requeued True Reactivated).  A Workload a
+ * user deactivates goes the same way with reason Deactivated.  An admitted
+ * Workload whose LocalQueue or ClusterQueue has stopPolicy HoldAndDrain is
+ * evicted (LocalQueueStopped / ClusterQueueStopped, Requeued False once
+ * released); when the queue runs again it gets Requeued=True
+ * LocalQueueRestarted / ClusterQueueRestarted (Kueue's
+ * pkg/controller/core/workload_controller.go).
  */
 #ifndef TS_CONTROLLER_JOBPLAN_H
 #define TS_CONTROLLER_JOBPLAN_H

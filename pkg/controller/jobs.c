@@ -222,8 +222,8 @@ static void job_written(struct ts_kube_client *kc, struct ts_kube_result *res, v
         ts_workqueue_add_rate_limited(w->c->jobs, w->key, ts_loop_now(w->c->loop));
     } else {
         /* as controller-runtime forgets a key whose reconcile succeeded:
-         * else each failure of a job's life lengthened its next backoff,
-         * up to 1000 s */
+         * else each failure of a job's life would lengthen its next
+         * backoff, up to 1000 s */
         ts_workqueue_forget(w->c->jobs, w->key);
         if (!res->code && w->metric)
             measure(w);

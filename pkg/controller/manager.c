@@ -188,8 +188,8 @@ struct ts_ctl *ts_ctl_new(const struct ts_ctl_opts *o, struct ts_err *err)
      * queue the admissions behind them.  Throttled Events start together
      * every 100 ms: a wakeup per request costs more CPU than the request,
      * and nothing waits on an Event.  The decisions' client keeps each
-     * token's time: on the same grid the baseline's large class waited
-     * longer (docs/benchmarks.md, "Throttled requests on a grid"). */
+     * token's time: on the grid every admission would wait for the next
+     * tick as well. */
     co.throttle_tick = TS_TIME_SECOND / 10;
     c->event_client = c->client ? ts_kube_client_new(c->loop, &c->kc, &co, err) : NULL;
     if (!c->client || !c->event_client)

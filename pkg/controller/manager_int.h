@@ -164,8 +164,8 @@ void ts__ctl_status_changed(struct ts_ctl *c, const struct ts_kube_resource *res
  * change once the last cycle is TS__CTL_CYCLE_GAP_MIN, or
  * TS__CTL_CYCLE_GAP_COST times its cost, behind: a change after a quiet
  * spell is decided at once, a stream of them costs at most a fifth of a
- * core in cycles.  A 1 ms gap cycled three times as often at 50/100 for
- * 7 % more controller CPU and no measured gain in latency. */
+ * core in cycles.  A shorter gap cycles more often for no gain in
+ * latency. */
 #define TS__CTL_CYCLE_PERIOD   (20 * 1000 * 1000)
 #define TS__CTL_CYCLE_GAP_MIN  (20 * 1000 * 1000)
 #define TS__CTL_CYCLE_GAP_COST 4
@@ -173,8 +173,8 @@ void ts__ctl_status_changed(struct ts_ctl *c, const struct ts_kube_resource *res
 /* Under a saturated client budget a cycle waits until the writes this
  * much of the budget grants can go out together (ts_kube_client_batch_
  * ready(); 5 at 50 QPS, 1 at 10 QPS or less): a decision waits at most
- * this long, and the controller used 5 % less CPU on the baseline at
- * 50/100 (docs/benchmarks.md, "Decisions in batches"). */
+ * this long, and the controller wakes once per batch rather than once per
+ * write. */
 #define TS__CTL_DECIDE_WINDOW (100 * 1000 * 1000)
 
 /* Writes that only inform (pending reasons, queue status) go out while

@@ -1,7 +1,7 @@
 /*
  * podset.h - what admission does to a job's pod templates and what eviction
- * undoes (Kueue's podset.FromAssignment / Merge / RestorePodSetsInfo,
- * reference §4.4), on the job's own JSON so every field the job carries
+ * undoes (Kueue's pkg/podset/podset.go: FromAssignment, Merge,
+ * RestorePodSpec), on the job's own JSON so every field the job carries
  * survives.
  *
  * Start: for each pod set, nodeSelector gains the node labels of every

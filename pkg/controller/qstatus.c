@@ -58,9 +58,8 @@ enum gate {
 /* Whether queue `key`'s status write may go out now, and when it last
  * did (*last, 0 if never).  Under a saturated budget most queues' cached
  * statuses are out of date for minutes; computing each again every period
- * to find its write still waiting was a tenth of the controller's CPU at
- * 300 queues, so a queue that waits is not computed until its version
- * changes or its turn comes. */
+ * would only find its write still waiting, so a queue that waits is not
+ * computed until its version changes or its turn comes. */
 static enum gate write_gate(struct ts_ctl *c, const char *key, int64_t *last)
 {
     const int64_t *l = ts_hmap_get(&c->status_last, key);
@@ -83,8 +82,8 @@ enum written {
 /* Writes the status of a queue object when it differs from what the
  * informer holds and `gate` lets it, with no write of it still on its
  * way: no write storms.  (Behind a tight client budget a write per period
- * per queue piled up: 60 queues at 50 QPS queued stale writes that
- * conflicted and starved the Workload writes, see docs/benchmarks.md.) */
+ * per queue would pile up stale writes that conflict and starve the
+ * Workload writes.) */
 static enum written write_if_changed(struct ts_ctl *c, const struct ts_kube_resource *res,
                                      const cJSON *obj, const char *key, const cJSON *body,
                                      enum gate gate)
@@ -98,11 +97,11 @@ static enum written write_if_changed(struct ts_ctl *c, const struct ts_kube_reso
         return WRITE_SETTLED;
     /* a queue's status only informs, like a pending reason: it waits
      * until the Workload writes have spare budget, and an overdue one
-     * takes a token of its own small budget.  (2,000 queues forced every
-     * 30 s were 67 writes/s against a 50/s budget in the large-scale run;
-     * on a lane of their own, written whenever it had a token, they were
-     * 80 writes/s, each coming back through the watch: CPU that the
-     * scheduling needs when the Workload writes are behind.) */
+     * takes a token of its own small budget.  (Many queues forced on a
+     * fixed period, or written on a lane of their own whenever it has a
+     * token, would outrun the budget, and each write comes back through
+     * the watch: CPU that the scheduling needs when the Workload writes
+     * are behind.) */
     if (gate == GATE_WAIT)
         return WRITE_HELD;
     if (gate == GATE_OVERDUE)
@@ -134,11 +133,11 @@ static enum written write_if_changed(struct ts_ctl *c, const struct ts_kube_reso
 /* --- queues whose status cannot have changed ------------------------------ */
 
 /* A queue's status is computed from the engine and the cached object; it
- * can only change when the engine's status version or the object does.
- * Decoding, computing and encoding every queue each period was a fifth of
- * the controller's CPU with 600 queues.  A change of the object marks its
- * record (ts__ctl_status_changed(), from the informer's handlers), so the
- * pass need not read the object to know it is unchanged. */
+ * can only change when the engine's status version or the object does,
+ * so a pass decodes, computes and encodes only the queues where one of
+ * them moved.  A change of the object marks its record
+ * (ts__ctl_status_changed(), from the informer's handlers), so the pass
+ * need not read the object to know it is unchanged. */
 struct status_seen {
     struct ts_status_version v;
     int64_t at; /* loop time it was computed: a settled one is again after max_wait() */
@@ -151,10 +150,9 @@ struct status_seen {
     int settled;
     int changed; /* the object changed since: computed again */
     /* the object decoded (owned), its status the last one computed: the
-     * next computation need not decode it again.  (At 2,000 queues each
-     * admission, arrival and finish changes two queues that changed little
-     * else that second, and decoding each again was half of computing
-     * it.) */
+     * next computation need not decode it again.  (Each admission,
+     * arrival and finish changes the statuses of two queues, not their
+     * objects, and decoding is a large part of computing a status.) */
     struct ts_object *dec;
 };
 
@@ -194,7 +192,7 @@ void ts__ctl_status_forget(struct ts_ctl *c, const struct ts_kube_resource *res,
 }
 
 /* Marks the record changed rather than dropping it: a record dropped and
- * added again at every status write left the map full of tombstones. */
+ * added again at every status write would fill the map with tombstones. */
 void ts__ctl_status_changed(struct ts_ctl *c, const struct ts_kube_resource *res, const char *ns,
                             const char *name)
 {
@@ -209,10 +207,9 @@ void ts__ctl_status_changed(struct ts_ctl *c, const struct ts_kube_resource *res
     seen->dec = NULL;
 }
 
-/* A queue as the pass names it, from its informer key alone: at 1,000
- * ClusterQueues and 1,000 LocalQueues reading the name, namespace and
- * resourceVersion from each object every period was a tenth of the
- * controller's CPU (walking trees that are no longer in the cache). */
+/* A queue as the pass names it, from its informer key alone: reading the
+ * name, namespace and resourceVersion from each object every period would
+ * walk every queue's tree, long out of the CPU's cache. */
 struct qid {
     char key[512]; /* status_key() */
     char buf[256];
@@ -278,9 +275,9 @@ static int queue_version(struct ts_ctl *c, const struct ts_kube_resource *res, c
 
 /* Whether seen records version v, recently if settled.  An unsettled
  * queue is computed again when its held write may go out (write_gate()):
- * computing it sooner finds it held again.  (Each expired every 30 s:
- * at 2,000 queues, nearly all held under a saturated budget, 67 full
- * computations a second for nothing.) */
+ * computing it sooner finds it held again.  (Under a saturated budget
+ * nearly every queue is held: expiring each on a fixed period would
+ * compute them all again for nothing.) */
 static int seen_is(const struct ts_ctl *c, const struct status_seen *seen,
                    const struct ts_status_version *v)
 {
@@ -478,10 +475,9 @@ static int refresh(struct ts_ctl *c, const cJSON *obj, struct ts_object **dec)
  * it through write_if_changed(); -1 when obj is not a queue the engine
  * knows.  When `held`, the gate holds a status known to have moved: it
  * is neither encoded nor compared (WRITE_HELD or WRITE_OVERDUE), and a
- * LocalQueue without metrics is not computed at all.  (At 2,000 queues
- * under a saturated budget nearly every computation ended so, each
- * encoding and comparing a status to find its write waiting: a tenth of
- * the controller's CPU.) */
+ * LocalQueue without metrics is not computed at all.  (Under a saturated
+ * budget nearly every computation ends so, and encoding and comparing
+ * would only find its write waiting.) */
 static int compute(struct ts_ctl *c, const struct ts_kube_resource *res, const cJSON *obj,
                    const char *key, enum gate gate, int held, struct ts_object **dec)
 {
@@ -541,10 +537,9 @@ struct status_pass {
     const struct ts_kube_resource *res;
     struct ts_informer *inf;
     /* the `room` oldest overdue queues, oldest first: only as many as
-     * status_rl has tokens for are written this period.  (Collecting and
-     * sorting every overdue queue, hundreds of them each second under a
-     * saturated budget at 2,000 queues, to write two or three, was 3 %
-     * of the controller's CPU.) */
+     * status_rl has tokens for are written this period.  (Under a
+     * saturated budget many queues are overdue and few get a token:
+     * collecting and sorting them all would be work for nothing.) */
     struct overdue *overdue[OVERDUE_MAX + OVERDUE_SLACK];
     size_t n, room;
 };
@@ -668,10 +663,10 @@ static void queue_status_key(struct status_pass *p, const char *key)
 }
 
 /* The overdue writes take status_rl's tokens oldest first, ClusterQueues
- * and LocalQueues alike.  (Taken in the order the queues were visited,
- * every ClusterQueue before any LocalQueue, 300 ClusterQueues overdue
- * every 30 s took every token of the 2.5 a second at 50 QPS, and the
- * LocalQueues' statuses were never written.) */
+ * and LocalQueues alike.  (Taken in the order the queues are visited,
+ * every ClusterQueue before any LocalQueue, overdue ClusterQueues could
+ * take every token and the LocalQueues' statuses would never be
+ * written.) */
 static void overdue_writes(struct status_pass *p)
 {
     struct ts_ctl *c = p->c;
@@ -710,9 +705,9 @@ static void queue_moved(const char *ns, const char *name, void *data)
  * engine moved, and then those whose records are due (the object changed,
  * or a settled one is due to be computed again), visited.  A held write
  * that is overdue goes to the overdue list as it is: computed only if it
- * gets a token.  (At 2,000 queues under a saturated budget nearly every
- * queue's write is overdue, each second; visited, they cost more than
- * the pass over every queue did.)  Returns 0, or -1 when every queue may
+ * gets a token.  (Under a saturated budget nearly every queue's write is
+ * overdue; visiting them all would cost more than a pass over every
+ * queue.)  Returns 0, or -1 when every queue may
  * have moved (nothing visited). */
 static int visit_due(struct status_pass *p)
 {
@@ -768,10 +763,9 @@ void ts__ctl_queue_status(struct ts_loop *loop, void *data)
     }
     p.room = overdue_room(c);
     /* Every queue every so often, and whenever a held write may go out
-     * (spare budget); else only the queues that may have changed.  (At
-     * 2,000 queues visiting each every second to compare its version was
-     * a twentieth of the controller's CPU, most of what it spent beyond
-     * the baseline's per admission.) */
+     * (spare budget); else only the queues that may have changed.
+     * (Visiting each queue every second to compare its version would
+     * cost in proportion to the queues, not to what changed.) */
     full = c->status_partial == 0 ||
            ts_kube_client_spare(c->client, &ts_kube_res_workloads, TS__CTL_SPARE);
     c->status_partial = (c->status_partial + 1) % TS__CTL_STATUS_FULL_EVERY;

@@ -32,8 +32,8 @@ struct write {
 
 /* The fields of a written Workload that its events and metrics name.  The
  * server's reply differs from the body only in resourceVersion, which
- * written() reads out of the reply's text: decoding each whole reply was
- * 3 % of the controller's CPU. */
+ * written() reads out of the reply's text rather than decoding the whole
+ * reply. */
 static cJSON *ref_of(const cJSON *body)
 {
     static const char *const paths[] = {"apiVersion",
@@ -127,9 +127,9 @@ static void write_free(void *data)
 
 /* A Workload write waits for its token; it is sent only if the cache
  * still holds the version it was built on, else the server would refuse
- * it.  Each refusal cost a token of the writes that decide: 42 % of the
- * large-scale run's Workload writes were 409s, mostly evictions of
- * victims that finished while the eviction waited for its token. */
+ * it.  Each refusal would cost a token of the writes that decide; most
+ * would be evictions of victims that finished while the eviction waited
+ * for its token. */
 static int write_current(void *data)
 {
     struct write *w = data;
@@ -146,8 +146,8 @@ static int write_current(void *data)
 
 /* A victim's eviction write failed.  After a conflict the cache will
  * bring the victim's newer version, and with it a fresh choice: choosing
- * it again at once, on the stale copy, was a storm of 409s (a large-scale
- * run behind its watch).  But an injected or spurious 409 brings no
+ * it again at once, on the stale copy, would make a storm of 409s while
+ * the watch lags.  But an injected or spurious 409 brings no
  * update, so the eviction is forgotten anyway after EVICT_RETRY; other
  * failures are forgotten at once. */
 #define EVICT_RETRY (2 * TS_TIME_SECOND)
@@ -447,10 +447,9 @@ static void run_cycle(struct ts_ctl *c, ts_time now)
     if (!c->dirty)
         return;
     /* Decide only when the decisions can be written at once.  Decided
-     * early, admissions waited in the client's FIFO behind the budget
-     * while holding their quota in the engine's books: at 50 QPS nearly
-     * all of a busy cluster's quota was held by writes waiting 3-8 s, and
-     * a queue's high-priority head waited behind low-priority admissions
+     * early, admissions would wait in the client's FIFO behind the budget
+     * while holding their quota in the engine's books, and a queue's
+     * high-priority head would wait behind low-priority admissions
      * decided before it arrived.  Decided when a token is there, each
      * cycle picks the heads that are best now.  The tick retries.  A
      * saturated budget grants a token every 1/QPS; waiting for

@@ -2,10 +2,10 @@
  *
  * A pending reason (QuotaReserved=False with Kueue's reason and message)
  * only informs: no decision depends on it.  Written on every change it
- * was most of the controller's Workload writes: a waiting head's message
- * changes with each admission in its cohort ("N more needed"), and under
- * a client budget (Kueue's harness runs 50 QPS) those writes queued ahead
- * of the admissions and went stale (docs/benchmarks.md, Findings).  So:
+ * would be most of the controller's Workload writes: a waiting head's
+ * message changes with each admission in its cohort ("N more needed"),
+ * and under a client budget (Kueue's harness runs 50 QPS) those writes
+ * would queue ahead of the admissions and go stale.  So:
  *  - a workload is told TELL_DELAY after its first verdict (the heads of
  *    a moving queue are mostly admitted before), then at most once per
  *    TELL_REFRESH while its verdict keeps changing;

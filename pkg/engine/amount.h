@@ -1,10 +1,11 @@
 /*
  * amount.h - conversion between Kubernetes quantities and the engine's
- * int64 amounts, as Kueue does it (pkg/resources/amount.go, reference
- * §1.9): cpu in milli-units, every other resource in base units rounded
- * up; quotas at or beyond the int64 range are TS_AMOUNT_UNLIMITED.  And
- * back, with the format Kueue prints (cpu decimal "1500m", memory and
- * hugepages binary "600Mi", the rest decimal).
+ * int64 amounts, as Kueue does it (pkg/resources/requests.go
+ * ResourceValue(), ResourceQuantity()): cpu in milli-units, every other
+ * resource in base units rounded up; quotas at or beyond the int64 range
+ * are TS_AMOUNT_UNLIMITED.  And back, with the format Kueue prints (cpu
+ * decimal "1500m", memory and hugepages binary "600Mi", the rest
+ * decimal).
  */
 #ifndef TS_ENGINE_AMOUNT_H
 #define TS_ENGINE_AMOUNT_H

@@ -1,7 +1,7 @@
 /*
  * apply.h - writing the engine's decisions into a Workload's status the way
- * Kueue writes them (reference §3.8, §10): the controller sends the result
- * to the API server, the simulator prints it.
+ * Kueue writes them (pkg/workload/workload.go): the controller sends the
+ * result to the API server, the simulator prints it.
  *
  * Pure functions on typed objects; `now` is passed in.
  */
@@ -34,8 +34,9 @@ int ts_apply_decision(struct ts_workload *wl, const struct ts_decision *d, ts_ti
  * until the job has stopped (ts_apply_quota_released()).  Returns 1. */
 int ts_apply_preempted(struct ts_workload *wl, const struct ts_decision_target *t, ts_time now);
 
-/* The job of an evicted workload has stopped (reference §3.8): Requeued
- * (True for Preempted/NodeFailures, else False with the eviction reason),
+/* The job of an evicted workload has stopped (Kueue's workload controller,
+ * pkg/controller/core/workload_controller.go): Requeued (True for
+ * Preempted/NodeFailures, else False with the eviction reason),
  * QuotaReserved=False PendingEvaluation with the eviction message,
  * status.admission cleared, Admitted=False NoReservation, the time it was
  * admitted added to status.accumulatedPastExecutionTimeSeconds.  Returns 1 when

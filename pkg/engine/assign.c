@@ -322,7 +322,7 @@ static void podset_message(struct ts_buf *msg, const char *ps, struct status *st
     if (msg->len)
         ts_buf_adds(msg, "; ");
     /* no printf: every waiting head of a large cohort is told this again
-     * at each requeue (3.5 % of a controller's CPU at 300 queues) */
+     * at each requeue */
     ts_buf_adds(msg, "couldn't assign flavors to pod set ");
     ts_buf_adds(msg, ps);
     ts_buf_adds(msg, ": ");

@@ -1,6 +1,6 @@
 /*
  * assign.h - flavor assignment for one workload in one ClusterQueue
- * (Kueue's flavorassigner, reference §3.3): per pod set and resource
+ * (Kueue's pkg/scheduler/flavorassigner): per pod set and resource
  * group, walk the group's flavors in order, skip flavors whose taints the
  * pods do not tolerate or whose node labels their node selector/affinity
  * rejects, check quota (nominal, then what the cohort tree can lend within
@@ -43,9 +43,10 @@ struct ts__eng_assignment {
  * (NULL = the pod sets' own counts) against the engine's current usage. */
 void ts__eng_assign(const struct ts_engine *e, struct ts__eng_cq *cq, const struct ts__eng_wl *wl,
                     const int32_t *counts, struct ts__eng_assignment *out);
-/* Partial admission (reference §3.3): when the full assignment does not
- * fit and a pod set has minCount, binary-searches the largest counts that
- * fit.  Replaces *a when a reduced assignment fits. */
+/* Partial admission (Kueue's flavorassigner/podset_reducer.go): when the
+ * full assignment does not fit and a pod set has minCount, binary-searches
+ * the largest counts that fit.  Replaces *a when a reduced assignment
+ * fits. */
 void ts__eng_assign_partial(const struct ts_engine *e, struct ts__eng_cq *cq,
                             const struct ts__eng_wl *wl, struct ts__eng_assignment *a);
 /* 1 when every fr total of a still fits cq's available quota now. */

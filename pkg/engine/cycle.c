@@ -1,8 +1,8 @@
-/* cycle.c - one scheduling cycle (Kueue's scheduler.schedule, reference
- * §3.2): take the head of every active ClusterQueue, nominate each (checks
- * and flavor assignment), order them (non-borrowing first, then priority,
- * then queue time), and admit in that order against usage that already
- * includes the admissions made earlier in the same cycle. */
+/* cycle.c - one scheduling cycle (Kueue's pkg/scheduler/scheduler.go
+ * schedule()): take the head of every active ClusterQueue, nominate each
+ * (checks and flavor assignment), order them (non-borrowing first, then
+ * priority, then queue time), and admit in that order against usage that
+ * already includes the admissions made earlier in the same cycle. */
 #include "api/workload.h"
 #include "engine/assign.h"
 #include "engine/memo.h"
@@ -93,9 +93,8 @@ static void tell_one(struct ts__eng_wl *wl, void *arg)
  * gets the head's reason once, so every pending workload says why it
  * waits.  Later changes of the head's message (the amounts in it move
  * with every admission) are written to the head only, as Kueue writes
- * only the heads it evaluates: rewriting the whole class each time was a
- * write storm (2.5 Workload writes per admission on Kueue's baseline,
- * and 43,000 writes in 16 minutes at 50 QPS). */
+ * only the heads it evaluates: rewriting the whole class each time would
+ * be a write storm. */
 static void tell_class(struct ts__eng_cq *cq, const struct ts__eng_wl *wl, struct ts_cycle *c)
 {
     struct tell t = {c, wl};
@@ -103,7 +102,8 @@ static void tell_class(struct ts__eng_cq *cq, const struct ts__eng_wl *wl, struc
     ts__eng_class_each(cq, wl->shape, tell_one, &t);
 }
 
-/* Why a workload outside every queue waits (reference §3.8). */
+/* Why a workload outside every queue waits (Kueue's workload controller,
+ * pkg/controller/core/workload_controller.go). */
 static void orphan_status(const struct ts_engine *e, struct ts__eng_wl *wl, struct ts_cycle *c)
 {
     char key[512], msg[600];
@@ -586,8 +586,8 @@ static int any_unready(const struct ts_engine *e)
 
 /* Decisions from `from` on that move quota (admissions, preemptions): a
  * pending verdict alone is no progress.  Counted as progress, the changing
- * "N more needed" of 1,000 waiting heads kept a controller cycling at
- * 50 Hz on a full core, its watch 90 s behind (large-scale benchmark). */
+ * "N more needed" of many waiting heads would keep a controller cycling
+ * on a full core, its watch falling behind. */
 static size_t quota_moves(const struct ts_cycle *out, size_t from)
 {
     size_t n = 0;

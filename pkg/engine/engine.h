@@ -1,6 +1,6 @@
 /*
  * engine.h - the admission engine: Kueue's queueing and quota decisions as
- * a pure library (reference §3).
+ * a pure library.
  *
  * The engine holds the state of flavors, ClusterQueues, Cohorts,
  * LocalQueues, priority classes, namespaces and Workloads, and decides one
@@ -207,9 +207,9 @@ int ts_engine_verdict(const struct ts_engine *e, const char *ns, const char *nam
 /* The eviction a cycle chose for a victim was not written (the write
  * failed, or the Workload was gone from the cache): the victim counts as
  * running again, so a later cycle can choose it, or others, anew.
- * Without this its preemptor waited for good for an eviction that never
- * came.  Unknown names are ignored.  (A victim whose stored status says
- * Evicted=True stays on its way out: it is never evicted twice.) */
+ * Without this its preemptor would wait for good for an eviction that
+ * never comes.  Unknown names are ignored.  (A victim whose stored status
+ * says Evicted=True stays on its way out: it is never evicted twice.) */
 void ts_engine_evict_forget(struct ts_engine *e, const char *ns, const char *name);
 
 /* An evicted workload's job has stopped: its quota is released and it is
@@ -228,9 +228,9 @@ struct ts_engine_cq_stats {
 /* Counts for a ClusterQueue; returns TS_ENOTFOUND when unknown. */
 int ts_engine_cq_stats(const struct ts_engine *e, const char *cq, struct ts_engine_cq_stats *out);
 /* Fair sharing: the weighted dominant resource share of a ClusterQueue
- * or Cohort (reference §3.6), as its status.fairSharing.weightedShare
- * shows it (INT64_MAX for weight 0 while borrowing).  TS_ENOTFOUND when
- * unknown. */
+ * or Cohort (Kueue's pkg/cache/scheduler/fair_sharing.go), as its
+ * status.fairSharing.weightedShare shows it (INT64_MAX for weight 0 while
+ * borrowing).  TS_ENOTFOUND when unknown. */
 int ts_engine_weighted_share(const struct ts_engine *e, const char *node, int is_cohort,
                              int64_t *out);
 

@@ -104,8 +104,7 @@ struct ts__eng_cq {
 /* Parked workloads of one shape, in queue order: first, then rest.  A
  * requeue releases the first; most often it fails again and comes back
  * first, so it waits outside the heap: releasing and parking it again cost
- * no heap operation (they were a tenth of a controller's CPU at 300
- * queues, each sifting through cold workloads). */
+ * no heap operation (each would sift through cold workloads). */
 struct ts__eng_class {
     uint64_t shape;
     struct ts__eng_wl *first; /* NULL, or ahead of every workload in rest */
@@ -279,7 +278,7 @@ struct ts_engine {
     struct ts__eng_wl **dirty;
     size_t n_dirty, cap_dirty;
     /* cycle.c's per-cycle scratch, kept between cycles: allocating it anew
-     * each cycle made glibc consolidate its free lists every time */
+     * each cycle costs more than the cycle's use of it */
     void *scratch;
     size_t cap_scratch;
     uint64_t cycle_seq; /* numbers the cycles (preemption overlap checks) */

@@ -1,6 +1,6 @@
 /*
  * explain.h - answers to "why is my job pending, where is it in line, and
- * what would make it run?" (issue: visibility), computed by the same engine
+ * what would make it run?", computed by the same engine
  * that makes the decision, so the explanation cannot disagree with it.
  *
  * Positions follow the scheduler's own order (Kueue's visibility API:

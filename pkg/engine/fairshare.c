@@ -1,7 +1,7 @@
-/* fairshare.c - Kueue's dominant resource share (reference §3.6): how much
- * a node borrows beyond its own quota, per resource, relative to what its
- * parent could lend, the largest over resources, divided by the node's
- * fairSharing weight. */
+/* fairshare.c - Kueue's dominant resource share
+ * (pkg/cache/scheduler/fair_sharing.go): how much a node borrows beyond
+ * its own quota, per resource, relative to what its parent could lend, the
+ * largest over resources, divided by the node's fairSharing weight. */
 #include "engine/engine_int.h"
 #include "util/alloc.h"
 

@@ -3,9 +3,9 @@
  *
  * A preemptor waiting for its victims is searched again every cycle, twice
  * (by the flavor assignment's oracle, then by the cycle), and the answer
- * rarely changes: at 300 queues under a 50/100 write budget nine searches
- * in ten found only victims already on their way out, and the searches were
- * over half of the engine's time.
+ * rarely changes: under a saturated write budget most searches find only
+ * victims already on their way out, and searching is the costliest thing
+ * a cycle does.
  *
  * A search reads the preemptor's ClusterQueue, priority and queue time, the
  * request (flavor-resources and amounts), the engine's configuration and

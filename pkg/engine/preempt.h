@@ -1,6 +1,7 @@
 /*
- * preempt.h - Kueue's classical preemption (reference §3.5): which admitted
- * workloads to evict so that a pending one fits.
+ * preempt.h - Kueue's classical preemption (pkg/scheduler/preemption,
+ * classicalPreemptions()): which admitted workloads to evict so that a
+ * pending one fits.
  *
  * Candidates are the workloads of the preemptor's own ClusterQueue that
  * withinClusterQueue allows, and those of other ClusterQueues in its cohort

@@ -372,8 +372,8 @@ void ts__eng_flavors_changed(struct ts_engine *e)
 /* --- requeueing inadmissible workloads ------------------------------------ */
 
 /* The slots keep their strings for the next verdicts, which mostly repeat
- * them: freeing and copying them at every requeue of a large cohort was
- * 3 % of a controller's CPU. */
+ * them: freeing and copying them at every requeue of a large cohort would
+ * be work for nothing. */
 void ts__eng_unblock(struct ts__eng_cq *cq)
 {
     cq->n_blocked = 0;

@@ -1,6 +1,6 @@
 /*
  * quota.h - the resource-node tree of ClusterQueues and Cohorts and
- * Kueue's quota arithmetic on it (reference §3.1, §3.4).
+ * Kueue's quota arithmetic on it (pkg/cache/scheduler/resource_node.go).
  *
  * Every ClusterQueue and every Cohort is a node.  Per flavor-resource pair
  * ("fr", a small integer id owned by the engine) a node holds nominal

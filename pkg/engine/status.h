@@ -1,7 +1,8 @@
 /*
  * status.h - ClusterQueue and Cohort status as Kueue's controllers write it
- * (reference §1.2, §1.3, §3.6), computed from the engine's state: the
- * controller writes it to the API server, the simulator prints it.
+ * (pkg/controller/core/clusterqueue_controller.go, cohort_controller.go),
+ * computed from the engine's state: the controller writes it to the API
+ * server, the simulator prints it.
  *
  * Pure; `now` is passed in for condition transition times.
  */

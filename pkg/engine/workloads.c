@@ -614,9 +614,8 @@ int ts_engine_put_workload(struct ts_engine *e, const struct ts_workload *src, t
     if (ts_workload_is_finished(src)) {
         /* Finished is final (Kueue): such a workload holds nothing, is
          * never placed again and no status counts it, so it is forgotten
-         * as a deleted one is.  Kept, they grew the controller's memory
-         * all through a long run: 6 of its 64 MiB by the end of the
-         * 15,000-workload baseline. */
+         * as a deleted one is.  Kept, they would grow the controller's
+         * memory all through a long run. */
         ts_engine_delete_workload(e, src->meta.namespace_, src->meta.name);
         return 0;
     }

@@ -20,7 +20,7 @@ static int add_number(double d, struct ts_buf *out)
     if (!isfinite(d))
         return TS_EINVAL;
     /* integers by hand: most numbers in Kubernetes objects are, and
-     * printf was a visible part of printing every stored object */
+     * printf would be a visible part of printing every stored object */
     if (floor(d) == d && fabs(d) < 1e18 && !(d == 0 && signbit(d))) {
         unsigned long long u = d < 0 ? (unsigned long long)-d : (unsigned long long)d;
         char *end = buf + sizeof(buf), *q = end;

@@ -137,10 +137,10 @@ void ts_kube_client_set_gate(struct ts_kube_client *c, ts_kube_gate_fn fn, void 
  * So has Kueue: controller-runtime builds a REST client, with a rate
  * limiter of its own, per kind for its client and per kind for its
  * cache, and the event recorder has a clientset of its own.  With one
- * bucket for all, Events took two thirds of a 50 QPS budget from the
- * Workload writes, and a watch that timed out waited behind the queued
- * writes to resume: the cache fell behind, its stale versions made 409s,
- * and a relist outlived its continue token. */
+ * bucket for all, Events would take most of the budget from the Workload
+ * writes, and a watch that timed out would wait behind the queued writes
+ * to resume: the cache would fall behind, its stale versions make 409s,
+ * and a relist outlive its continue token. */
 static size_t lane_of(struct ts_kube_client *c, const struct ts_kube_resource *res, int cache)
 {
     char key[256];
@@ -232,8 +232,8 @@ static void unqueue(struct ts_kube_call *call)
     struct ts_kube_call **pp, *prev = NULL;
 
     /* only a call cancelled while it waits for a token is in the queue:
-     * walking it for every finished call was O(queue) per request, most
-     * of the controller's CPU behind a deep Event queue */
+     * walking it for every finished call would be O(queue) per request,
+     * and the Event queue can be deep */
     if (!call->queued)
         return;
     call->queued = 0;
@@ -324,10 +324,9 @@ static void on_queue(struct ts_loop *loop, void *data)
  * A head that waits for its token starts on the next throttle_tick
  * instead, with every other head whose token is due by then: the rate is
  * the same, but a saturated client wakes once per tick rather than once
- * per request, and on a VM each wakeup cost more CPU than the request it
- * sent (bench_kube_requests: 432 us per request at 50/s, 207 us on a
- * 100 ms tick).  Heads that only wait for a slot are started by
- * active_done(). */
+ * per request, and a wakeup can cost more CPU than the request it sends
+ * (test/bench/bench_kube_requests.c measures both).  Heads that only
+ * wait for a slot are started by active_done(). */
 static void arm_queue(struct ts_kube_client *c)
 {
     struct ts__kube_lane *l = first_lane(c);

@@ -125,7 +125,7 @@ struct ts_kube_req {
     /* list_all: each page's items as they arrive (consumed; the result
      * then has no items), or NULL when the list starts over (an expired
      * continue token).  NULL: the items are gathered into the result.
-     * Gathered, a relist of 50,000 Workloads was 500 MB of cJSON. */
+     * Gathered, a relist of many Workloads is held whole as cJSON. */
     void (*on_page)(cJSON *items, void *data);
     const char *cont;            /* continue token */
     long timeout_seconds;        /* watch: server-side timeoutSeconds */

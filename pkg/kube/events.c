@@ -19,8 +19,9 @@
 #define CACHE_MAX 4096
 /* Events waiting for the recorder's client: beyond this, new ones are
  * dropped, as client-go's broadcaster drops past its 1000-event queue.
- * Unbounded, a controller admitting faster than its Event budget queued
- * ~10,000 Events (memory, and CPU: every new one scanned them all). */
+ * Unbounded, a controller admitting faster than its Event budget would
+ * queue Events without end (memory, and CPU: every new one scans them
+ * all). */
 #define QUEUED_MAX 1000
 #define SPAM_BURST 25
 #define SPAM_QPS   (1.0 / 300)
@@ -33,8 +34,8 @@ struct agg {
     /* what an Event about it says besides the message, for creating it
      * (again, after it expired): type, reason and the involved object's
      * apiVersion, kind, namespace, name, uid, resourceVersion, each
-     * NUL-terminated.  Up to CACHE_MAX of these are kept: as cJSON trees
-     * they were 10 MB of a 15,000-workload run. */
+     * NUL-terminated.  Up to CACHE_MAX of these are kept, so as text
+     * rather than as cJSON trees, which take many times the memory. */
     char *ref;
     struct ts_kube_call *call;
 };
@@ -233,7 +234,7 @@ static void add_member(struct ts_buf *b, int first, const char *key, const char 
 }
 
 /* The Event as JSON text: about one an admission goes out, and building
- * it as a cJSON tree to print it was two dozen allocations each. */
+ * it as a cJSON tree to print it would take dozens of allocations each. */
 static char *event_body(const struct agg *a, size_t *len)
 {
     const struct ts_recorder *r = a->r;

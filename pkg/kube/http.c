@@ -22,8 +22,8 @@
 #define DEFAULT_MAX_BODY        ((size_t)256 << 20)
 #define TS_HTTP_MAX_CONNECTIONS 64L /* per server: the keep-alive pool */
 /* Finished easy handles kept for the next requests: creating one (a large
- * zeroed struct and its buffers) and destroying it was 4 % of the
- * controller's CPU at one write per admission. */
+ * zeroed struct and its buffers) and destroying it for every request
+ * costs more than reusing it. */
 #define IDLE_EASY_MAX 32
 
 struct ts_http {
@@ -448,10 +448,10 @@ static void set_blob(CURL *e, CURLoption opt, const char *pem, size_t len)
 /*
  * libcurl turns on SSL_MODE_RELEASE_BUFFERS, so OpenSSL frees a
  * connection's 16 KB read buffer whenever it is drained and allocates it
- * again for the next record: on a watch that is every event.  Those
- * allocations, and the fastbin consolidation each large one triggers in
- * glibc, were 4-6 % of the controller's CPU.  A kept pair of buffers
- * costs about 34 KB per connection (at most TS_HTTP_MAX_CONNECTIONS).
+ * again for the next record: on a watch that is every event, and each
+ * such large allocation makes glibc consolidate its fastbins.  A kept
+ * pair of buffers costs about 34 KB per connection (at most
+ * TS_HTTP_MAX_CONNECTIONS).
  */
 static CURLcode keep_tls_buffers(CURL *e, void *ssl_ctx, void *data)
 {

@@ -20,11 +20,10 @@
  * finds the objects with a value.
  *
  * Compact informers (opts.compact) keep each object as its JSON text: a
- * fifth of the memory of a cJSON tree (15,000 Workloads took 180 MiB as
- * trees).  Their objects are read with ts_informer_fetch() (a parsed
- * copy); ts_informer_get() finds nothing, on_update gets a NULL `old`,
- * ts_informer_each() parses each object for its visit, and they take no
- * indexes.
+ * fraction of the memory of a cJSON tree.  Their objects are read with
+ * ts_informer_fetch() (a parsed copy); ts_informer_get() finds nothing,
+ * on_update gets a NULL `old`, ts_informer_each() parses each object for
+ * its visit, and they take no indexes.
  *
  * Thread rule: loop thread only.  Nothing may block in a handler, and
  * handlers must not free the informer.
@@ -67,7 +66,7 @@ struct ts_informer_opts {
     int64_t backoff_base, backoff_cap; /* list and watch retries; 0: 800 ms, 30 s */
     int compact;                       /* keep JSON text, not trees (see above) */
     /* drop metadata.managedFields from every object (client-go's
-     * TransformStripManagedFields): nearly half of a Workload's JSON.  An
+     * TransformStripManagedFields): a large part of a Workload's JSON.  An
      * update whose body has none keeps the stored ones. */
     int strip_managed_fields;
 };

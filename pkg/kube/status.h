@@ -1,7 +1,8 @@
 /*
  * status.h - metav1.Status error bodies decoded into a typed error.
  *
- * Every failed API call answers a Status object (apiserver-contract §8):
+ * Every failed API call answers a Status object (Kubernetes API
+ * conventions, "Response Status Kind"):
  *   {"kind":"Status","status":"Failure","message":…,"reason":"NotFound",
  *    "details":{"name":…,"group":…,"kind":…,"causes":[{reason,message,
  *    field}],"retryAfterSeconds":N},"code":404}

@@ -59,7 +59,7 @@ struct ts_watch_parser {
     void *data;
     size_t events; /* events delivered */
     /* set after init: objects arrive without metadata.managedFields,
-     * cut from the text before parsing (about 40 % of a Workload's) */
+     * cut from the text before parsing (a large part of a Workload's) */
     int strip_managed_fields;
     struct ts_buf cut; /* a line without them */
     /* set by ts_watch_parser_transient(): events are parsed into it */

@@ -37,8 +37,8 @@ struct ts_metrics_family {
     struct series **series; /* sorted by values taken in `order` */
     size_t n, cap;
     /* series_key() -> struct series *: an update finds its series in one
-     * lookup (a binary search over label strings was 4 % of the
-     * controller's CPU with 2,000 queues' series per family) */
+     * lookup, not a binary search over label strings (thousands of
+     * queues' series per family) */
     struct ts_hmap index;
 };
 

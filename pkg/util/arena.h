@@ -2,8 +2,8 @@
  * arena.h - a bump allocator for short-lived trees.
  *
  * A parsed watch event is a few hundred small allocations that all die
- * together a moment later.  From the heap they were a third of the
- * controller's malloc calls, scattered over cold memory; from an arena
+ * together a moment later.  From the heap they would be a large share of
+ * the controller's malloc calls, scattered over cold memory; from an arena
  * they are one warm block, reused for the next event.  Memory is handed
  * out until ts_arena_reset(), which takes it all back at once.
  */

@@ -4,7 +4,7 @@
  * response body out, no network (server.h puts these on the wire; the
  * reliability work can fuzz ts_webhook_handle() directly).
  *
- * Paths (Kueue's, reference §4.5, §5; contract §10.9):
+ * Paths (Kueue's, from its config/components/webhook/manifests.yaml):
  *   /mutate-kueue-x-k8s-io-v1beta2-{clusterqueue,resourceflavor,workload}
  *   /validate-kueue-x-k8s-io-v1beta2-{clusterqueue,localqueue,resourceflavor,
  *                                     cohort,workload,workloadpriorityclass}

@@ -1,5 +1,5 @@
 /*
- * webhook_job.c - Kueue's job webhooks (reference §4.5; jobframework
+ * webhook_job.c - Kueue's job webhooks (pkg/controller/jobframework
  * base_webhook.go, defaults.go, validation.go; jobs/job/job_webhook.go)
  * for batch/v1 Job and the Kubeflow jobs (kubeflow.org/v1 PyTorchJob and
  * TFJob, kubeflow.org/v2beta1 MPIJob).

@@ -1,5 +1,5 @@
 /*
- * webhook_kueue.c - Kueue's webhooks for its own kinds (reference §5):
+ * webhook_kueue.c - Kueue's webhooks for its own kinds (pkg/webhooks/):
  * validation (create and update, incl. workloads/status) through the rules
  * of pkg/api, and the mutating webhooks of ClusterQueue, ResourceFlavor
  * (finalizer kueue.x-k8s.io/resource-in-use on create) and Workload

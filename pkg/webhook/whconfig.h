@@ -1,8 +1,8 @@
 /*
  * whconfig.h - Turnstile's admissionregistration.k8s.io/v1
  * MutatingWebhookConfiguration and ValidatingWebhookConfiguration, built
- * to match Kueue's registrations (contract §10.9: operations, resources
- * incl. workloads/status, failurePolicy Fail, sideEffects None,
+ * to match Kueue's registrations (config/components/webhook: operations,
+ * resources incl. workloads/status, failurePolicy Fail, sideEffects None,
  * admissionReviewVersions [v1], matchPolicy Equivalent), and the caBundle
  * injection the controller does on those and on the CRDs' conversion
  * webhooks.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Done-when check of issue 5: turnstile-apiserver + kubectl apply of the
+# turnstile-apiserver + kubectl apply of the
 # real crds/ + the seeds' ClusterQueue, LocalQueue and ResourceFlavor YAML
 # + kubectl get clusterqueues,localqueues,workloads -A, default kubectl
 # flags; plus the Kubeflow PyTorchJob CRD and a PyTorchJob.
@@ -8,7 +8,7 @@ need_kubectl
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 ls "$ROOT"/crds/*.yaml >/dev/null 2>&1 || { echo "skip: crds/ not present"; exit 77; }
 as_start
-# the whole directory, with default flags, as README and the issue say
+# the whole directory, with default flags, as README says
 out=$(K apply -f "$ROOT/crds/" 2>&1)
 check "kubectl apply -f crds/ exits 0" [ $? -eq 0 ]
 check "kubectl apply -f crds/" contains "$out" "customresourcedefinition.apiextensions.k8s.io/workloads.kueue.x-k8s.io created"

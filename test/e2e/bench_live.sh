@@ -67,8 +67,9 @@ echo "ok: live --jobs runs every Job to the end; range check on the controller's
 
 # Kueue admits at most one head per ClusterQueue a cycle, so cycles must
 # follow each other at once while they admit: 600 workloads that all fit
-# one ClusterQueue took 12 s at one cycle per 20 ms. Back to back they take
-# 2-3 s, up to 5.3 s under ASan on a loaded 2-core VM: the limit sits between
+# one ClusterQueue need at least 12 s at one cycle per 20 ms, and far less
+# back to back, even under ASan on a loaded machine: the limit below sits
+# between the two.
 cat >"$tmp/one-queue.yaml" <<'YAML'
 - className: cohort
   count: 1

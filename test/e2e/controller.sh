@@ -150,9 +150,9 @@ while kill -0 "$CTL_PID" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1
 check "controller stops on SIGTERM" eq "$(kill -0 "$CTL_PID" 2>/dev/null && echo running)" ""
 
 # SIGTERM while starting: inside its first requests (discovery) to a server
-# that accepts and never answers, the controller still stops at once
-# (before, the stop was forgotten once its loop ran: it ran on, unkillable
-# but by SIGKILL)
+# that accepts and never answers, the controller still stops at once (a
+# stop forgotten once its loop runs would leave it running, unkillable but
+# by SIGKILL)
 $PY -c '
 import socket, time
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)

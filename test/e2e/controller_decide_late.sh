@@ -1,9 +1,9 @@
 #!/bin/sh
 # Under a saturated client budget the controller decides only when its
 # decisions can be written at once (pkg/controller/sched.c, run_cycle).
-# Decided early, admissions waited in the client's FIFO in the order they
-# were decided, and a high-priority Workload created a moment later was
-# admitted after every low-priority one decided before it.  Here the
+# Decided early, admissions would wait in the client's FIFO in the order
+# they were decided, and a high-priority Workload created a moment later
+# would be admitted after every low-priority one decided before it.  Here the
 # budget is 0.5 QPS, the queue has room for all eight Workloads, six low
 # ones are created at once and a high one 3 s later: it must be written
 # third (at the second token after it appears), not seventh.

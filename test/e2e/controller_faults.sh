@@ -3,8 +3,8 @@
 # halfway (the request was carried out, the client sees a broken
 # connection).  The controller is started eleven times; each time it must
 # still tell that kubeflow.org PyTorchJobs are not served (a cut reply
-# used to count as "served": an informer that never syncs, so nothing was
-# ever scheduled); the last one admits jobs.  Then half the writes fail
+# counted as "served" would start an informer that never syncs, so nothing
+# would ever be scheduled); the last one admits jobs.  Then half the writes fail
 # with 500 and the Workloads of deleted jobs must still go.  Then every
 # reply of a write carried out is cut and the watches lag: an admission
 # whose reply was lost is read back, not taken again.  /debug/faults counts
@@ -58,7 +58,7 @@ check "cut replies were injected ($cuts)" test "$cuts" -gt 10
 
 # Half the writes fail with 500 (not performed, and a PATCH is not retried
 # by the client): deleted jobs' Workloads must still lose Kueue's finalizer
-# and go (the removal used to wait for an update event that never comes).
+# and go (without waiting for an update event that never comes).
 stop_pid "$PID"
 as_start_http "$PORT" --no-access-log --faults seed=12,write-500=0.5
 ctl_start
@@ -116,9 +116,9 @@ refused=$(grep "method=PUT path=/apis/kueue.x-k8s.io/v1beta2/namespaces/team-a/w
     "$T/server.log" | awk '/code=200/ { n = 0 } /code=409/ { n++ } END { print n + 0 }')
 check "$first's admission was refused once, its own retry, not taken again ($refused)" eq "$refused" 1
 # The job's start is such a write too: planned again on the cached job
-# (still suspended) until the watch showed the start, it was refused over
-# and over; a stop planned so found nothing to stop and released the quota
-# under a running job.  Plans now wait for a newer copy.
+# (still suspended) until the watch shows the start, it would be refused
+# over and over, and a stop planned so would find nothing to stop and
+# release the quota under a running job.  Plans wait for a newer copy.
 refused=$(grep -c "method=PUT path=/apis/batch/v1/namespaces/team-a/jobs/$first code=409" "$T/server.log")
 check "$first's start was refused once, its own retry, not planned again on the old copy ($refused)" \
     eq "$refused" 1

@@ -4,8 +4,8 @@
 # for at most --queue-status-max-wait; after that it is overdue and takes
 # a token of a small budget of its own (5 % of the QPS).  Overdue writes
 # take those tokens oldest first: a LocalQueue's status must not starve
-# behind ClusterQueues whose statuses keep changing (they were visited,
-# and took every token, first).  Under 5 writes/s (0.25 overdue tokens/s)
+# behind ClusterQueues whose statuses keep changing (visited first, they
+# could take every token).  Under 5 writes/s (0.25 overdue tokens/s)
 # and a 2 s limit, 100 Jobs for lq2, whose ClusterQueue has no quota, keep
 # the budget busy for about 20 s while both cq2's and lq2's pending counts
 # grow: lq2's status must show pending Workloads while fewer than 70 of

@@ -65,9 +65,9 @@ check "webhook memory bounded (${rss} KiB < 200 MiB)" [ "${rss:-999999}" -lt 204
 hp=$(sed -n 's/.*health_port=\([0-9]*\).*/\1/p' "$T/wh.log")
 check "health port still answers" eq "$(curl -s --max-time 5 "http://127.0.0.1:$hp/healthz")" ok
 
-# turnstile-apiserver under 2,000 half-open TLS handshakes (before, they
-# held a thread and a connection slot each for ever: past ~1,000 nothing
-# was answered): they are closed after 10 s idle, the rest is served
+# turnstile-apiserver under 2,000 half-open TLS handshakes (held open,
+# each would take a thread and a connection slot for ever, until nothing
+# is answered): they are closed after 10 s idle, the rest is served
 as_start
 asport=${URL##*:}
 out=$($FL --port "$asport" --mode tls-half --addrs 50 --per-addr 40 --seconds 12 --probes 10 \

@@ -31,7 +31,7 @@ check "samples table" "$data/simulate-samples.table" "$tmp/samples.table"
     -f "$ex/jobs-sample-pytorchjob.yaml" -f "$ex/jobs-sample-tfjob.yaml" >"$tmp/examples.table"
 check "kueue examples table" "$data/simulate-kueue-examples.table" "$tmp/examples.table"
 
-# 3. -o yaml is what `kubectl get workloads -o yaml` shows (reference §10 example)
+# 3. -o yaml is what `kubectl get workloads -o yaml` shows for Kueue's sample job
 "$bin" simulate -o yaml --now $now -f "$ex/admin-single-clusterqueue-setup.yaml" \
     -f "$ex/jobs-sample-job.yaml" >"$tmp/job.yaml"
 check "sample job yaml" "$data/simulate-sample-job.yaml" "$tmp/job.yaml"

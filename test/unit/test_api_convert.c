@@ -258,7 +258,7 @@ static void test_shapes(void **state)
 }
 
 /* Kueue's one-way mappings: a v1beta1 read of a converted object shows the
- * v1beta2 meaning (reference §11.3). */
+ * v1beta2 meaning (apis/kueue/v1beta1/<kind>_conversion.go). */
 static void test_lossy_as_kueue(void **state)
 {
     cJSON *x = tq_json("{'apiVersion':'kueue.x-k8s.io/v1beta1','kind':'ClusterQueue','spec':{"

@@ -82,7 +82,7 @@ ROUND_TRIP(resource_flavor, ts_resource_flavor)
 ROUND_TRIP(workload, ts_workload)
 ROUND_TRIP(workload_priority_class, ts_workload_priority_class)
 
-/* --- what Kueue has (reference §1) --------------------------------------------- */
+/* --- what Kueue has (its config/components/crd) --------------------------- */
 
 static const struct kind {
     const char *kind, *plural, *singular, *scope;

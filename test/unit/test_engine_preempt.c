@@ -91,8 +91,8 @@ static int cycle_evicts_low(struct ts_engine *e)
 }
 
 /* The victim's Evicted write failed (a 409, a 5xx, a cut): the controller
- * says so and the next cycle evicts it again.  Before, the engine kept it
- * as "on its way out" and the preemptor waited for it forever. */
+ * says so and the next cycle evicts it again: kept as "on its way out",
+ * it would make the preemptor wait for it forever. */
 static void test_failed_eviction_is_issued_again(void **state)
 {
     struct ts_sim *s = setup_sim(0);

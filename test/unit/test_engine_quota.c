@@ -1,5 +1,6 @@
 /* Tests for pkg/engine/quota: Kueue's resource-node arithmetic, checked on
- * the reference's worked examples and by an invariant over random edits. */
+ * Kueue's worked examples of cohort lending and borrowing and by an
+ * invariant over random edits. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -83,7 +84,8 @@ static void test_usage_never_wraps(void **state)
     ts_quota_node_release(&c);
 }
 
-/* Reference §3.1 worked example: cohort C, A nominal 10 lending 4, B nominal 6. */
+/* Kueue's worked example of lending: cohort C, A nominal 10 lending 4,
+ * B nominal 6. */
 static void test_flat_cohort_lending_borrowing(void **state)
 {
     struct ts_quota_node c, a, b;
@@ -119,7 +121,8 @@ static void test_flat_cohort_lending_borrowing(void **state)
     ts_quota_node_release(&c);
 }
 
-/* Reference §3.1 hierarchical example: R <- X (nominal 2, lending 0) <- CQ-1 (4). */
+/* Kueue's hierarchical cohort example: R <- X (nominal 2, lending 0)
+ * <- CQ-1 (4). */
 static void test_hierarchy_private_cohort_quota(void **state)
 {
     struct ts_quota_node r, x, q1, y, q2;

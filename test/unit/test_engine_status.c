@@ -212,8 +212,9 @@ static void test_versions_follow_changes(void **state)
 
 /* A finished workload, admitted or not, is forgotten as a deleted one
  * is: its quota goes back, no status counts it, and the engine keeps no
- * memory for it (kept, a long run's finished workloads were 6 of the
- * controller's 64 MiB).  A running one and a pending one stay. */
+ * memory for it (kept, a long run's finished workloads would grow the
+ * controller's memory without end).  A running one and a pending one
+ * stay. */
 static void test_finished_workloads_forgotten(void **state)
 {
     struct ts_sim *s = ts_sim_new(NULL);

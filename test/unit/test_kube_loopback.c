@@ -1184,7 +1184,7 @@ static void test_event_aggregation(void **state)
 
 /* Behind a client budget the recorder keeps at most 1000 Events waiting
  * and drops the rest (client-go's broadcaster does too); the client's
- * queue never walks itself per request (the controller's CPU at 50 QPS). */
+ * queue never walks itself per request (that would be O(queue) each). */
 static void test_event_queue_bounded(void **state)
 {
     struct ts_err e = {0};

@@ -371,7 +371,7 @@ static void set_flag(struct ts_loop *l, void *data)
 /* A SIGTERM handled inside a blocking call (the controller's discovery at
  * start-up) stops the loop: the call gives up instead of waiting out the
  * server's Retry-After, and the stop holds for a ts_loop_run() after it
- * (before, that reset it and a controller killed while starting ran on). */
+ * (were it reset there, a controller killed while starting would run on). */
 static void test_sync_call_ends_with_the_loop(void **state)
 {
     static const struct step busy[] = {{503, "Retry-After: 30\r\n", NULL}};
@@ -481,8 +481,8 @@ static void serve_settled(struct env *e, int n)
 }
 
 /* Throttled requests start together on the client's tick grid, not each
- * at its own token's time: a wakeup per request cost the controller more
- * CPU than the request itself (docs/benchmarks.md).  QPS 50, burst 1:
+ * at its own token's time: a wakeup per request can cost the controller
+ * more CPU than the request itself.  QPS 50, burst 1:
  * after the first request a token every 20 ms, the first four due by
  * 81 ms after a start 1 ms past the grid. */
 static void test_rate_limit_tick(void **state)

@@ -24,7 +24,7 @@ static const char *const valid_review =
     "'operation':'CREATE','object':{'apiVersion':'kueue.x-k8s.io/v1beta2','kind':"
     "'ResourceFlavor','metadata':{'name':'rf'}}}}";
 
-/* Every path of the issue answers a review (200 + response.uid). */
+/* Every webhook path answers a review (200 + response.uid). */
 static void paths(void **state)
 {
     static const char *const known[] = {

@@ -140,8 +140,9 @@ static void many_objects(void **state)
     ts_webhook_free(wh);
 }
 
-/* Kueue's deprecated v1beta1 spellings (reference §11.3) come back in
- * their v1beta2 meaning: admissionChecks as admissionChecksStrategy,
+/* Kueue's deprecated v1beta1 spellings
+ * (apis/kueue/v1beta1/<kind>_conversion.go) come back in their v1beta2
+ * meaning: admissionChecks as admissionChecksStrategy,
  * Borrow/Preempt as MayStopSearch; from there on the round trip is exact. */
 static void deprecated_aliases(void **state)
 {
