@@ -3,6 +3,7 @@
 #include "api/object.h"
 #include "controller/jobkind.h"
 #include "engine/apply.h"
+#include "json/json.h"
 #include "util/alloc.h"
 
 #include <stdarg.h>
@@ -122,21 +123,60 @@ static void plan_finished(const struct job_facts *f, const struct ts_workload *w
           wl->meta.namespace_, wl->meta.name);
 }
 
-/* Evicted: stop the job; once its pods are gone, release the quota. */
+/* Kueue's Job.Stop (pkg/controller/jobs/job/job_controller.go): a batch/v1
+ * Job is first suspended alone; once it is, a status.startTime the job
+ * controller left is cleared through the status subresource, then its pod
+ * templates are restored (kube-apiserver refuses a template change of a
+ * Job that runs or has started).  A Kubeflow job takes it in one write.
+ * Returns 1 when a job write is planned (the stop is under way), 0 when the
+ * job is stopped and restored, or an error. */
+static int plan_stop(const cJSON *job, const struct ts_jobkind *k, const struct ts_workload *wl,
+                     const char *why, struct ts_jobplan *p, struct ts_err *err)
+{
+    int was_running = !ts_jobkind_is_suspended(k, job), changed = 0, rc;
+
+    p->job = cJSON_Duplicate(job, 1);
+    if (!k->kf && was_running) {
+        ts_jobkind_set_suspend(k, p->job, 1);
+        p->ops |= TS_JOBPLAN_UPDATE_JOB;
+        event(p, "Normal", "Stopped", "%s", why);
+        return 1;
+    }
+    if ((rc = ts_jobkind_stop(k, p->job, wl, &changed, err)))
+        return rc;
+    if (!changed) {
+        cJSON_Delete(p->job);
+        p->job = NULL;
+        return 0;
+    }
+    if (!k->kf && ts_json_get(job, "status.startTime")) {
+        cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(p->job, "status"),
+                                                "startTime");
+        /* the status write carries the job as it is stored, startTime aside */
+        cJSON_ReplaceItemInObjectCaseSensitive(
+            p->job, "spec", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(job, "spec"), 1));
+        p->ops |= TS_JOBPLAN_UPDATE_JOB_STATUS;
+        return 1;
+    }
+    p->ops |= TS_JOBPLAN_UPDATE_JOB;
+    if (was_running)
+        event(p, "Normal", "Stopped", "%s", why);
+    return 1;
+}
+
+/* Evicted: stop the job; once its pods are gone (and, for a batch/v1 Job,
+ * its templates are restored), release the quota. */
 static int plan_evicted(const struct job_facts *f, const cJSON *job, const struct ts_jobkind *k,
                         const struct ts_workload *wl, ts_time now, struct ts_jobplan *p,
                         struct ts_err *err)
 {
     const struct ts_condition *ev = ts_conditions_find(&wl->status.conditions, TS_WL_COND_EVICTED);
-    int changed = 0, rc;
+    int rc = plan_stop(job, k, wl, ev && ev->message ? ev->message : "Evicted", p, err);
 
-    p->job = cJSON_Duplicate(job, 1);
-    if ((rc = ts_jobkind_stop(k, p->job, wl, &changed, err)))
+    if (rc < 0)
         return rc;
-    if (changed) {
-        p->ops |= TS_JOBPLAN_UPDATE_JOB;
-        event(p, "Normal", "Stopped", "%s", ev && ev->message ? ev->message : "Evicted");
-    }
+    if (rc == 1 && !k->kf)
+        return 0; /* released once the stop has landed */
     if (!f->active && ts_workload_has_quota_reservation(wl)) {
         ts_workload_copy(&p->workload, wl);
         if (ts_apply_quota_released(&p->workload, now))
@@ -616,13 +656,8 @@ static int plan_running(const struct ts_object *o, const cJSON *job, const struc
         return plan_sync(o, wl, env, p, err);
     }
     if (!ts_workload_is_admitted(wl)) { /* running without quota: stop it */
-        int changed = 0;
-
-        p->job = cJSON_Duplicate(job, 1);
-        if (ts_jobkind_stop(k, p->job, wl, &changed, err))
+        if (plan_stop(job, k, wl, "Not admitted by cluster queue", p, err) < 0)
             return TS_EINVAL;
-        p->ops |= TS_JOBPLAN_UPDATE_JOB;
-        event(p, "Normal", "Stopped", "Not admitted by cluster queue");
     } else if (env->wait_for_pods_ready) {
         plan_pods_ready(&f, wl, env, now, p);
     }

@@ -45,10 +45,11 @@
 #include "util/time.h"
 
 enum ts_jobplan_ops {
-    TS_JOBPLAN_CREATE_WORKLOAD = 1 << 0, /* create plan->workload */
-    TS_JOBPLAN_UPDATE_WORKLOAD = 1 << 1, /* update plan->workload (spec/metadata) */
-    TS_JOBPLAN_WORKLOAD_STATUS = 1 << 2, /* write plan->workload's status */
-    TS_JOBPLAN_UPDATE_JOB = 1 << 3,      /* update the job to plan->job */
+    TS_JOBPLAN_CREATE_WORKLOAD = 1 << 0,   /* create plan->workload */
+    TS_JOBPLAN_UPDATE_WORKLOAD = 1 << 1,   /* update plan->workload (spec/metadata) */
+    TS_JOBPLAN_WORKLOAD_STATUS = 1 << 2,   /* write plan->workload's status */
+    TS_JOBPLAN_UPDATE_JOB = 1 << 3,        /* update the job to plan->job */
+    TS_JOBPLAN_UPDATE_JOB_STATUS = 1 << 4, /* write plan->job's status (its startTime cleared) */
 };
 
 struct ts_jobplan_env {

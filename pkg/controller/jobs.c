@@ -349,12 +349,13 @@ static void execute(struct ts_ctl *c, const char *key, const cJSON *job,
         status = prepare(c, key, p);
         status_body = ts_workload_encode(&p->workload);
     }
-    if (p->ops & TS_JOBPLAN_UPDATE_JOB) {
+    if (p->ops & (TS_JOBPLAN_UPDATE_JOB | TS_JOBPLAN_UPDATE_JOB_STATUS)) {
         struct ts_kube_req r = {0};
         struct jobwrite *w = prepare(c, key, NULL);
 
         r.verb = TS_KUBE_UPDATE;
         r.res = res;
+        r.subresource = p->ops & TS_JOBPLAN_UPDATE_JOB_STATUS ? "status" : NULL;
         r.ns = ts_json_get_string(job, "metadata.namespace");
         r.name = ts_json_get_string(job, "metadata.name");
         r.body = p->job;

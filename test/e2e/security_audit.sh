@@ -103,6 +103,7 @@ kubeflow.org mpijobs update|pkg/controller/jobkind.c|{"kubeflow.org", "v2beta1",
 kubeflow.org mpijobs/finalizers update|pkg/api/jobworkload.c|block_owner_deletion.v = 1
 coordination.k8s.io leases update|pkg/kube/leader.c|create ? TS_KUBE_CREATE : TS_KUBE_UPDATE
 core secrets update|pkg/webhook/certsync.c|r.verb = TS_KUBE_UPDATE;
+batch jobs/status update|pkg/controller/jobs.c|r.subresource = p->ops & TS_JOBPLAN_UPDATE_JOB_STATUS ? "status" : NULL;
 kueue.x-k8s.io clusterqueues patch|pkg/controller/finalize.c|res = cq ? &ts_kube_res_clusterqueues : &ts_kube_res_resourceflavors;
 kueue.x-k8s.io resourceflavors patch|pkg/controller/finalize.c|res = cq ? &ts_kube_res_clusterqueues : &ts_kube_res_resourceflavors;
 ALLOW

@@ -539,6 +539,11 @@ static cJSON *stop_then_release(cJSON *job, struct ts_workload *wl, const struct
     job = cJSON_Duplicate(p->job, 1);
     set(job, "status.active", cJSON_CreateNumber(0)); /* its pods are gone */
     assert_int_equal(ts_jobplan_make(job, wl, e, now, p, &err), 0);
+    if (p->ops == TS_JOBPLAN_UPDATE_JOB) { /* its templates restored, then released */
+        cJSON_Delete(job);
+        job = cJSON_Duplicate(p->job, 1);
+        assert_int_equal(ts_jobplan_make(job, wl, e, now, p, &err), 0);
+    }
     assert_int_equal(p->ops, TS_JOBPLAN_WORKLOAD_STATUS);
     assert_null(p->workload.status.admission);
     rq = ts_conditions_find(&p->workload.status.conditions, "Requeued");
@@ -817,16 +822,33 @@ static void test_plan_evicted_stops_then_releases(void **state)
     admitted_workload(job, "gpu", 0, &wl);
     reserve(&wl, 1);
     assert_int_equal(ts_jobkind_start(ts_jobkind_of(job), job, &wl, lookup, NULL, &err), 0);
-    set(job, "status", cJSON_Parse("{\"active\":4}"));
+    set(job, "status", cJSON_Parse("{\"active\":4,\"startTime\":\"2026-11-21T08:00:00Z\"}"));
     ts_conditions_set(&wl.status.conditions, TS_WL_COND_EVICTED, "True", "Preempted",
                       "Preempted to accommodate a workload", 1, NOW);
+    /* 1. suspended alone: kube-apiserver refuses a template change of a
+     * running Job (the template keeps the flavor until step 3) */
     assert_int_equal(ts_jobplan_make(job, &wl, &env, NOW, &p, &err), 0);
     assert_int_equal(p.ops, TS_JOBPLAN_UPDATE_JOB); /* pods still running: quota kept */
     assert_true(cJSON_IsTrue(ts_json_get(p.job, "spec.suspend")));
+    assert_non_null(ts_json_get(p.job, "spec.template.spec.nodeSelector[instance-type]"));
+    assert_string_equal(p.event_reason, "Stopped");
+    cJSON_Delete(job);
+    job = cJSON_Duplicate(p.job, 1);
+    set(job, "status.active", cJSON_CreateNumber(0));
+    /* 2. a started Job's startTime is cleared through its status */
+    assert_int_equal(ts_jobplan_make(job, &wl, &env, NOW, &p, &err), 0);
+    assert_int_equal(p.ops, TS_JOBPLAN_UPDATE_JOB_STATUS);
+    assert_null(ts_json_get(p.job, "status.startTime"));
+    assert_non_null(ts_json_get(p.job, "spec.template.spec.nodeSelector[instance-type]"));
+    cJSON_Delete(job);
+    job = cJSON_Duplicate(p.job, 1);
+    /* 3. the templates restored; the quota is still held */
+    assert_int_equal(ts_jobplan_make(job, &wl, &env, NOW, &p, &err), 0);
+    assert_int_equal(p.ops, TS_JOBPLAN_UPDATE_JOB);
     assert_null(ts_json_get(p.job, "spec.template.spec.nodeSelector[instance-type]"));
     cJSON_Delete(job);
     job = cJSON_Duplicate(p.job, 1);
-    set(job, "status", cJSON_Parse("{\"active\":0}"));
+    /* 4. stopped and restored, its pods gone: the quota is released */
     assert_int_equal(ts_jobplan_make(job, &wl, &env, NOW, &p, &err), 0);
     assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS);
     assert_null(p.workload.status.admission);
