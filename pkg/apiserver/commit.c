@@ -217,6 +217,26 @@ static void bump_generation(struct ts__as_req *q, const struct ts__as_obj *old, 
     }
 }
 
+/* kube-apiserver's ValidateJobUpdate: a Job's pod template may change only
+ * while the stored Job is suspended, has no active pods, and has not
+ * started (no startTime) or says Suspended=True. */
+static int job_template_mutable(const cJSON *old)
+{
+    const cJSON *c, *active = ts_json_get(old, "status.active");
+    int suspended_cond = 0;
+
+    if (!cJSON_IsTrue(ts_json_get(old, "spec.suspend")) ||
+        (cJSON_IsNumber(active) && active->valuedouble > 0))
+        return 0;
+    cJSON_ArrayForEach(c, ts_json_get(old, "status.conditions"))
+    {
+        const char *t = ts_json_get_string(c, "type"), *st = ts_json_get_string(c, "status");
+
+        suspended_cond |= t && st && !strcmp(t, "Suspended") && !strcmp(st, "True");
+    }
+    return !ts_json_get(old, "status.startTime") || suspended_cond;
+}
+
 /* Kind-specific preparation; 0 or -1 after replying. */
 static int prepare_kind(struct ts__as_req *q, struct ts__as_resp *r, const cJSON *old, cJSON *obj)
 {
@@ -225,6 +245,15 @@ static int prepare_kind(struct ts__as_req *q, struct ts__as_resp *r, const cJSON
     switch (q->res->kindid) {
     case TS__AS_JOB:
         ts__as_job_default(obj);
+        if (old &&
+            !ts_json_equal(ts_json_get(old, "spec.template"), ts_json_get(obj, "spec.template")) &&
+            !job_template_mutable(old)) {
+            ts_field_errors_add(&errs, TS_FIELD_INVALID, "spec.template", NULL, 0,
+                                "field is immutable");
+            ts__as_reply_invalid(r, q->res, ts_json_get_string(obj, "metadata.name"), &errs);
+            ts_field_errors_release(&errs);
+            return -1;
+        }
         break;
     case TS__AS_CR:
         return ts__as_cr_prepare(q, r, obj);
