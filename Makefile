@@ -1,7 +1,10 @@
 # Turnstile - one non-recursive GNU Makefile.
 #
 #   make            build library, binaries and test binaries (debug, into build/)
-#   make test       check dependencies, build, run every test, print a summary
+#   make test       check dependencies, build, run every test, print a summary: the
+#                   unit and end-to-end tests on turnstile-apiserver, Kueue as the
+#                   oracle (make fidelity), the real control plane (make test-k8s);
+#                   TS_SKIP_K8S=1 skips the last two (they need Go)
 #   make asan       the same tests built with ASan+UBSan (into build/asan/)
 #   make valgrind   unit tests under valgrind, then bad_input.sh and a 100-step
 #                   soak_short.sh with the binaries under valgrind (~8 min)
@@ -276,7 +279,7 @@ run: check-deps
 # --- tests ----------------------------------------------------------------
 test: check-deps
 	@$(MAKE) --no-print-directory all
-	@test/run-tests.sh $(BUILD)
+	@MAKE="$(MAKE)" test/run-all.sh $(BUILD)
 
 unit: all
 	@test/run-tests.sh $(BUILD)
@@ -327,5 +330,8 @@ clean:
 
 help:
 	@sed -n '3,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
+
+include test/k8s/k8s.mk
+include test/oracle/oracle.mk
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,107 @@
+# Helpers for the real-control-plane e2e tests (sourced after
+# test/e2e/lib/apiserver.sh, whose check/fail/K/finish they reuse).
+#
+#   k8s_up               start etcd, kube-apiserver, kube-controller-manager,
+#                        kube-scheduler and KWOK (test/k8s/cluster.sh) in
+#                        $T/k8s; sets KC (admin kubeconfig), K8S_DIR; the
+#                        cluster is stopped on exit before $T is removed.
+#                        Exits 77 when the binaries are not built.
+#   wh_start [FLAGS]     start `turnstile --webhook-only` on a free loopback
+#                        port and register it as run.sh does (its
+#                        configurations applied with kubectl), plus the CRDs'
+#                        conversion webhook pointed at it (url + caBundle);
+#                        sets WH_PID, WH_PORT, WH_CA (base64)
+#   crds_apply           kubectl apply --server-side the CRDs (crds/ and the
+#                        Kubeflow ones), wait until Established
+#   k8s_logs             tail of every component's log (on failure)
+#   kjob NAME [DELAY]    like job (lib/controller.sh: team-a, queue lq, 1 cpu)
+#                        but its Pod runs DELAY (default 1h) under KWOK
+#
+# TS_SERVER=ours runs a script against turnstile-apiserver instead (checks
+# that need real Pods then fail): a difference found by one server and not
+# the other is either a Turnstile bug or a server difference.
+K8S_BIN=${K8S_BIN:-build/k8s/bin}
+K8S_DIR=$T/k8s
+
+k8s_down() {
+    [ -d "$K8S_DIR" ] && test/k8s/cluster.sh down "$K8S_DIR" >/dev/null 2>&1
+    return 0
+}
+
+k8s_up() {
+    if [ "${TS_SERVER:-real}" = ours ]; then
+        # the same script on turnstile-apiserver (no Pods: no scheduler, no
+        # kubelet), to tell a Turnstile bug from a difference of the servers
+        as_start
+        return
+    fi
+    for b in etcd kube-apiserver kube-controller-manager kube-scheduler kwok; do
+        [ -x "$K8S_BIN/$b" ] || { echo "skip: $K8S_BIN/$b not built (make k8s-bins)"; exit 77; }
+    done
+    trap 'k8s_down; cleanup' EXIT
+    if ! K8S_BIN=$K8S_BIN test/k8s/cluster.sh up "$K8S_DIR" >"$T/cluster.out" 2>&1; then
+        cat "$T/cluster.out"
+        echo "FAIL: the control plane did not start"
+        exit 1
+    fi
+    # finish (test/e2e/lib/apiserver.sh) shows the server log's tail on failure
+    ln -sf "$K8S_DIR/kube-apiserver.log" "$T/server.log"
+    sed -n 's/^cluster.sh: up in \([0-9]*\) ms.*/control plane up in \1 ms/p' "$T/cluster.out"
+    # shellcheck disable=SC2034 # K (test/e2e/lib/apiserver.sh) uses it
+    KC=$K8S_DIR/kubeconfig
+}
+
+k8s_logs() {
+    for c in etcd kube-apiserver kube-controller-manager kube-scheduler kwok; do
+        echo "--- $c"
+        tail -"${1:-15}" "$K8S_DIR/$c.log" 2>/dev/null
+    done
+}
+
+crds_apply() {
+    out=$(K apply --server-side -f crds/ 2>&1)
+    check "kubectl apply --server-side -f crds/" eq "$?" 0
+    echo "$out" | grep -v 'serverside-applied$' | sed 's/^/  crds: /'
+    out=$(K apply --server-side -f config/external/ 2>&1)
+    check "kubectl apply --server-side -f config/external/ (Kubeflow CRDs)" eq "$?" 0
+    echo "$out" | grep -v 'serverside-applied$' | sed 's/^/  external: /'
+    out=$(K wait --for=condition=Established --timeout=30s crd --all 2>&1)
+    check "all CRDs Established" eq "$?" 0
+}
+
+wh_start() {
+    : >"$T/webhook.log"
+    rm -f "$T/webhooks.json"
+    $WRAP "$BUILD/bin/turnstile" --webhook-only --webhook-port 0 --health-port -1 \
+        --webhook-configs-out "$T/webhooks.json" "$@" >>"$T/webhook.log" 2>&1 &
+    WH_PID=$!
+    PIDS="$PIDS $WH_PID"
+    OURS="$OURS $WH_PID"
+    i=0
+    until grep -q caBundle "$T/webhooks.json" 2>/dev/null && grep -q 'webhook serving' "$T/webhook.log"; do
+        i=$((i + 1))
+        [ $i -lt $((200 * SLOW)) ] || { echo "webhook server did not start"; cat "$T/webhook.log"; exit 1; }
+        sleep 0.05
+    done
+    WH_PORT=$(sed -n 's/.*webhook serving port=\([0-9]*\).*/\1/p' "$T/webhook.log" | head -1)
+    WH_CA=$($PY -c "import json,sys
+d=json.load(open(sys.argv[1]))
+print(d['items'][0]['webhooks'][0]['clientConfig']['caBundle'])" "$T/webhooks.json")
+    out=$(K apply -f "$T/webhooks.json" 2>&1)
+    check "webhook configurations applied" eq "$?" 0
+    # the CRDs' conversion webhook names the in-cluster Service; locally it
+    # is the same server by URL (a Service can't point at loopback on a real
+    # API server: Endpoints refuse 127.0.0.0/8)
+    for crd in $(K get crd -o name | grep 'kueue.x-k8s.io$'); do
+        strategy=$(K get "$crd" -o jsonpath='{.spec.conversion.strategy}')
+        [ "$strategy" = Webhook ] || continue
+        K patch "$crd" --type=merge -p "{\"spec\":{\"conversion\":{\"webhook\":{\"clientConfig\":{\"service\":null,\"url\":\"https://127.0.0.1:$WH_PORT/convert\",\"caBundle\":\"$WH_CA\"}}}}}" >/dev/null ||
+            fail "conversion webhook of $crd not patched"
+    done
+}
+
+kjob() {
+    sed "s/NAME/$1/" test/e2e/data/controller/job.tmpl |
+        sed "s|^  template:\$|  template:\n    metadata: {annotations: {pod-complete.stage.kwok.x-k8s.io/delay: ${2:-1h}}}|" |
+        K create -f - >/dev/null
+}
