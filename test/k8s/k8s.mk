@@ -1,5 +1,5 @@
 # test/k8s/k8s.mk - the real Kubernetes control plane in the test bed
-# in the test bed; included by the top-level Makefile.
+# (build with make k8s-bins, run with make test-k8s); included by the Makefile.
 #
 #   make k8s-bins   build etcd, kube-apiserver, kube-controller-manager,
 #                   kube-scheduler and kwok into build/k8s/bin from the Go
