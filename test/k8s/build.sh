@@ -11,6 +11,9 @@ set -eu
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${1:-$ROOT/build/k8s/bin}
+# absolute: the builds below run from inside test/k8s
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
 SRC=$ROOT/test/k8s
 # GO: the go command (default: go on PATH, else /usr/local/go/bin/go)
 GO=${GO:-$(command -v go 2>/dev/null || echo /usr/local/go/bin/go)}
