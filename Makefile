@@ -15,6 +15,7 @@
 #                   write budget) and live (unlimited, 50/100), with Kueue's range check
 #   make bench-large   the same on Kueue's large-scale configuration
 #   make run        the local API server + webhook + controller + samples
+#                   (K8S=real: on a real control plane built from Go modules)
 #   make install    the product binaries (release build) into $(DESTDIR)$(PREFIX)/bin:
 #                   turnstile, turnstilectl and turnstile-apiserver; PREFIX=/usr/local
 #   make soak       apiserver durability (20 kill -9 rounds x 10,000 writes), then the
@@ -274,7 +275,8 @@ install:
 # --- the main job on the embedded default ---------------------------------
 run: check-deps
 	@$(MAKE) --no-print-directory all
-	@BUILD=$(BUILD) config/local/run.sh
+	@if [ "$(K8S)" = real ]; then test/k8s/build.sh $(BUILD)/k8s/bin; fi
+	@BUILD=$(BUILD) K8S=$(K8S) config/local/run.sh
 
 # --- tests ----------------------------------------------------------------
 test: check-deps

@@ -169,7 +169,7 @@ static int check_update(struct ts__as_req *q, struct ts__as_resp *r, const struc
         return -1;
     }
     if ((!rv || !rv[0]) && !strcmp(q->method, "PUT") && q->res->kindid == TS__AS_CR) {
-        ts_field_errors_add(&errs, TS_FIELD_INVALID, "metadata.resourceVersion", "0x0", 0,
+        ts_field_errors_add(&errs, TS_FIELD_INVALID, "metadata.resourceVersion", "0", 0,
                             "must be specified for an update");
     } else if (!status_only && ts_json_get(old->json, "metadata.deletionTimestamp")) {
         new_finalizers(old->json, obj, &errs);
@@ -217,39 +217,17 @@ static void bump_generation(struct ts__as_req *q, const struct ts__as_obj *old, 
     }
 }
 
-/* kube-apiserver's ValidateJobUpdate: a Job's pod template may change only
- * while the stored Job is suspended, has no active pods, and has not
- * started (no startTime) or says Suspended=True. */
-static int job_template_mutable(const cJSON *old)
-{
-    const cJSON *c, *active = ts_json_get(old, "status.active");
-    int suspended_cond = 0;
-
-    if (!cJSON_IsTrue(ts_json_get(old, "spec.suspend")) ||
-        (cJSON_IsNumber(active) && active->valuedouble > 0))
-        return 0;
-    cJSON_ArrayForEach(c, ts_json_get(old, "status.conditions"))
-    {
-        const char *t = ts_json_get_string(c, "type"), *st = ts_json_get_string(c, "status");
-
-        suspended_cond |= t && st && !strcmp(t, "Suspended") && !strcmp(st, "True");
-    }
-    return !ts_json_get(old, "status.startTime") || suspended_cond;
-}
-
 /* Kind-specific preparation; 0 or -1 after replying. */
 static int prepare_kind(struct ts__as_req *q, struct ts__as_resp *r, const cJSON *old, cJSON *obj)
 {
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    const char *refused;
 
     switch (q->res->kindid) {
     case TS__AS_JOB:
         ts__as_job_default(obj);
-        if (old &&
-            !ts_json_equal(ts_json_get(old, "spec.template"), ts_json_get(obj, "spec.template")) &&
-            !job_template_mutable(old)) {
-            ts_field_errors_add(&errs, TS_FIELD_INVALID, "spec.template", NULL, 0,
-                                "field is immutable");
+        if (old && (refused = ts__as_job_template_refused(old, obj))) {
+            ts_field_errors_add(&errs, TS_FIELD_INVALID, refused, NULL, 0, "field is immutable");
             ts__as_reply_invalid(r, q->res, ts_json_get_string(obj, "metadata.name"), &errs);
             ts_field_errors_release(&errs);
             return -1;

@@ -288,6 +288,10 @@ static void reply_list(struct ts__as_req *q, struct ts__as_resp *r, struct ts__a
     ts_buf_addf(b, "\"resourceVersion\":\"%lld\"", (long long)rv);
     if (next->len)
         ts_buf_addf(b, ",\"continue\":\"%s\",\"remainingItemCount\":%zu", next->ptr, remaining);
+    else if (q->res->kindid == TS__AS_CR)
+        /* a custom resource's list is unstructured on kube-apiserver: its
+         * empty continue token is not omitted */
+        ts_buf_adds(b, ",\"continue\":\"\"");
     ts_buf_adds(b, "},\"items\":[");
     for (size_t i = 0; i < n; i++) {
         if (i)

@@ -51,6 +51,18 @@ void ts__as_body_preparse(struct ts__as_req *q)
         q->parsed = NULL;
 }
 
+/* kube-apiserver's 400 for a body it cannot read as the resource's kind:
+ * the reason, then the body's first 30 bytes. */
+static void unrecognized(struct ts__as_req *q, struct ts__as_resp *r, const char *what,
+                         const char *detail)
+{
+    int n = q->body.len > 30 ? 30 : (int)q->body.len;
+
+    ts__as_reply_badreq(
+        r, "the object provided is unrecognized (must be of type %s): %s%s (%.*s%s)", q->res->kind,
+        what, detail, n, q->body.ptr ? q->body.ptr : "", q->body.len > 30 ? " ..." : "");
+}
+
 /* Decodes a JSON (or YAML) body; NULL after replying. */
 static cJSON *decode_body(struct ts__as_req *q, struct ts__as_resp *r, int yaml)
 {
@@ -63,9 +75,11 @@ static cJSON *decode_body(struct ts__as_req *q, struct ts__as_resp *r, int yaml)
         return v;
     }
     if (q->ctype && strstr(q->ctype, "protobuf")) {
-        int rc = yaml ? TS_EUNSUPPORTED : ts_pb_decode(q->body.ptr, q->body.len, &v, &err);
+        int rc =
+            yaml ? TS_EUNSUPPORTED
+                 : ts_pb_decode(q->body.ptr, q->body.len, q->res->group, q->res->kind, &v, &err);
 
-        if (rc == TS_EPARSE)
+        if (rc == TS_EPARSE || rc == TS_EINVAL)
             ts__as_reply_badreq(r, "%s", err.msg);
         else if (rc)
             unsupported_media(r, 0);
@@ -75,7 +89,7 @@ static cJSON *decode_body(struct ts__as_req *q, struct ts__as_resp *r, int yaml)
         if (ts_yaml_decode_one(q->body.ptr, q->body.len, &v, &err))
             ts__as_reply_badreq(r, "error decoding YAML: %s", err.msg);
     } else if (ts_json_parse(q->body.ptr, q->body.len, &v, &err)) {
-        ts__as_reply_badreq(r, "couldn't decode the request body: %s", err.msg);
+        unrecognized(q, r, "couldn't get version/kind; json parse error: ", err.msg);
     }
     return v;
 }
@@ -96,11 +110,22 @@ static int check_body_ids(struct ts__as_req *q, struct ts__as_resp *r, cJSON *ob
     }
     snprintf(want, sizeof(want), "%s%s%s", q->res->group, q->res->group[0] ? "/" : "",
              q->ver->name);
-    if (av && av[0] && strcmp(av, want)) {
+    /* a built-in kind's body may leave apiVersion and kind to the URL; a
+     * custom resource's is unstructured and must say both */
+    if ((av && av[0] && strcmp(av, want)) || (q->res->kindid == TS__AS_CR && (!av || !av[0]))) {
         ts__as_reply_badreq(r,
                             "the API version in the data (%s) does not match the expected API "
                             "version (%s)",
-                            av, want);
+                            av ? av : "", want);
+        return -1;
+    }
+    if (q->res->kindid == TS__AS_CR && !ts_json_get_string(obj, "kind")) {
+        struct ts_buf text = TS_BUF_INIT;
+
+        ts_buf_add(&text, q->body.ptr ? q->body.ptr : "", q->body.len);
+        ts_buf_addc(&text, '\'');
+        unrecognized(q, r, "Object 'Kind' is missing in '", text.ptr);
+        ts_buf_release(&text);
         return -1;
     }
     if (q->res->namespaced && ns && ns[0] && q->rt.ns && strcmp(ns, q->rt.ns)) {
@@ -184,40 +209,63 @@ static void ssa_ctx(struct ts__as_req *q, struct ts_ssa_ctx *c, char *av, size_t
     c->schema = q->res->kindid == TS__AS_CR ? q->ver->schema : NULL;
 }
 
+/* A CRD's status is the server's own write: kube-apiserver's
+ * apiextensions controllers own it as "kube-apiserver", an Update of the
+ * status subresource.  Only the status's changes are attributed. */
+static void track_crd_status(struct ts__as_req *q, const cJSON *old, cJSON *crd)
+{
+    const cJSON *st = ts_json_get(old, "status"), *sv;
+    cJSON *before = cJSON_Duplicate(crd, 1);
+    char ts[TS_TIME_STR_MAX];
+    struct ts_ssa_ctx c = {.manager = "kube-apiserver",
+                           .api_version = "apiextensions.k8s.io/v1",
+                           .time = ts,
+                           .subresource = "status"};
+
+    ts_time_format(q->now, ts, sizeof(ts));
+    cJSON_DeleteItemFromObjectCaseSensitive(before, "status");
+    if (st)
+        cJSON_AddItemToObject(before, "status", cJSON_Duplicate(st, 1));
+    /* storedVersions is the registry's, set on every write: nobody's */
+    sv = ts_json_get(crd, "status.storedVersions");
+    if (sv)
+        ts_json_set(before, "status.storedVersions", cJSON_Duplicate(sv, 1), NULL);
+    ts_ssa_track(before, crd, &c);
+    cJSON_Delete(before);
+}
+
 void ts__as_track_fields(struct ts__as_req *q, const cJSON *old, cJSON *obj)
 {
     const char *fm = ts__as_query(q, "fieldManager");
     char av[300], ts[TS_TIME_STR_MAX], ua[128];
     struct ts_ssa_ctx c;
 
-    if (q->is_apply)
-        return;
-    if (!fm || !fm[0]) { /* kube-apiserver: the User-Agent's product name */
-        snprintf(ua, sizeof(ua), "%s", q->user_agent ? q->user_agent : "unknown");
-        ua[strcspn(ua, "/ ")] = '\0';
-        fm = ua[0] ? ua : "unknown";
+    if (!q->is_apply) {      /* an apply's fields were tracked by ts_ssa_apply */
+        if (!fm || !fm[0]) { /* kube-apiserver: the User-Agent's product name */
+            snprintf(ua, sizeof(ua), "%s", q->user_agent ? q->user_agent : "unknown");
+            ua[strcspn(ua, "/ ")] = '\0';
+            fm = ua[0] ? ua : "unknown";
+        }
+        ssa_ctx(q, &c, av, sizeof(av), ts, fm);
+        ts_ssa_track(old, obj, &c);
     }
-    ssa_ctx(q, &c, av, sizeof(av), ts, fm);
-    ts_ssa_track(old, obj, &c);
+    if (q->res->kindid == TS__AS_CRD)
+        track_crd_status(q, old, obj);
 }
 
-static void reply_apply_conflict(struct ts__as_req *q, struct ts__as_resp *r,
-                                 const struct ts_ssa_conflicts *cf)
+static void reply_apply_conflict(struct ts__as_resp *r, const struct ts_ssa_conflicts *cf)
 {
     struct ts_buf msg = TS_BUF_INIT;
     cJSON *d = cJSON_CreateObject(), *causes;
 
+    /* kube-apiserver's apply conflict names no object in its details */
     ts_ssa_conflicts_message(cf, &msg);
-    cJSON_AddStringToObject(d, "name", q->rt.name);
-    cJSON_AddStringToObject(d, "group", q->res->group);
-    cJSON_AddStringToObject(d, "kind", q->res->resource);
     causes = cJSON_AddArrayToObject(d, "causes");
     for (size_t i = 0; i < cf->n; i++) {
         cJSON *c = cJSON_CreateObject();
         char m[600];
 
-        snprintf(m, sizeof(m), "conflict with \"%s\" using %s", cf->items[i].manager,
-                 cf->items[i].api_version);
+        snprintf(m, sizeof(m), "conflict with %s", cf->items[i].who);
         cJSON_AddStringToObject(c, "reason", "FieldManagerConflict");
         cJSON_AddStringToObject(c, "message", m);
         cJSON_AddStringToObject(c, "field", cf->items[i].field);
@@ -248,7 +296,7 @@ static void server_side_apply(struct ts__as_req *q, struct ts__as_resp *r, struc
     view = old ? ts__as_present(q, q->res, old->json) : NULL;
     q->is_apply = 1;
     if (ts_ssa_apply(view, patch, ts__as_query_bool(q, "force"), &c, &obj, &cf))
-        reply_apply_conflict(q, r, &cf);
+        reply_apply_conflict(r, &cf);
     else if (!old && check_body_ids(q, r, obj) == 0)
         ts__as_commit(q, r, NULL, obj, 0);
     else if (old)

@@ -246,7 +246,8 @@ static int envelope(struct rd *r, char *av, size_t avlen, char *kind, size_t kle
     return rc == 1 && have_raw ? 0 : -1;
 }
 
-int ts_pb_decode(const void *body, size_t len, cJSON **out, struct ts_err *err)
+int ts_pb_decode(const void *body, size_t len, const char *want_group, const char *want_kind,
+                 cJSON **out, struct ts_err *err)
 {
     struct rd r = {body, (const unsigned char *)body + len}, or ;
     struct field raw = {0}, f;
@@ -260,6 +261,15 @@ int ts_pb_decode(const void *body, size_t len, cJSON **out, struct ts_err *err)
     r.p += 4;
     if (envelope(&r, av, sizeof(av), kind, sizeof(kind), &raw))
         return ts_err_set(err, TS_EPARSE, "malformed protobuf envelope");
+    if (want_kind && strcmp(kind, want_kind)) {
+        const char *slash = strchr(av, '/');
+
+        return ts_err_set(err, TS_EINVAL,
+                          "%s in version \"%s\" cannot be handled as a %s: converting (%s.%s) to "
+                          "(%s.%s): unknown conversion",
+                          kind, slash ? slash + 1 : av, want_kind, slash ? slash + 1 : av, kind,
+                          *want_group ? want_group : "core", want_kind);
+    }
     if (strcmp(av, "v1") ||
         (strcmp(kind, "Namespace") && strcmp(kind, "ConfigMap") && strcmp(kind, "Secret")))
         return ts_err_set(err, TS_EUNSUPPORTED, "protobuf bodies of %s %s are not supported", av,

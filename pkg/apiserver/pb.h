@@ -19,8 +19,12 @@
 
 #include "util/err.h"
 
-/* Decodes body[0..len).  Returns 0 and *out (caller deletes), TS_EPARSE
- * (malformed), or TS_EUNSUPPORTED (a kind other than the three). */
-int ts_pb_decode(const void *body, size_t len, cJSON **out, struct ts_err *err);
+/* Decodes body[0..len) sent to a resource of kind want_kind in group
+ * want_group ("" for the core group; want_kind NULL: any kind).  Returns 0
+ * and *out (caller deletes), TS_EPARSE (malformed), TS_EINVAL (an object of
+ * another kind, refused with kube-apiserver's words) or TS_EUNSUPPORTED (a
+ * kind other than the three). */
+int ts_pb_decode(const void *body, size_t len, const char *want_group, const char *want_kind,
+                 cJSON **out, struct ts_err *err);
 
 #endif

@@ -248,6 +248,12 @@ void ts__as_builtins_register(struct ts_apiserver *s);
 void ts__as_builtins_seed(struct ts_apiserver *s, ts_time now);
 /* Job defaults per the batch/v1 registry (uid from metadata). */
 void ts__as_job_default(cJSON *job);
+
+/* --- job_update.c ------------------------------------------------------- */
+/* The field path an update from old to obj may not change in a Job's pod
+ * template ("spec.template" or "spec.template.spec"), or NULL when the
+ * update is allowed.  Ownership: a static string. */
+const char *ts__as_job_template_refused(const cJSON *old, const cJSON *obj);
 /* Computed built-in cell ("#jobstatus", ...); returns a new cJSON or NULL. */
 cJSON *ts__as_builtin_cell(const char *fn, const cJSON *obj, ts_time now);
 

@@ -486,6 +486,23 @@ static void set_managed(cJSON *obj, cJSON *mf)
         cJSON_Delete(mf);
 }
 
+/* A managedFields entry named as kube-apiserver's conflicts name it: an
+ * Update's apiVersion is part of the name, an Apply's is not (the time of
+ * neither: the manager's identity leaves it out). */
+static char *manager_name(const cJSON *e)
+{
+    const char *m = ts_json_get_string(e, "manager"), *sub = ts_json_get_string(e, "subresource");
+    const char *op = ts_json_get_string(e, "operation"), *av = ts_json_get_string(e, "apiVersion");
+    struct ts_buf b = TS_BUF_INIT;
+
+    ts_buf_addf(&b, "\"%s\"", m ? m : "");
+    if (sub && *sub)
+        ts_buf_addf(&b, " with subresource \"%s\"", sub);
+    if (op && !strcmp(op, "Update"))
+        ts_buf_addf(&b, " using %s", av ? av : "");
+    return ts_buf_take(&b);
+}
+
 static void add_conflict(struct ts_ssa_conflicts *cf, const cJSON *e, const char *path)
 {
     struct ts_buf f = TS_BUF_INIT;
@@ -501,8 +518,7 @@ static void add_conflict(struct ts_ssa_conflicts *cf, const cJSON *e, const char
     free(store);
     TS_GROW(cf->items, cf->cap, cf->n + 1);
     cf->items[cf->n].manager = ts_xstrdup(ts_json_get_string(e, "manager"));
-    cf->items[cf->n].api_version =
-        ts_xstrdup(ts_json_get_string(e, "apiVersion") ? ts_json_get_string(e, "apiVersion") : "");
+    cf->items[cf->n].who = manager_name(e);
     cf->items[cf->n++].field = ts_buf_take(&f);
 }
 
@@ -718,29 +734,44 @@ void ts_ssa_track(const cJSON *old, cJSON *obj, const struct ts_ssa_ctx *c)
     set_release(&moved);
 }
 
+static int by_who(const void *a, const void *b)
+{
+    const struct ts_ssa_conflict *x = *(const struct ts_ssa_conflict *const *)a;
+    const struct ts_ssa_conflict *y = *(const struct ts_ssa_conflict *const *)b;
+    int c = strcmp(x->who, y->who);
+
+    /* stable: a manager's fields in the order they were found */
+    return c ? c : (x < y ? -1 : x > y);
+}
+
 void ts_ssa_conflicts_message(const struct ts_ssa_conflicts *cf, struct ts_buf *out)
 {
-    ts_buf_addf(out, "Apply failed with %zu conflict%s: ", cf->n, cf->n == 1 ? "" : "s");
-    for (size_t i = 0; i < cf->n; i++) {
-        const struct ts_ssa_conflict *x = &cf->items[i];
-        int same = i && !strcmp(x->manager, cf->items[i - 1].manager);
+    const struct ts_ssa_conflict **sorted;
 
-        if (cf->n == 1)
-            ts_buf_addf(out, "conflict with \"%s\" using %s: %s", x->manager, x->api_version,
-                        x->field);
-        else if (same)
-            ts_buf_addf(out, "\n- %s", x->field);
-        else
-            ts_buf_addf(out, "%sconflicts with \"%s\" using %s:\n- %s", i ? "\n" : "", x->manager,
-                        x->api_version, x->field);
+    if (cf->n == 1) {
+        ts_buf_addf(out, "Apply failed with 1 conflict: conflict with %s: %s", cf->items[0].who,
+                    cf->items[0].field);
+        return;
     }
+    /* kube-apiserver groups the fields by manager, managers sorted */
+    sorted = ts_xcalloc(cf->n ? cf->n : 1, sizeof(*sorted));
+    for (size_t i = 0; i < cf->n; i++)
+        sorted[i] = &cf->items[i];
+    qsort(sorted, cf->n, sizeof(*sorted), by_who);
+    ts_buf_addf(out, "Apply failed with %zu conflicts: ", cf->n);
+    for (size_t i = 0; i < cf->n; i++) {
+        if (!i || strcmp(sorted[i]->who, sorted[i - 1]->who))
+            ts_buf_addf(out, "%sconflicts with %s:", i ? "\n" : "", sorted[i]->who);
+        ts_buf_addf(out, "\n- %s", sorted[i]->field);
+    }
+    free(sorted);
 }
 
 void ts_ssa_conflicts_release(struct ts_ssa_conflicts *cf)
 {
     for (size_t i = 0; i < cf->n; i++) {
         free(cf->items[i].manager);
-        free(cf->items[i].api_version);
+        free(cf->items[i].who);
         free(cf->items[i].field);
     }
     free(cf->items);

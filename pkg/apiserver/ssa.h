@@ -32,8 +32,9 @@ struct ts_ssa_ctx {
 /* One field owned by another manager with a different value. */
 struct ts_ssa_conflict {
     char *manager;
-    char *api_version; /* of the other manager's entry */
-    char *field;       /* ".spec.cohort" as kube-apiserver prints it */
+    char *who;   /* the other manager as kube-apiserver names it: "name"
+                  * [with subresource "s"] [using V (an Update)] */
+    char *field; /* ".spec.cohort" as kube-apiserver prints it */
 };
 
 struct ts_ssa_conflicts {

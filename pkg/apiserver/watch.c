@@ -24,8 +24,9 @@
 #include "util/alloc.h"
 #include "util/parse.h"
 
-#define BOOKMARK_EVERY (30 * TS_TIME_SECOND)
-#define FLUSH_AT       (256u << 10)
+#define BOOKMARK_EVERY      (30 * TS_TIME_SECOND)
+#define MAX_TIMEOUT_SECONDS (366 * 86400)
+#define FLUSH_AT            (256u << 10)
 
 struct ts__as_watch {
     struct ts__as_req q; /* s, res, query, now (per event), version */
@@ -186,6 +187,19 @@ static int stream_over(struct ts__as_watch *w)
            mono_now() >= w->deadline;
 }
 
+/* When the next bookmark is due, as kube-apiserver's watch cache schedules
+ * them: every BOOKMARK_EVERY, and one 2 s before the deadline so that the
+ * client can resume from it; none when that moment has passed (a watch of
+ * timeoutSeconds 2 or less gets none).  INT64_MAX: none. */
+static ts_time next_bookmark(const struct ts__as_watch *w, ts_time now)
+{
+    ts_time at = now + BOOKMARK_EVERY, pre = w->deadline - 2 * TS_TIME_SECOND;
+
+    if (pre < at)
+        at = pre;
+    return at < now ? INT64_MAX : at;
+}
+
 static void wait_for_change(struct ts__as_watch *w)
 {
     ts_time until = w->deadline, now;
@@ -210,14 +224,12 @@ static void fill(struct ts__as_watch *w)
         if (drain(w) || w->done)
             return;
         if (stream_over(w)) {
-            if (w->bookmarks && !w->q.res->dead)
-                emit_bookmark(w);
             w->done = 1;
             return;
         }
         if (w->bookmarks && mono_now() >= w->next_bookmark) {
             emit_bookmark(w);
-            w->next_bookmark = mono_now() + BOOKMARK_EVERY;
+            w->next_bookmark = next_bookmark(w, mono_now());
             return;
         }
         wait_for_change(w);
@@ -308,9 +320,11 @@ static struct ts__as_watch *watch_new(struct ts__as_req *q, struct ts__as_filter
     w->bookmarks = ts__as_query_bool(q, "allowWatchBookmarks");
     if (to && (ts_parse_i64_c(to, &secs) || secs < 0))
         secs = 1800;
+    if (secs > MAX_TIMEOUT_SECONDS) /* the deadline in ns must not wrap */
+        secs = MAX_TIMEOUT_SECONDS;
     w->deadline = mono_now() + secs * TS_TIME_SECOND;
     w->faults = q->faulty ? q->s->faults : NULL;
-    w->next_bookmark = mono_now() + BOOKMARK_EVERY;
+    w->next_bookmark = next_bookmark(w, mono_now());
     ts_buf_init(&w->out, 0);
     return w;
 }

@@ -16,6 +16,12 @@ out=$(K apply -f "$ROOT/config/external/kubeflow.org_pytorchjobs.yaml" 2>&1)
 check "apply PyTorchJob CRD" contains "$out" "created"
 out=$(K wait --for=condition=Established --timeout=10s crd --all 2>&1)
 check "all CRDs established" contains "$out" "condition met"
+if [ "${TS_SERVER:-ours}" = real ]; then
+    # kube-apiserver converts v1beta1 through the CRDs' conversion webhook,
+    # Turnstile's webhook server (turnstile-apiserver converts in-process)
+    . "$ROOT/test/k8s/e2e/lib/k8s.sh"
+    wh_start
+fi
 SEEDS=$ROOT/../shared/samples/seeds
 [ -d "$SEEDS" ] || SEEDS=$ROOT/config/samples
 out=$(K apply -f "$ROOT/config/samples/namespaces.yaml" 2>&1)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Protobuf request bodies from kubectl's generator commands: create
 # namespace, create configmap, create secret generic (kubectl never falls
-# back to JSON for these); other protobuf kinds get 415.
+# back to JSON for these); other protobuf kinds get 415, and an object of
+# another kind than the resource's 400 as on kube-apiserver.
 . "$(dirname "$0")/lib/apiserver.sh"
 need_kubectl
 as_start
@@ -19,9 +20,13 @@ check "secret data and type" eq "$(K get secret s1 -n pb-ns -o json | jq_py "(d[
 check "invalid name still validated" contains "$(K create namespace bad_name 2>&1)" 'The Namespace "bad_name" is invalid'
 check "create namespace --dry-run=server" contains "$(K create namespace dry --dry-run=server 2>&1)" "created (server dry run)"
 printf 'k8s\000\012\011\012\002v1\022\003Pod\022\000' >"$T/pod.pb"
-api POST /api/v1/namespaces/default/pods -H 'Content-Type: application/vnd.kubernetes.protobuf' --data-binary @"$T/pod.pb" >/dev/null
-api POST /api/v1/namespaces/default/configmaps -H 'Content-Type: application/vnd.kubernetes.protobuf' --data-binary @"$T/pod.pb" >/dev/null
-check "unsupported protobuf kind: 415" eq "$(code)" 415
+out=$(api POST /api/v1/namespaces/default/configmaps -H 'Content-Type: application/vnd.kubernetes.protobuf' --data-binary @"$T/pod.pb")
+check "protobuf of another kind: 400" eq "$(code)" 400
+check "protobuf of another kind: message" contains "$out" 'Pod in version \"v1\" cannot be handled as a ConfigMap'
+if ours_only "a protobuf Pod is decoded (and refused as invalid)"; then
+    api POST /api/v1/namespaces/default/pods -H 'Content-Type: application/vnd.kubernetes.protobuf' --data-binary @"$T/pod.pb" >/dev/null
+    check "unsupported protobuf kind: 415" eq "$(code)" 415
+fi
 printf 'k8s\000\377\377' >"$T/bad.pb"
 api POST /api/v1/namespaces/default/configmaps -H 'Content-Type: application/vnd.kubernetes.protobuf' --data-binary @"$T/bad.pb" >/dev/null
 check "malformed protobuf: 400" eq "$(code)" 400

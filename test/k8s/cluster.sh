@@ -10,7 +10,8 @@
 # Every wait is bounded: a component that exits or does not answer in time
 # fails `up` at once with the last lines of its log, and `up` then stops what
 # it had started.  Ports are free ones picked on 127.0.0.1; DIR/env has them
-# (ETCD_URL, APISERVER_URL, ...).  Nodes: four KWOK nodes whose labels match
+# (ETCD_URL, APISERVER_URL, ...) and ADMIN_TOKEN,
+# a bearer token of system:masters.  Nodes: four KWOK nodes whose labels match
 # the samples' ResourceFlavors (see nodes() below).
 #
 # The aggregation layer is configured (front-proxy CA and client certificate,
@@ -22,6 +23,9 @@
 #
 #   K8S_BIN    where the binaries are (default build/k8s/bin)
 #   K8S_WAIT   seconds each component may take to be ready (default 60)
+#   KWOK_POD_RUNTIME_MS  how long a Job's Pod runs before it succeeds, unless
+#              its annotation pod-complete.stage.kwok.x-k8s.io/delay says
+#              (default 0: at once)
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -138,6 +142,10 @@ extendedKeyUsage=serverAuth"
     for f in sa.pub admin.crt apiserver.crt front-proxy-client.crt; do
         [ -s "$P/$f" ] || die "openssl could not make the certificates ($f)"
     done
+    # a bearer token for the admin too: the contract tests of
+    # turnstile-apiserver speak to either server with curl and a token
+    ADMIN_TOKEN=$(o rand -hex 16)
+    echo "$ADMIN_TOKEN,kubernetes-admin,admin-token,system:masters" >"$P/tokens.csv"
 }
 
 kubeconfig() {
@@ -228,6 +236,7 @@ KCM_PORT=$KCM_PORT
 SCHEDULER_PORT=$SCHED_PORT
 KWOK_PORT=$KWOK_PORT
 KUBECONFIG=$DIR/kubeconfig
+ADMIN_TOKEN=$ADMIN_TOKEN
 EOF
     kubeconfig
 
@@ -244,7 +253,7 @@ EOF
         --etcd-servers "http://127.0.0.1:$ETCD_PORT" \
         --cert-dir "$DIR/pki/apiserver-certs" \
         --tls-cert-file "$P/apiserver.crt" --tls-private-key-file "$P/apiserver.key" \
-        --client-ca-file "$P/ca.crt" \
+        --client-ca-file "$P/ca.crt" --token-auth-file "$P/tokens.csv" \
         --service-account-issuer https://kubernetes.default.svc.cluster.local \
         --service-account-key-file "$P/sa.pub" --service-account-signing-key-file "$P/sa.key" \
         --service-cluster-ip-range 10.0.0.0/24 \
@@ -274,7 +283,9 @@ EOF
         --authentication-kubeconfig "$DIR/kubeconfig" --authorization-kubeconfig "$DIR/kubeconfig" \
         --bind-address 127.0.0.1 --secure-port "$SCHED_PORT" --cert-dir "$DIR/pki/sched-certs" \
         --leader-elect=false
-    start kwok --kubeconfig "$DIR/kubeconfig" --config "$ROOT/test/k8s/kwok/stages.yaml" \
+    sed "s/durationMilliseconds: 0 # KWOK_POD_RUNTIME_MS.*/durationMilliseconds: ${KWOK_POD_RUNTIME_MS:-0}/" \
+        "$ROOT/test/k8s/kwok/stages.yaml" >"$DIR/stages.yaml"
+    start kwok --kubeconfig "$DIR/kubeconfig" --config "$DIR/stages.yaml" \
         --manage-all-nodes=false --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake \
         --node-lease-duration-seconds 40 --cidr 10.244.0.1/16 --node-ip 10.244.0.1 \
         --server-address "127.0.0.1:$KWOK_PORT"

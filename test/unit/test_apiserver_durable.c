@@ -158,7 +158,7 @@ static void test_ssa_flow(void **state)
     cJSON_Delete(view);
     /* bob sets alice's field to another value: conflict, then force */
     assert_null(apply(o2, "{\"spec\":{\"a\":9,\"d\":3}}", 0, &ctx_b, 1,
-                      "Apply failed with 1 conflict: conflict with \"alice\" using v1: .spec.a"));
+                      "Apply failed with 1 conflict: conflict with \"alice\": .spec.a"));
     o3 = apply(o2, "{\"spec\":{\"a\":9,\"d\":3}}", 1, &ctx_b, 1, NULL);
     assert_int_equal(cJSON_GetArraySize(ts_json_get(o3, "metadata.managedFields")), 2);
     /* same value is shared, not a conflict */
@@ -190,7 +190,7 @@ static void test_ssa_map_lists(void **state)
     assert_json(ts_json_get(o2, "spec.items"),
                 "[{\"name\":\"p\",\"v\":1},{\"name\":\"q\",\"v\":2}]", "items merged by key");
     assert_null(apply(o2, "{\"spec\":{\"items\":[{\"name\":\"p\",\"v\":5}]}}", 0, &b, 1,
-                      "Apply failed with 1 conflict: conflict with \"alice\" using v1: "
+                      "Apply failed with 1 conflict: conflict with \"alice\": "
                       ".spec.items[{\"name\":\"p\"}].v"));
     o3 = apply(o2, "{\"spec\":{\"items\":[]}}", 0, &a, 0, NULL);
     assert_json(ts_json_get(o3, "spec.items"), "[{\"name\":\"q\",\"v\":2}]",
@@ -219,6 +219,16 @@ static void test_ssa_track(void **state)
         "[{\"manager\":\"kubectl-edit\",\"operation\":\"Update\",\"apiVersion\":\"v1\","
         "\"time\":\"t\",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{\"f:spec\":{\"f:a\":{}}}}]",
         "the editor took spec.a over");
+    /* conflicts name an Update manager with its apiVersion, group the
+     * fields by manager and sort the managers, as kube-apiserver does */
+    cJSON_Delete(old);
+    old = apply(obj, "{\"spec\":{\"b\":1,\"c\":1}}", 0, &ctx_a, 0, NULL);
+    assert_null(apply(old, "{\"spec\":{\"a\":3}}", 0, &ctx_b, 1,
+                      "Apply failed with 1 conflict: conflict with \"kubectl-edit\" using v1: "
+                      ".spec.a"));
+    assert_null(apply(old, "{\"spec\":{\"b\":2,\"a\":3,\"c\":2}}", 0, &ctx_b, 3,
+                      "Apply failed with 3 conflicts: conflicts with \"alice\":\n- .spec.b\n- "
+                      ".spec.c\nconflicts with \"kubectl-edit\" using v1:\n- .spec.a"));
     cJSON_Delete(old);
     cJSON_Delete(obj);
 }
@@ -309,12 +319,12 @@ static void test_pb_kinds(void **state)
             pb_str(&extra, 3, "Opaque");
         }
         pb_object(&body, cases[i].kind, &extra);
-        assert_int_equal(ts_pb_decode(body.ptr, body.len, &got, NULL), 0);
+        assert_int_equal(ts_pb_decode(body.ptr, body.len, "", NULL, &got, NULL), 0);
         assert_json(got, cases[i].want, cases[i].kind);
         cJSON_Delete(got);
         for (size_t cut = 0; cut < body.len; cut++) { /* truncations never crash */
             got = NULL;
-            if (ts_pb_decode(body.ptr, cut, &got, NULL) == 0)
+            if (ts_pb_decode(body.ptr, cut, "", NULL, &got, NULL) == 0)
                 assert_non_null(got);
             cJSON_Delete(got);
         }
@@ -327,13 +337,20 @@ static void test_pb_kinds(void **state)
 static void test_pb_rejects(void **state)
 {
     struct ts_buf body = TS_BUF_INIT, none = TS_BUF_INIT;
+    struct ts_err err = {0};
     cJSON *got = NULL;
 
     (void)state;
-    assert_int_equal(ts_pb_decode("{}", 2, &got, NULL), TS_EPARSE);
-    assert_int_equal(ts_pb_decode("k8s\0\xff\xff\xff", 7, &got, NULL), TS_EPARSE);
+    assert_int_equal(ts_pb_decode("{}", 2, "", NULL, &got, NULL), TS_EPARSE);
+    assert_int_equal(ts_pb_decode("k8s\0\xff\xff\xff", 7, "", NULL, &got, NULL), TS_EPARSE);
     pb_object(&body, "Pod", &none);
-    assert_int_equal(ts_pb_decode(body.ptr, body.len, &got, NULL), TS_EUNSUPPORTED);
+    assert_int_equal(ts_pb_decode(body.ptr, body.len, "", NULL, &got, NULL), TS_EUNSUPPORTED);
+    assert_null(got);
+    assert_int_equal(ts_pb_decode(body.ptr, body.len, "", "Pod", &got, NULL), TS_EUNSUPPORTED);
+    /* an object of another kind than the resource's: kube-apiserver's 400 */
+    assert_int_equal(ts_pb_decode(body.ptr, body.len, "", "ConfigMap", &got, &err), TS_EINVAL);
+    assert_string_equal(err.msg, "Pod in version \"v1\" cannot be handled as a ConfigMap: "
+                                 "converting (v1.Pod) to (core.ConfigMap): unknown conversion");
     assert_null(got);
     ts_buf_release(&body);
 }

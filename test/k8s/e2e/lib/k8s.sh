@@ -20,9 +20,7 @@
 # TS_SERVER=ours runs a script against turnstile-apiserver instead (checks
 # that need real Pods then fail): a difference found by one server and not
 # the other is either a Turnstile bug or a server difference.
-K8S_BIN=${K8S_BIN:-build/k8s/bin}
-K8S_DIR=$T/k8s
-
+# (K8S_BIN, K8S_DIR and as_start_real are test/e2e/lib/apiserver.sh's)
 k8s_down() {
     [ -d "$K8S_DIR" ] && test/k8s/cluster.sh down "$K8S_DIR" >/dev/null 2>&1
     return 0
@@ -35,20 +33,7 @@ k8s_up() {
         as_start
         return
     fi
-    for b in etcd kube-apiserver kube-controller-manager kube-scheduler kwok; do
-        [ -x "$K8S_BIN/$b" ] || { echo "skip: $K8S_BIN/$b not built (make k8s-bins)"; exit 77; }
-    done
-    trap 'k8s_down; cleanup' EXIT
-    if ! K8S_BIN=$K8S_BIN test/k8s/cluster.sh up "$K8S_DIR" >"$T/cluster.out" 2>&1; then
-        cat "$T/cluster.out"
-        echo "FAIL: the control plane did not start"
-        exit 1
-    fi
-    # finish (test/e2e/lib/apiserver.sh) shows the server log's tail on failure
-    ln -sf "$K8S_DIR/kube-apiserver.log" "$T/server.log"
-    sed -n 's/^cluster.sh: up in \([0-9]*\) ms.*/control plane up in \1 ms/p' "$T/cluster.out"
-    # shellcheck disable=SC2034 # K (test/e2e/lib/apiserver.sh) uses it
-    KC=$K8S_DIR/kubeconfig
+    as_start_real
 }
 
 k8s_logs() {

@@ -1,0 +1,113 @@
+/*
+ * job_update.c - which changes of a Job's pod template an update may make,
+ * as kube-apiserver decides (ValidateJobSpecUpdate in k8s.io/kubernetes
+ * pkg/apis/batch/validation, with MutableSchedulingDirectivesForSuspendedJobs
+ * and MutablePodResourcesForSuspendedJobs at their default since 1.36: on).
+ *
+ * The template may change only while the stored Job is suspended, has no
+ * active pods, and has not started or says Suspended=True; even then only
+ * its scheduling directives (labels, annotations, nodeSelector, tolerations,
+ * schedulingGates, affinity.nodeAffinity) and its containers' resources.
+ * That is what Kueue relies on when it injects a flavor's node labels and
+ * tolerations and restores them on eviction.
+ */
+#include "apiserver/server_int.h"
+
+#include <string.h>
+
+#include "json/json.h"
+
+static int template_mutable(const cJSON *old)
+{
+    const cJSON *c, *active = ts_json_get(old, "status.active");
+    int suspended_cond = 0;
+
+    if (!cJSON_IsTrue(ts_json_get(old, "spec.suspend")) ||
+        (cJSON_IsNumber(active) && active->valuedouble > 0))
+        return 0;
+    cJSON_ArrayForEach(c, ts_json_get(old, "status.conditions"))
+    {
+        const char *t = ts_json_get_string(c, "type"), *st = ts_json_get_string(c, "status");
+
+        suspended_cond |= t && st && !strcmp(t, "Suspended") && !strcmp(st, "True");
+    }
+    return !ts_json_get(old, "status.startTime") || suspended_cond;
+}
+
+/* dst.key := src.key (a copy), or no member when src has none. */
+static void overlay(cJSON *dst, const cJSON *src, const char *key)
+{
+    const cJSON *v = src ? cJSON_GetObjectItemCaseSensitive(src, key) : NULL;
+
+    if (!cJSON_IsObject(dst))
+        return;
+    cJSON_DeleteItemFromObjectCaseSensitive(dst, key);
+    if (v)
+        cJSON_AddItemToObject(dst, key, cJSON_Duplicate(v, 1));
+}
+
+/* The old affinity takes the new nodeAffinity; an old affinity that held
+ * nothing else may be cleared. */
+static void overlay_affinity(cJSON *old_spec, const cJSON *new_spec)
+{
+    cJSON *oa = cJSON_GetObjectItemCaseSensitive(old_spec, "affinity");
+    const cJSON *na = cJSON_GetObjectItemCaseSensitive(new_spec, "affinity");
+
+    if (!oa && !na)
+        return;
+    if (!oa) {
+        oa = cJSON_AddObjectToObject(old_spec, "affinity");
+        overlay(oa, na, "nodeAffinity");
+        return;
+    }
+    overlay(oa, na, "nodeAffinity");
+    if (!na && cJSON_IsObject(oa) && !oa->child)
+        cJSON_DeleteItemFromObjectCaseSensitive(old_spec, "affinity");
+}
+
+/* Containers matched by position and name take the new resources. */
+static void overlay_resources(cJSON *old_spec, const cJSON *new_spec, const char *list)
+{
+    cJSON *ol = cJSON_GetObjectItemCaseSensitive(old_spec, list);
+    const cJSON *nl = cJSON_GetObjectItemCaseSensitive(new_spec, list);
+    int i, n = cJSON_GetArraySize(nl);
+
+    if (!cJSON_IsArray(ol) || !cJSON_IsArray(nl) || cJSON_GetArraySize(ol) != n)
+        return;
+    for (i = 0; i < n; i++) {
+        cJSON *oc = cJSON_GetArrayItem(ol, i);
+        const cJSON *nc = cJSON_GetArrayItem(nl, i);
+        const char *on = ts_json_get_string(oc, "name"), *nn = ts_json_get_string(nc, "name");
+
+        if (on && nn && !strcmp(on, nn))
+            overlay(oc, nc, "resources");
+    }
+}
+
+const char *ts__as_job_template_refused(const cJSON *old, const cJSON *obj)
+{
+    const cJSON *ot = ts_json_get(old, "spec.template"), *nt = ts_json_get(obj, "spec.template");
+    cJSON *allowed, *spec;
+    const cJSON *nspec = ts_json_get(nt, "spec");
+    int same;
+
+    if (ts_json_equal(ot, nt))
+        return NULL;
+    if (!template_mutable(old) || !cJSON_IsObject(ot) || !cJSON_IsObject(nt))
+        return "spec.template";
+    allowed = cJSON_Duplicate(ot, 1);
+    spec = cJSON_GetObjectItemCaseSensitive(allowed, "spec");
+    if (cJSON_IsObject(spec) && cJSON_IsObject(nspec)) {
+        overlay(spec, nspec, "nodeSelector");
+        overlay(spec, nspec, "tolerations");
+        overlay(spec, nspec, "schedulingGates");
+        overlay_affinity(spec, nspec);
+        overlay_resources(spec, nspec, "containers");
+        overlay_resources(spec, nspec, "initContainers");
+    }
+    same = ts_json_equal(spec, nspec);
+    cJSON_Delete(allowed);
+    /* template metadata (labels, annotations) is free; only the spec is
+     * compared, and refused under its own path */
+    return same ? NULL : "spec.template.spec";
+}
