@@ -334,8 +334,9 @@ static void test_job_strategic_merge(void **state)
         "\"suspend\":true,\"template\":{\"spec\":{\"restartPolicy\":\"Never\",\"containers\":["
         "{\"name\":\"a\",\"image\":\"busybox\",\"args\":[\"sleep\",\"1\"]},"
         "{\"name\":\"b\",\"image\":\"busybox\"}]}}}}");
+    /* (a suspended Job may change its containers' resources, not images) */
     cJSON *p = json("{\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"b\","
-                    "\"image\":\"busybox:2\"}]}}}}");
+                    "\"resources\":{\"limits\":{\"cpu\":\"2\"}}}]}}}}");
     struct ts_kube_req r = {
         .verb = TS_KUBE_CREATE, .res = &ts_kube_res_jobs, .ns = "crud", .body = job};
     cJSON *got;
@@ -351,11 +352,14 @@ static void test_job_strategic_merge(void **state)
                              .patch = TS_KUBE_PATCH_STRATEGIC,
                              .body = p};
     got = expect(tc, &r, 0, "strategic merge patch");
-    /* merged by name: container a keeps its args, b gets the new image */
+    /* merged by name: container a keeps its args, b keeps its image and
+     * gets the new limit */
     assert_string_equal(ts_json_get_string(got, "spec.template.spec.containers[0].args[0]"),
                         "sleep");
     assert_string_equal(ts_json_get_string(got, "spec.template.spec.containers[1].image"),
-                        "busybox:2");
+                        "busybox");
+    assert_string_equal(
+        ts_json_get_string(got, "spec.template.spec.containers[1].resources.limits.cpu"), "2");
     cJSON_Delete(got);
     cJSON_Delete(job);
     cJSON_Delete(p);
