@@ -226,8 +226,11 @@ static int prepare_kind(struct ts__as_req *q, struct ts__as_resp *r, const cJSON
     switch (q->res->kindid) {
     case TS__AS_JOB:
         ts__as_job_default(obj);
-        if (old && (refused = ts__as_job_template_refused(old, obj))) {
+        if (!q->rt.sub) /* the status subresource leaves the spec alone */
+            ts__as_job_validate(obj, &errs);
+        if (old && (refused = ts__as_job_template_refused(old, obj)))
             ts_field_errors_add(&errs, TS_FIELD_INVALID, refused, NULL, 0, "field is immutable");
+        if (errs.n) {
             ts__as_reply_invalid(r, q->res, ts_json_get_string(obj, "metadata.name"), &errs);
             ts_field_errors_release(&errs);
             return -1;

@@ -249,7 +249,11 @@ void ts__as_builtins_seed(struct ts_apiserver *s, ts_time now);
 /* Job defaults per the batch/v1 registry (uid from metadata). */
 void ts__as_job_default(cJSON *job);
 
-/* --- job_update.c ------------------------------------------------------- */
+/* --- job_validate.c ----------------------------------------------------- */
+/* Appends what kube-apiserver refuses in a Job (create and update):
+ * negative counts, missing or invalid containers, a restart policy other
+ * than OnFailure or Never. */
+void ts__as_job_validate(const cJSON *job, struct ts_field_errors *errs);
 /* The field path an update from old to obj may not change in a Job's pod
  * template ("spec.template" or "spec.template.spec"), or NULL when the
  * update is allowed.  Ownership: a static string. */

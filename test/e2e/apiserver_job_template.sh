@@ -2,7 +2,8 @@
 # As kube-apiserver: a Job's pod template may change only while the stored
 # Job is suspended with no active pods and has not started (no startTime)
 # or says Suspended=True; otherwise the update is refused with 422
-# "spec.template: ... field is immutable".
+# "spec.template: ... field is immutable".  And a Job's counts, containers
+# and restart policy are validated with kube-apiserver's messages.
 . "$(dirname "$0")/lib/apiserver.sh"
 as_start
 J=/apis/batch/v1/namespaces/default/jobs
@@ -32,4 +33,28 @@ check "unless it says Suspended=True" eq "$(put_ns started)" 200
 mk busy true
 status busy '{"active":2}'
 check "not while pods are active" eq "$(put_ns busy)" 422
+
+# and a Job is validated as kube-apiserver does (kubectl's messages)
+bad() { # SPEC-JSON: prints what kubectl create says
+    echo "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"bad\",\"namespace\":\"default\"},\"spec\":$1}" |
+        K create -f - 2>&1
+}
+out=$(bad '{"template":{"spec":{"containers":[]}}}')
+check "no containers, no restartPolicy" contains "$out" "spec.template.spec.containers: Required value"
+check "no containers, no restartPolicy" contains "$out" 'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"'
+out=$(bad '{"template":{"spec":{"restartPolicy":"Always","containers":[{"name":"a","image":"x"}]}}}')
+check "restartPolicy Always" contains "$out" 'The Job "bad" is invalid: spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"'
+out=$(bad '{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"a"},{"image":"x"}]}}}')
+check "a container without image" contains "$out" "spec.template.spec.containers[0].image: Required value"
+check "a container without name" contains "$out" "spec.template.spec.containers[1].name: Required value"
+out=$(bad '{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"a","image":"x"},{"name":"a","image":"y"}]}}}')
+check "duplicate container names" contains "$out" 'spec.template.spec.containers[1].name: Duplicate value: "a"'
+out=$(bad '{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"A_b","image":"x"}]}}}')
+check "a container name that is no DNS label" contains "$out" 'spec.template.spec.containers[0].name: Invalid value: "A_b": a lowercase RFC 1123 label must consist of'
+out=$(bad '{"parallelism":-1,"completions":-2,"backoffLimit":-1,"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"a","image":"x"}]}}}')
+check "negative counts" contains "$out" "spec.parallelism: Invalid value: -1: must be greater than or equal to 0"
+check "negative counts" contains "$out" "spec.completions: Invalid value: -2: must be greater than or equal to 0"
+check "negative counts" contains "$out" "spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0"
+check "nothing created" contains "$(K get jobs -n default 2>&1)" "running"
+check "nothing created" ne "$(K get job bad -n default -o name 2>/dev/null)" "job.batch/bad"
 finish

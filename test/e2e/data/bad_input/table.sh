@@ -35,6 +35,8 @@ row "job with a huge parallelism" "jobpar-$S" "parallelism" "$JOBS" \
     "$(bad_job "jobpar-$S" "j['spec']['parallelism']=2**40")"
 row "job with a wrong type" "jobtype-$S" "parallelism" "$JOBS" \
     "$(bad_job "jobtype-$S" "j['spec']['parallelism']='many'")"
+row "job without a pod template" "jobnotpl-$S" "spec.template.spec.containers" "$JOBS" \
+    "$(bad_job "jobnotpl-$S" "del j['spec']['template']")"
 row "LocalQueue without clusterQueue" "lqnocq-$S" "ClusterQueueDoesNotExist" k \
     "$(printf 'apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: lqnocq-%s, namespace: team-a}\nspec: {}\n' "$S")"
 row "job with invalid UTF-8" "jobutf-$S" "metadata.labels" "$JOBS" \

@@ -1,8 +1,10 @@
 /*
- * job_update.c - which changes of a Job's pod template an update may make,
- * as kube-apiserver decides (ValidateJobSpecUpdate in k8s.io/kubernetes
- * pkg/apis/batch/validation, with MutableSchedulingDirectivesForSuspendedJobs
- * and MutablePodResourcesForSuspendedJobs at their default since 1.36: on).
+ * job_validate.c - kube-apiserver's validation of a Job (k8s.io/kubernetes
+ * pkg/apis/batch/validation), the part a queueing controller depends on:
+ * the counts, the pod template's containers and restart policy, and which
+ * changes of the pod template an update may make (ValidateJobSpecUpdate,
+ * with MutableSchedulingDirectivesForSuspendedJobs and
+ * MutablePodResourcesForSuspendedJobs at their default since 1.36: on).
  *
  * The template may change only while the stored Job is suspended, has no
  * active pods, and has not started or says Suspended=True; even then only
@@ -13,8 +15,10 @@
  */
 #include "apiserver/server_int.h"
 
+#include <stdio.h>
 #include <string.h>
 
+#include "api/names.h"
 #include "json/json.h"
 
 static int template_mutable(const cJSON *old)
@@ -110,4 +114,65 @@ const char *ts__as_job_template_refused(const cJSON *old, const cJSON *obj)
     /* template metadata (labels, annotations) is free; only the spec is
      * compared, and refused under its own path */
     return same ? NULL : "spec.template.spec";
+}
+
+/* spec.<field>, when set, is an integer >= 0 */
+static void non_negative(const cJSON *spec, const char *field, struct ts_field_errors *errs)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(spec, field);
+    char path[64], num[32];
+
+    if (!cJSON_IsNumber(v) || v->valuedouble >= 0)
+        return;
+    snprintf(path, sizeof(path), "spec.%s", field);
+    snprintf(num, sizeof(num), "%.0f", v->valuedouble);
+    ts_field_errors_add(errs, TS_FIELD_INVALID, path, num, 0, "must be greater than or equal to 0");
+}
+
+static void containers(const cJSON *list, struct ts_field_errors *errs)
+{
+    const char *base = "spec.template.spec.containers";
+    char path[96];
+    int i, n = cJSON_GetArraySize(list);
+
+    if (!cJSON_IsArray(list) || n == 0) {
+        ts_field_errors_add(errs, TS_FIELD_REQUIRED, base, NULL, 0, NULL);
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        const cJSON *c = cJSON_GetArrayItem(list, i);
+        const char *name = ts_json_get_string(c, "name"), *image = ts_json_get_string(c, "image");
+
+        snprintf(path, sizeof(path), "%s[%d].name", base, i);
+        if (!name || !name[0]) {
+            ts_field_errors_add(errs, TS_FIELD_REQUIRED, path, NULL, 0, NULL);
+        } else if (ts_names_dns1123_label(name, path, errs) == 0) {
+            for (int j = 0; j < i; j++) {
+                const char *other = ts_json_get_string(cJSON_GetArrayItem(list, j), "name");
+
+                if (other && !strcmp(other, name)) {
+                    ts_field_errors_add(errs, TS_FIELD_DUPLICATE, path, name, 1, NULL);
+                    break;
+                }
+            }
+        }
+        snprintf(path, sizeof(path), "%s[%d].image", base, i);
+        if (!image || !image[0])
+            ts_field_errors_add(errs, TS_FIELD_REQUIRED, path, NULL, 0, NULL);
+    }
+}
+
+void ts__as_job_validate(const cJSON *job, struct ts_field_errors *errs)
+{
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(job, "spec");
+    const char *rp = ts_json_get_string(job, "spec.template.spec.restartPolicy");
+
+    non_negative(spec, "parallelism", errs);
+    non_negative(spec, "completions", errs);
+    non_negative(spec, "backoffLimit", errs);
+    containers(ts_json_get(job, "spec.template.spec.containers"), errs);
+    /* a Job's pods end: Always (a Pod's default) is refused like none */
+    if (!rp || (strcmp(rp, "OnFailure") && strcmp(rp, "Never")))
+        ts_field_errors_add(errs, TS_FIELD_REQUIRED, "spec.template.spec.restartPolicy", NULL, 0,
+                            "valid values: \"OnFailure\", \"Never\"");
 }
