@@ -38,7 +38,7 @@ done <"$T/crds.jsonl"
 
 req POST /api/v1/namespaces $J -d '{"metadata":{"name":"team-b"}}'
 req POST /apis/kueue.x-k8s.io/v1beta1/clusterqueues $J \
-    -d '{"metadata":{"name":"cq-1"},"spec":{"cohort":"all"}}'
+    -d '{"apiVersion":"kueue.x-k8s.io/v1beta1","kind":"ClusterQueue","metadata":{"name":"cq-1"},"spec":{"cohort":"all"}}'
 WL='{"apiVersion":"kueue.x-k8s.io/v1beta1","kind":"Workload","metadata":{"name":"NAME"},"spec":{"queueName":"QUEUE","podSets":[{"name":"main","count":1,"template":{"spec":{"containers":[{"name":"c","image":"busybox"}]}}}]}}'
 for spec in default/job-a/user-queue default/job-b/user-queue team-b/job-c/team-queue; do
     ns=${spec%%/*} rest=${spec#*/}
