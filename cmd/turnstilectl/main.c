@@ -1,9 +1,11 @@
 /* turnstilectl - Turnstile's command-line tool.  Thin main: dispatches to
  * the subcommands in pkg/cli. */
 #include "cli/bench.h"
+#include "cli/convert.h"
 #include "cli/explain.h"
 #include "cli/get.h"
 #include "cli/simulate.h"
+#include "cli/validate.h"
 #include "cli/whatif.h"
 #include "util/alloc.h"
 
@@ -19,7 +21,10 @@
     "  explain    why a workload waits, where it is in line, and what would admit it\n"            \
     "  what-if    which workloads a proposed change would admit, preempt or keep waiting\n"        \
     "  get        list a cluster's workloads, queues, ... using your kubeconfig\n"                 \
-    "  bench      Kueue's scheduler performance test on a generator file, ideal or live\n"
+    "  bench      Kueue's scheduler performance test on a generator file, ideal or live\n"         \
+    "  validate   what the webhook makes of Kueue objects: defaults, accepted or refused and "     \
+    "why\n"                                                                                        \
+    "  convert    Kueue objects converted between kueue.x-k8s.io/v1beta1 and v1beta2\n"
 
 int main(int argc, char **argv)
 {
@@ -43,6 +48,10 @@ int main(int argc, char **argv)
         return ts_cli_get(argc - 2, argv + 2, stdout, stderr);
     if (!strcmp(argv[1], "bench"))
         return ts_cli_bench(argc - 2, argv + 2, stdout, stderr);
+    if (!strcmp(argv[1], "validate"))
+        return ts_cli_validate(argc - 2, argv + 2, stdout, stderr);
+    if (!strcmp(argv[1], "convert"))
+        return ts_cli_convert(argc - 2, argv + 2, stdout, stderr);
     if (!strcmp(argv[1], "explain"))
         return ts_cli_explain(argc - 2, argv + 2, stdout, stderr);
     fprintf(stderr, "turnstilectl: unknown command '%s'\n%s", argv[1], USAGE);

@@ -154,18 +154,16 @@ static void on_flavors_check(const struct ts_cluster_queue *cq,
     ts_buf_release(&supported);
 }
 
+/* The CRD's rule on flavorFungibility. */
 static void preference_check(const struct ts_flavor_fungibility *f, struct ts_field_errors *errs)
 {
-    const char *pref = ts_fungibility_preference_name(f->preference);
-
     if (f->preference == TS_PREFERENCE_UNSET)
         return;
     if (f->when_can_borrow != TS_FUNGIBILITY_TRY_NEXT_FLAVOR ||
         f->when_can_preempt != TS_FUNGIBILITY_TRY_NEXT_FLAVOR)
-        ts_field_errors_add(errs, TS_FIELD_INVALID, "spec.flavorFungibility.preference", pref, 1,
-                            "preference \"%s\" requires both whenCanBorrow and whenCanPreempt to "
-                            "be TryNextFlavor",
-                            pref);
+        ts__queue_cel(errs, "spec.flavorFungibility", "object",
+                      "preference can only be set when both whenCanBorrow and whenCanPreempt "
+                      "are TryNextFlavor");
 }
 
 static int str_eq0(const char *a, const char *b)
@@ -205,7 +203,7 @@ static void cq_webhook(const struct ts_cluster_queue *cq, const struct ts_cluste
                        struct ts_field_errors *errs)
 {
     const struct ts_cluster_queue_spec *s = &cq->spec;
-    struct ts_quota_rules rules = {has_cohort(s), TS_RG_NO_COHORT_MSG, 1};
+    struct ts_quota_rules rules = {has_cohort(s), TS_RG_NO_COHORT_MSG, 1, 1};
 
     ts_resource_groups_validate(&s->resource_groups, &rules, "spec.resourceGroups", errs);
     if (s->has_namespace_selector)

@@ -75,7 +75,7 @@ void ts_cohort_validate(const struct ts_cohort *co, struct ts_field_errors *errs
 {
     struct ts_field_errors schema = TS_FIELD_ERRORS_INIT;
     struct ts_quota_rules rules = {co->spec.parent_name && co->spec.parent_name[0],
-                                   TS_RG_NO_PARENT_MSG, 0};
+                                   TS_RG_NO_PARENT_MSG, 0, 0};
 
     cohort_schema(co, &schema);
     if (schema.n) {

@@ -172,9 +172,11 @@ static void taint_unique(const struct ts_taint *t, size_t i, const char *path,
 
     for (size_t j = 0; j < i; j++) {
         if (same_str(t[j].key, t[i].key) && same_str(t[j].effect, t[i].effect)) {
-            ts_buf_addf(&v, "{\"key\":\"%s\",\"value\":\"%s\",\"effect\":\"%s\"}",
-                        t[i].key ? t[i].key : "", t[i].value ? t[i].value : "",
-                        t[i].effect ? t[i].effect : "");
+            /* the taint as Go marshals it: an empty value is left out */
+            ts_buf_addf(&v, "{\"key\":\"%s\"", t[i].key ? t[i].key : "");
+            if (t[i].value && t[i].value[0])
+                ts_buf_addf(&v, ",\"value\":\"%s\"", t[i].value);
+            ts_buf_addf(&v, ",\"effect\":\"%s\"}", t[i].effect ? t[i].effect : "");
             ts_field_errors_add(errs, TS_FIELD_DUPLICATE, path, v.ptr, 0,
                                 "taints must be unique by key and effect pair");
             break;

@@ -408,7 +408,7 @@ static void totals_check(const struct ts_resource_groups *g, struct ts_path *p,
     snprintf(num, sizeof(num), "%zu", covered);
     if (covered > TS_RG_MAX_TOTAL_COVERED)
         ts_field_errors_add(errs, TS_FIELD_INVALID, ts_path_str(p), num, 0,
-                            "total number of coveredResources across all resourceGroups must be "
+                            "total number of covered resources across all resourceGroups must be "
                             "≤ %d, got %zu",
                             TS_RG_MAX_TOTAL_COVERED, covered);
 }
@@ -427,7 +427,8 @@ void ts_resource_groups_validate(const struct ts_resource_groups *g,
         group_webhook(&g->items[i], rules, &p, seen, errs);
         ts_path_pop(&p, m);
     }
-    totals_check(g, &p, errs);
+    if (rules->limit_totals)
+        totals_check(g, &p, errs);
     ts_strlist_release(&seen[0]);
     ts_strlist_release(&seen[1]);
 }

@@ -74,6 +74,8 @@ struct ts_quota_rules {
     int has_parent;            /* CQ: cohortName set; Cohort: parentName set */
     const char *no_parent_msg; /* "must be nil when cohort is empty" */
     int lending_le_nominal;    /* CQ only: lendingLimit <= nominalQuota */
+    int limit_totals;          /* CQ only: flavors, covered resources and
+                                * flavor-resource pairs counted across groups */
 };
 
 #define TS_RG_NO_COHORT_MSG "must be nil when cohort is empty"
@@ -247,7 +249,8 @@ void ts__queue_check_ref(const char *v, const char *path, struct ts_field_errors
  * least MIN items" / "Too many: N: must have at most MAX items". */
 void ts__queue_check_items(size_t n, size_t min, size_t max, const char *path,
                            struct ts_field_errors *errs);
-/* A CEL rule failure: "<path>: Invalid value: "<type>": <msg>". */
+/* A CEL rule failure: "<path>: Invalid value: <msg>" for a rule on an
+ * object or array type, "<path>: Invalid value: "<type>": <msg>" otherwise. */
 void ts__queue_cel(struct ts_field_errors *errs, const char *path, const char *type,
                    const char *msg);
 /* metadata.name: required unless generateName is set; a DNS-1123

@@ -42,16 +42,14 @@ void ts_fair_sharing_validate(const struct ts_fair_sharing *fs, const char *path
                               struct ts_field_errors *errs)
 {
     struct ts_quantity one_nano = {1, -9, TS_QUANTITY_DECIMAL_SI};
-    struct ts_path p;
     char buf[TS_QUANTITY_STR_MAX];
 
+    /* Kueue names the fairSharing object, not its weight, in these errors */
     if (!fs->set)
         return;
-    ts_path_init(&p, path);
-    ts_path_push(&p, "weight");
-    ts__queue_check_nonneg(&fs->weight, ts_path_str(&p), errs);
+    ts__queue_check_nonneg(&fs->weight, path, errs);
     if (ts_quantity_sign(&fs->weight) > 0 && ts_quantity_cmp(&fs->weight, &one_nano) <= 0)
-        ts_field_errors_add(errs, TS_FIELD_INVALID, ts_path_str(&p),
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path,
                             ts_quantity_format(&fs->weight, buf, sizeof(buf)), 1,
                             "When not 0, weight must be > 10e-9");
 }
@@ -366,7 +364,10 @@ void ts__queue_check_items(size_t n, size_t min, size_t max, const char *path,
 void ts__queue_cel(struct ts_field_errors *errs, const char *path, const char *type,
                    const char *msg)
 {
-    ts_field_errors_add(errs, TS_FIELD_INVALID, path, type, 1, "%s", msg);
+    /* kube-apiserver shows no value for a rule on an object or a list */
+    int omit = !strcmp(type, "object") || !strcmp(type, "array");
+
+    ts_field_errors_add(errs, TS_FIELD_INVALID, path, omit ? NULL : type, 1, "%s", msg);
 }
 
 void ts__queue_check_name(const struct ts_object_meta *m, int label, struct ts_field_errors *errs)

@@ -273,6 +273,6 @@ void ts__workload_validate_status(const struct ts_workload *w, struct ts_field_e
     too_many(errs, "status.resourceRequests", s->n_resource_requests, TS_WL_MAX_PODSETS);
     too_many(errs, "status.nominatedClusterNames", s->nominated_cluster_names.n, 20);
     if (s->cluster_name && s->nominated_cluster_names.n)
-        ts_field_errors_add(errs, TS_FIELD_INVALID, "status", "object", 1,
+        ts_field_errors_add(errs, TS_FIELD_INVALID, "status", NULL, 0,
                             "clusterName and nominatedClusterNames are mutually exclusive");
 }

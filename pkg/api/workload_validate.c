@@ -6,6 +6,7 @@
 #include "api/workload_int.h"
 
 #include "api/names.h"
+#include "api/resourcegroup.h"
 #include "util/alloc.h"
 #include "util/buf.h"
 
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #define NAME_PATTERN     "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+#define LABEL_PATTERN    "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 #define RESERVED_MSG     "the key is reserved for internal kueue use"
 #define NON_NEGATIVE_MSG "must be greater than or equal to 0"
 
@@ -138,6 +140,20 @@ static void check_template(const struct ts_pod_template *t, struct ts_path *p,
     ts_path_pop(p, mark);
 }
 
+/* The CRD's maxLength and pattern of a name (a DNS-1123 subdomain, or a
+ * label when `label`), with kube-apiserver's schema messages; the length
+ * is checked first, and a too long value is not matched. */
+static void check_pattern(const char *v, size_t max, int label, const char *path,
+                          struct ts_field_errors *errs)
+{
+    if (strlen(v) > max)
+        ts_field_errors_add(errs, TS_FIELD_TOO_LONG, path, NULL, 0,
+                            "may not be more than %zu bytes", max);
+    else if (label ? !ts_names_is_dns1123_label(v) : !ts_names_is_dns1123_subdomain(v))
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1, "%s in body should match '%s'",
+                            path, label ? LABEL_PATTERN : NAME_PATTERN);
+}
+
 static void check_podset(const struct ts_workload *w, size_t i, struct ts_path *p,
                          struct ts_field_errors *errs)
 {
@@ -145,13 +161,13 @@ static void check_podset(const struct ts_workload *w, size_t i, struct ts_path *
     size_t mark = ts_path_push_index(p, i);
     size_t m2 = ts_path_push(p, "name");
 
-    ts_names_dns1123_label(ps->name ? ps->name : "", ts_path_str(p), errs);
+    check_pattern(ps->name ? ps->name : "", 63, 1, ts_path_str(p), errs);
     ts_path_pop(p, m2);
     for (size_t j = 0; j < i; j++) {
         char dup[128];
 
         if (ps->name && w->spec.podsets[j].name && !strcmp(ps->name, w->spec.podsets[j].name)) {
-            snprintf(dup, sizeof(dup), "map[string]interface {}{\"name\":\"%s\"}", ps->name);
+            snprintf(dup, sizeof(dup), "{\"name\":\"%s\"}", ps->name);
             ts_field_errors_add(errs, TS_FIELD_DUPLICATE, ts_path_str(p), dup, 0, NULL);
             break;
         }
@@ -161,7 +177,7 @@ static void check_podset(const struct ts_workload *w, size_t i, struct ts_path *
     if (ps->min_count.set) {
         check_min(p, "minCount", ps->min_count.v, 1, errs);
         if (ps->min_count.v > ps->count)
-            ts_field_errors_add(errs, TS_FIELD_INVALID, ts_path_str(p), "object", 1,
+            ts_field_errors_add(errs, TS_FIELD_INVALID, ts_path_str(p), NULL, 0,
                                 "minCount should be positive and less or equal to count");
     }
     ts_path_pop(p, mark);
@@ -208,7 +224,7 @@ static void check_priority(const struct ts_workload_spec *s, struct ts_field_err
     if (!r->set)
         return;
     if (!s->priority.set)
-        ts_field_errors_add(errs, TS_FIELD_INVALID, "spec", "object", 1,
+        ts_field_errors_add(errs, TS_FIELD_INVALID, "spec", NULL, 0,
                             "priority should not be nil when priorityClassRef is set");
     if (!r->group ||
         (strcmp(r->group, TS_WL_PRIO_GROUP_KUEUE) && strcmp(r->group, TS_WL_PRIO_GROUP_SCHEDULING)))
@@ -222,7 +238,19 @@ static void check_priority(const struct ts_workload_spec *s, struct ts_field_err
     if (!r->name || !r->name[0])
         ts_field_errors_add(errs, TS_FIELD_REQUIRED, "spec.priorityClassRef.name", NULL, 0, NULL);
     else
-        ts_names_dns1123_subdomain(r->name, "spec.priorityClassRef.name", errs);
+        check_pattern(r->name, 253, 0, "spec.priorityClassRef.name", errs);
+    /* the CRD's rules pairing group and kind, on supported values only:
+     * kube-apiserver runs no rule after a schema error of that kind */
+    if (!r->group || !r->kind)
+        return;
+    if (!strcmp(r->group, TS_WL_PRIO_GROUP_SCHEDULING) && !strcmp(r->kind, TS_WL_PRIO_KIND_WPC))
+        ts_field_errors_add(
+            errs, TS_FIELD_INVALID, "spec.priorityClassRef", NULL, 0,
+            "only the PriorityClass kind is allowed for the scheduling.k8s.io group");
+    if (!strcmp(r->group, TS_WL_PRIO_GROUP_KUEUE) && !strcmp(r->kind, TS_WL_PRIO_KIND_PC))
+        ts_field_errors_add(
+            errs, TS_FIELD_INVALID, "spec.priorityClassRef", NULL, 0,
+            "only the WorkloadPriorityClass kind is allowed for the kueue.x-k8s.io group");
 }
 
 static void check_spec(const struct ts_workload *w, struct ts_field_errors *errs)
@@ -312,6 +340,7 @@ void ts__workload_not_found(struct ts_field_errors *errs, const char *path, cons
 
 void ts_workload_validate(const struct ts_workload *w, struct ts_field_errors *errs)
 {
+    ts__queue_check_name(&w->meta, 0, errs);
     check_spec(w, errs);
     if (ts_workload_has_quota_reservation(w))
         check_admission(w, errs);

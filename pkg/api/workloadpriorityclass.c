@@ -44,6 +44,10 @@ void ts_workload_priority_class_validate(const struct ts_workload_priority_class
                                          struct ts_field_errors *errs)
 {
     ts__queue_check_name(&w->meta, 0, errs);
+    /* the CRD's maxLength, counted in bytes as kube-apiserver does */
+    if (w->description && strlen(w->description) > TS_WPC_DESCRIPTION_MAX)
+        ts_field_errors_add(errs, TS_FIELD_TOO_LONG, "description", NULL, 0,
+                            "may not be more than %d bytes", TS_WPC_DESCRIPTION_MAX);
 }
 
 void ts_workload_priority_class_validate_update(const struct ts_workload_priority_class *old_w,

@@ -19,6 +19,9 @@
 
 #define TS_WORKLOAD_PRIORITY_CLASS_KIND "WorkloadPriorityClass"
 
+/* The longest description the CRD accepts (bytes). */
+#define TS_WPC_DESCRIPTION_MAX 2048
+
 struct ts_workload_priority_class {
     struct ts_object_meta meta;
     int32_t value;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int read_stream(const char *file, struct ts_yaml_stream *st, struct ts_err *e)
+int ts_cli_read_stream(const char *file, struct ts_yaml_stream *st, struct ts_err *e)
 {
     struct ts_buf b = TS_BUF_INIT;
     char chunk[65536];
@@ -66,7 +66,7 @@ int ts_cli_load(struct ts_sim *sim, const char *const *files, size_t n, ts_time 
     for (size_t i = 0; i < n && !rc; i++) {
         struct ts_err e = {0};
 
-        if (read_stream(files[i], &st[i], &e)) {
+        if (ts_cli_read_stream(files[i], &st[i], &e)) {
             fprintf(err, "error: %s\n", e.msg);
             rc = -1;
         }

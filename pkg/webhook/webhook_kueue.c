@@ -195,9 +195,20 @@ void ts__wh_mutate_kueue(const struct ts_webhook *wh, const struct ts__wh_req *r
         return;
     }
     obj = cJSON_Duplicate(rq->object, 1);
+    ts_webhook_default_kueue(wh, obj);
+    ts__wh_set_patch(rs, rq->object, obj);
+    cJSON_Delete(obj);
+}
+
+void ts_webhook_default_kueue(const struct ts_webhook *wh, cJSON *obj)
+{
+    enum ts_kind kind = ts_object_kind(obj);
+
+    /* the kinds with a mutating webhook (webhook.h's /mutate- paths) */
+    if (kind != TS_KIND_CLUSTER_QUEUE && kind != TS_KIND_RESOURCE_FLAVOR &&
+        kind != TS_KIND_WORKLOAD)
+        return;
     add_finalizer(obj, TS_RESOURCE_IN_USE_FINALIZER);
     if (kind == TS_KIND_WORKLOAD)
         default_workload(wh, obj);
-    ts__wh_set_patch(rs, rq->object, obj);
-    cJSON_Delete(obj);
 }

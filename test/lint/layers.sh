@@ -36,7 +36,7 @@ pkg/kube         shell  util json yaml
 pkg/apiserver    shell  util resource json yaml api
 pkg/webhook      shell  util json api kube
 pkg/controller   shell  util json api engine kube metrics webhook
-pkg/cli          shell  util json yaml api engine sim bench kube
+pkg/cli          shell  util json yaml api engine sim bench kube webhook
 cmd/turnstile    main   util json yaml api kube webhook controller
 cmd/turnstilectl main   util cli
 cmd/turnstile-apiserver       main  util apiserver

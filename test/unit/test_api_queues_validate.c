@@ -10,6 +10,13 @@
 
 #include "api_queue_test.h"
 
+#define DESC_64 "dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd"
+#define DESC_1024                                                                                  \
+    DESC_64 DESC_64 DESC_64 DESC_64 DESC_64 DESC_64 DESC_64 DESC_64 DESC_64 DESC_64 DESC_64        \
+        DESC_64 DESC_64 DESC_64 DESC_64 DESC_64
+#define DESC_2048 DESC_1024 DESC_1024
+#define DESC_2049 DESC_2048 "d"
+
 static const char *const base_cq =
     "{'apiVersion':'kueue.x-k8s.io/v1beta2','kind':'ClusterQueue','metadata':{'name':'cq'},"
     "'spec':{'cohortName':'co','namespaceSelector':{},'resourceGroups':["
@@ -147,7 +154,7 @@ static const struct vcase {
      "ClusterQueue",
      {"spec.cohortName=null"},
      "spec",
-     "Invalid value: \"object\": borrowingLimit must be nil when cohort is empty"},
+     "Invalid value: borrowingLimit must be nil when cohort is empty"},
     {"cq covered duplicated across groups",
      "ClusterQueue",
      {RG "[1].coveredResources[0]='cpu'", RG "[1].flavors[0].resources[0].name='cpu'"},
@@ -176,8 +183,8 @@ static const struct vcase {
     {"cq preference needs TryNextFlavor",
      "ClusterQueue",
      {"spec.flavorFungibility={'preference':'BorrowingOverPreemption'}"},
-     "spec.flavorFungibility.preference",
-     "preference \"BorrowingOverPreemption\" requires both whenCanBorrow and whenCanPreempt to be "
+     "spec.flavorFungibility",
+     "Invalid value: preference can only be set when both whenCanBorrow and whenCanPreempt are "
      "TryNextFlavor"},
     {"cq preference with TryNextFlavor ok",
      "ClusterQueue",
@@ -188,12 +195,12 @@ static const struct vcase {
     {"cq weight negative",
      "ClusterQueue",
      {"spec.fairSharing={'weight':'-1'}"},
-     "spec.fairSharing.weight",
+     "spec.fairSharing",
      "Invalid value: \"-1\": must be greater than or equal to 0"},
     {"cq weight 1n",
      "ClusterQueue",
      {"spec.fairSharing={'weight':'1n'}"},
-     "spec.fairSharing.weight",
+     "spec.fairSharing",
      "When not 0, weight must be > 10e-9"},
     {"cq weight 0 ok", "ClusterQueue", {"spec.fairSharing={'weight':'0'}"}, NULL, NULL},
     {"cq weight 2n ok", "ClusterQueue", {"spec.fairSharing={'weight':'2n'}"}, NULL, NULL},
@@ -214,7 +221,7 @@ static const struct vcase {
      "ClusterQueue",
      {"spec.preemption={'borrowWithinCohort':{'policy':'LowerPriority'}}"},
      "spec.preemption",
-     "Invalid value: \"object\": reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never"},
+     "Invalid value: reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never"},
     {"cq reclaim Any with borrowWithinCohort ok",
      "ClusterQueue",
      {"spec.preemption={'reclaimWithinCohort':'Any','borrowWithinCohort':{'policy':"
@@ -235,7 +242,7 @@ static const struct vcase {
      "ClusterQueue",
      {F00 ".resources=[{'name':'cpu','nominalQuota':'1'}]"},
      RG "[0]",
-     "Invalid value: \"object\": flavors must have the same number of resources as the "
+     "Invalid value: flavors must have the same number of resources as the "
      "coveredResources"},
     {"cq coveredResources minItems",
      "ClusterQueue",
@@ -313,7 +320,7 @@ static const struct vcase {
     {"cohort weight 1n",
      "Cohort",
      {"spec.fairSharing.weight='1n'"},
-     "spec.fairSharing.weight",
+     "spec.fairSharing",
      "When not 0, weight must be > 10e-9"},
     {"cohort flavors minItems",
      "Cohort",
@@ -337,7 +344,7 @@ static const struct vcase {
      "ResourceFlavor",
      {"spec.nodeTaints[0].effect='Sometimes'"},
      "spec.nodeTaints",
-     "Invalid value: \"array\": supported taint effect values: 'NoSchedule', 'PreferNoSchedule', "
+     "Invalid value: supported taint effect values: 'NoSchedule', 'PreferNoSchedule', "
      "'NoExecute'"},
     {"rf taint effect required",
      "ResourceFlavor",
@@ -378,7 +385,7 @@ static const struct vcase {
      "ResourceFlavor",
      {"spec.nodeLabels=null"},
      "spec",
-     "Invalid value: \"object\": at least one nodeLabel is required when topology is set"},
+     "Invalid value: at least one nodeLabel is required when topology is set"},
     {"rf topologyName pattern",
      "ResourceFlavor",
      {"spec.topologyName='Topo'"},
@@ -422,6 +429,11 @@ static const struct vcase {
      "spec.nodeTaints[1]",
      "Duplicate value: {\"key\":\"k\",\"value\":\"b\",\"effect\":"
      "\"NoSchedule\"}: taints must be unique by key and effect pair"},
+    {"rf duplicate taint without value shows none",
+     "ResourceFlavor",
+     {"spec.nodeTaints=[{'key':'k','effect':'NoSchedule'},{'key':'k','effect':'NoSchedule'}]"},
+     "spec.nodeTaints[1]",
+     "Duplicate value: {\"key\":\"k\",\"effect\":\"NoSchedule\"}: taints must be unique"},
     {"rf same key other effect ok",
      "ResourceFlavor",
      {"spec.nodeTaints=[{'key':'k','effect':'NoSchedule'},{'key':'k','effect':'NoExecute'}]"},
@@ -439,6 +451,16 @@ static const struct vcase {
      "Invalid value: \"a b\""},
     /* WorkloadPriorityClass, PriorityClass, Namespace */
     {"wpc name", "WorkloadPriorityClass", {"metadata.name='High'"}, "metadata.name", "RFC 1123"},
+    {"wpc description past 2048 bytes",
+     "WorkloadPriorityClass",
+     {"description='" DESC_2049 "'"},
+     "description",
+     "Too long: may not be more than 2048 bytes"},
+    {"wpc description at 2048 bytes ok",
+     "WorkloadPriorityClass",
+     {"description='" DESC_2048 "'"},
+     NULL,
+     NULL},
     {"pc user value cap",
      "PriorityClass",
      {"value=1000000001"},
@@ -650,7 +672,7 @@ static const struct {
      "Invalid value: 320: total number of flavors across all resourceGroups must be ≤ 256, "
      "got 320"},
     {5, 1, 60, RG,
-     "total number of coveredResources across all resourceGroups must be ≤ 256, got 300"},
+     "total number of covered resources across all resourceGroups must be ≤ 256, got 300"},
     {1, 9, 60, RG "[0]",
      "number of flavor-resource combinations in a resourceGroup must be ≤ 512, got 540"},
     {16, 16, 16, NULL, NULL}, /* 256 flavors, 256 resources, 256 combinations each */
@@ -681,6 +703,27 @@ static void test_cq_size_limits(void **state)
         cJSON_Delete(j);
         free(text);
     }
+}
+
+/* The totals across resource groups bind ClusterQueues only: Kueue's
+ * Cohort webhook does not count them. */
+static void test_cohort_size_not_limited(void **state)
+{
+    char *text = gen_cq(5, 64, 1);
+    cJSON *j = tq_json(text);
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    union tq_any x;
+
+    (void)state;
+    cJSON_ReplaceItemInObject(j, "kind", cJSON_CreateString("Cohort"));
+    tq_decode(tq_kind_of("Cohort"), j, &x, &errs);
+    tq_assert_no_errors("decode", &errs);
+    ts_cohort_validate(&x.co, &errs);
+    tq_assert_no_errors("cohort with 320 flavors", &errs);
+    ts_field_errors_release(&errs);
+    ts_cohort_release(&x.co);
+    cJSON_Delete(j);
+    free(text);
 }
 
 static void test_long_names(void **state)
@@ -760,6 +803,7 @@ int main(void)
         cmocka_unit_test(test_validate_update_table),
         cmocka_unit_test(test_schema_errors_hide_webhook_errors),
         cmocka_unit_test(test_cq_size_limits),
+        cmocka_unit_test(test_cohort_size_not_limited),
         cmocka_unit_test(test_long_names),
         cmocka_unit_test(test_list_limits),
     };

@@ -374,6 +374,7 @@ static void test_builders_validate(void **state)
 
     (void)state;
     ts_workload_init(&w);
+    w.meta.name = ts_xstrdup("wl");
     ts_workload_add_podset(&w, "main");
     ts_conditions_set(&w.status.conditions, TS_WL_COND_QUOTA_RESERVED, "True",
                       TS_WL_REASON_QUOTA_RESERVED, "m", 0, TS_TIME_SECOND);
@@ -446,6 +447,7 @@ static void test_validate_too_many_podsets(void **state)
 
     (void)state;
     ts_workload_init(&w);
+    w.meta.name = ts_xstrdup("wl");
     for (int i = 0; i < 18; i++) {
         snprintf(name, sizeof(name), "ps-%d", i);
         ts_workload_add_podset(&w, name);

@@ -1,0 +1,36 @@
+/*
+ * validate.h - `turnstilectl validate -f FILE [-o text|json]`: every Kueue
+ * object of FILE ("-": standard input) through what Turnstile's webhook
+ * does to it on CREATE: the mutating webhook's defaults
+ * (ts_webhook_default_kueue), decoding with the CRD's defaults and schema
+ * rules, and the kind's create validation (ts_object_validate), the same
+ * functions the webhook server runs.  A namespaced object without a
+ * namespace gets "default", as kubectl gives it.
+ *
+ * Output, one line per document: "Kind/name: accepted" or
+ * "Kind/name: refused: MESSAGE"; with -o json one JSON object per line,
+ *   {"apiVersion","kind","name","namespace","allowed",
+ *    "errors":[{"type":"FieldValueInvalid","field":"spec.x","message":"spec.x: ..."}],
+ *    "object": the defaulted object in v1beta2}
+ * and {"error": "..."} for a document that is not a Kueue object (the
+ * format of test/oracle's kueue-api-oracle).
+ *
+ * Shell code: reads files, writes to the given streams.
+ */
+#ifndef TS_CLI_VALIDATE_H
+#define TS_CLI_VALIDATE_H
+
+#include <cJSON.h>
+#include <stdio.h>
+
+/* Runs `validate` with argv after "validate".  Returns the exit code: 0
+ * (every document accepted), 1 (one refused, or a file unreadable: the
+ * reason on err), 2 (usage). */
+int ts_cli_validate(int argc, char **argv, FILE *out, FILE *err);
+
+/* The JSON result of one document (the -o json line).  partial_admission
+ * is the feature gate the Workload webhook reads.  Ownership: doc is
+ * borrowed; the caller frees the result with cJSON_Delete(). */
+cJSON *ts_cli_validate_doc(const cJSON *doc, int partial_admission);
+
+#endif

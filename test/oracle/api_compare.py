@@ -1,0 +1,314 @@
+#!/usr/bin/python3
+"""api_compare.py - Turnstile's API rules against Kueue's, on generated objects.
+
+Every object apigen.py generates for seeds 1..N goes through
+`turnstilectl validate -o json` and `kueue-api-oracle validate` (Kueue's
+CRDs and webhooks); every object Kueue accepts is converted
+v1beta2 -> v1beta1 -> v1beta2 by `turnstilectl convert` and compared with
+Kueue's conversion, and Kueue's v1beta1 form is validated by both and
+converted v1beta1 -> v1beta2 -> v1beta1.  Printed per kind, as agreement
+(percent of objects, disagreements in parentheses):
+
+  accept/refuse  both accept, or both refuse
+  paths          the same set of refused field paths
+  messages       the same list of messages (order ignored)
+  defaults       (objects both accept) the same defaulted object, ignoring
+                 what is known to differ on purpose (DEFAULTS_IGNORED)
+  round trip     turnstilectl's v1beta2->v1beta1->v1beta2 and
+                 v1beta1->v1beta2->v1beta1 give back the input exactly
+  conversion     turnstilectl's converted object equals Kueue's (quantities
+                 compared by value, empty and null fields dropped,
+                 Turnstile's conversion-data annotation ignored)
+
+Each disagreement is written to OUT/<kind>/<case>--<seed>.json (input and
+both answers) and summarised, grouped by kind, case and aspect, in
+OUT/summary.txt.  Exit status 0, or 1 with --strict when anything disagrees.
+
+    api_compare.py --ctl build/bin/turnstilectl --oracle build/oracle/bin/kueue-api-oracle \\
+                   --seeds N [--kind KIND] [--out DIR] [--strict]
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from decimal import Decimal, InvalidOperation
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import apigen  # noqa: E402
+
+CONVERSION_ANNOTATION = "turnstile.dev/conversion-data"
+QUANTITY_KEYS = {"nominalQuota", "borrowingLimit", "lendingLimit", "weight"}
+QUANTITY_MAPS = {"requests", "limits", "resources"}
+QUANTITY_RE = re.compile(r"^([+-]?[0-9.]+)([eE][+-]?[0-9]+|[a-zA-Z]{0,2})$")
+SUFFIX = {"": 1, "m": Decimal("0.001"), "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15,
+          "E": 10**18, "n": Decimal("1e-9"), "u": Decimal("1e-6"), "Ki": 2**10, "Mi": 2**20, "Gi": 2**30,
+          "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+# Parts of the defaulted object Turnstile gives differently on purpose:
+# its mutating webhook puts the resource-in-use finalizer on Workloads too.
+DEFAULTS_IGNORED = {"Workload": [("metadata", "finalizers")]}
+ASPECTS = ["accept/refuse", "paths", "messages", "defaults", "round trip", "conversion"]
+
+
+def run_lines(cmd, docs):
+    """Runs cmd on docs written as one multi-document file; returns one
+    parsed JSON line per document."""
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+        for d in docs:
+            f.write("---\n" + json.dumps(d) + "\n")
+        path = f.name
+    try:
+        p = subprocess.run(cmd + ["-f", path], capture_output=True, text=True)
+    finally:
+        os.unlink(path)
+    lines = [ln for ln in p.stdout.splitlines() if ln.strip()]
+    if len(lines) != len(docs):
+        sys.exit("%s: %d results for %d documents (exit %d): %s" % (" ".join(cmd), len(lines), len(docs),
+                                                                     p.returncode, p.stderr[-2000:]))
+    return [json.loads(ln) for ln in lines]
+
+
+def quantity(v):
+    if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+        return v
+    m = QUANTITY_RE.match(str(v).strip())
+    if not m:
+        return v
+    try:
+        num = Decimal(m.group(1))
+        suf = m.group(2)
+        if suf[:1] in ("e", "E"):
+            return str((num * (Decimal(10) ** int(suf[1:]))).normalize())
+        if suf not in SUFFIX:
+            return v
+        return str((num * Decimal(SUFFIX[suf])).normalize())
+    except (InvalidOperation, ValueError):
+        return v
+
+
+def normalise(v, key=None, parent=None):
+    """Drops null, empty maps and lists, compares quantities by value."""
+    if isinstance(v, dict):
+        out = {}
+        for k, x in v.items():
+            x = normalise(x, k, key)
+            if x is None or x == {} or x == []:
+                continue
+            out[k] = x
+        return out
+    if isinstance(v, list):
+        return [normalise(x, None, key) for x in v]
+    if key in QUANTITY_KEYS or parent in QUANTITY_MAPS:
+        return quantity(v)
+    return v
+
+
+def zero_status(v):
+    """A status made of zeros and empties only (what Go writes for an
+    object that has none)."""
+    if isinstance(v, dict):
+        return all(zero_status(x) for x in v.values())
+    return v in (0, "", None, [], {}, False)
+
+
+def comparable(o):
+    o = json.loads(json.dumps(o))
+    if isinstance(o, dict):
+        ann = o.get("metadata", {}).get("annotations")
+        if isinstance(ann, dict):
+            ann.pop(CONVERSION_ANNOTATION, None)
+        if "status" in o and zero_status(o["status"]):
+            del o["status"]
+    return normalise(o)
+
+
+def strip_ignored(kind, o):
+    o = json.loads(json.dumps(o))
+    for path in DEFAULTS_IGNORED.get(kind, []):
+        cur = o
+        for p in path[:-1]:
+            cur = cur.get(p, {}) if isinstance(cur, dict) else {}
+        if isinstance(cur, dict):
+            cur.pop(path[-1], None)
+    return o
+
+
+def diff(a, b, path=""):
+    """The first few paths where a and b differ."""
+    if type(a) is not type(b):
+        return [path or "."]
+    if isinstance(a, dict):
+        out = []
+        for k in sorted(set(a) | set(b)):
+            if k not in a or k not in b:
+                out.append("%s.%s" % (path, k))
+            else:
+                out += diff(a[k], b[k], "%s.%s" % (path, k))
+        return out[:5]
+    if isinstance(a, list):
+        if len(a) != len(b):
+            return ["%s[len %d!=%d]" % (path, len(a), len(b))]
+        out = []
+        for i, (x, y) in enumerate(zip(a, b)):
+            out += diff(x, y, "%s[%d]" % (path, i))
+        return out[:5]
+    return [] if a == b else [path or "."]
+
+
+class Tally:
+    def __init__(self, out_dir):
+        self.n = defaultdict(lambda: defaultdict(int))     # kind -> aspect -> compared
+        self.bad = defaultdict(lambda: defaultdict(int))   # kind -> aspect -> disagreements
+        self.objects = defaultdict(int)
+        self.groups = defaultdict(list)                    # (kind, case, aspect) -> ids
+        self.out_dir = out_dir
+
+    def check(self, case, aspect, ok, record):
+        kind = case["kind"]
+        self.n[kind][aspect] += 1
+        if ok:
+            return
+        self.bad[kind][aspect] += 1
+        self.groups[(kind, case["case"], aspect)].append(case["id"])
+        d = os.path.join(self.out_dir, kind)
+        os.makedirs(d, exist_ok=True)
+        seed = case["id"].split("-")[1]
+        path = os.path.join(d, "%s--%s.json" % (case["case"].replace("/", "_"), seed))
+        prev = {}
+        if os.path.exists(path):
+            with open(path) as f:
+                prev = json.load(f)
+        prev.setdefault("id", case["id"])
+        prev.setdefault("input", case["object"])
+        prev.setdefault("aspects", {})[aspect] = record
+        with open(path, "w") as f:
+            json.dump(prev, f, indent=1, sort_keys=True)
+
+    def report(self, out):
+        head = "%-22s %7s" % ("kind", "objects") + "".join(" %15s" % a for a in ASPECTS)
+        print(head, file=out)
+        for kind in apigen.KINDS:
+            if kind not in self.n:
+                continue
+            row = "%-22s %7d" % (kind, self.objects[kind])
+            for a in ASPECTS:
+                n, b = self.n[kind][a], self.bad[kind][a]
+                row += " %15s" % ("-" if not n else "%.1f%% (%d)" % (100.0 * (n - b) / n, b))
+            print(row, file=out)
+
+    def summary(self):
+        lines = []
+        for (kind, case, aspect), ids in sorted(self.groups.items()):
+            lines.append("%-22s %-45s %-14s %5d  e.g. %s" % (kind, case, aspect, len(ids), ids[0]))
+        return lines
+
+
+# kube-apiserver adds this field-less error when it skipped the CEL rules
+# after a schema error; Turnstile checks every rule and has no such marker.
+CEL_SKIPPED = "some validation rules were not checked because the object was invalid"
+
+
+def field_errors(r):
+    return [e for e in r.get("errors") or [] if CEL_SKIPPED not in e["message"]]
+
+
+def error_set(r, decode_paths=False):
+    """The refused paths; with decode_paths, without list indexes (Go's
+    decoding errors name fields so)."""
+    paths = {e["field"] for e in field_errors(r)}
+    if decode_paths:
+        paths = {re.sub(r"\[[^]]*\]", "", p) for p in paths}
+    return sorted(paths)
+
+
+def decoding(r):
+    return any(e["type"] == "DecodeError" for e in r.get("errors") or [])
+
+
+def messages(r):
+    return sorted(e["message"] for e in field_errors(r))
+
+
+def compare_validation(t, cases, kueue, ours):
+    for c, k, o in zip(cases, kueue, ours):
+        t.objects[c["kind"]] += 1
+        rec = {"kueue": k, "turnstile": o}
+        if k.get("error") and not k.get("errors"):  # not an object the oracle reads
+            continue
+        t.check(c, "accept/refuse", bool(k.get("allowed")) == bool(o.get("allowed")), rec)
+        dec = decoding(k)
+        t.check(c, "paths", error_set(k) == error_set(o, dec),
+                {"kueue": error_set(k), "turnstile": error_set(o, dec)})
+        t.check(c, "messages", messages(k) == messages(o), {"kueue": messages(k), "turnstile": messages(o)})
+        if k.get("allowed") and o.get("allowed"):
+            a = comparable(strip_ignored(c["kind"], k.get("object")))
+            b = comparable(strip_ignored(c["kind"], o.get("object")))
+            t.check(c, "defaults", a == b, {"differ": diff(a, b), "kueue": a, "turnstile": b})
+
+
+def compare_conversion(t, args, cases):
+    """cases: objects Kueue accepts, in v1beta2."""
+    ctl, oracle = [args.ctl, "convert"], [args.oracle, "convert"]
+    inputs = [c["object"] for c in cases]
+    k1 = run_lines(oracle + ["--to", "v1beta1"], inputs)
+    c1 = run_lines(ctl + ["--to", "v1beta1"], inputs)
+    c12 = run_lines(ctl + ["--to", "v1beta2"], c1)
+    ck2 = run_lines(ctl + ["--to", "v1beta2"], k1)
+    k2 = run_lines(oracle + ["--to", "v1beta2"], k1)
+    ck21 = run_lines(ctl + ["--to", "v1beta1"], ck2)
+    for i, c in enumerate(cases):
+        t.check(c, "round trip", c12[i] == inputs[i], {"direction": "v1beta2->v1beta1->v1beta2", "in": inputs[i],
+                                                       "out": c12[i], "differ": diff(inputs[i], c12[i])})
+        t.check(c, "round trip", ck21[i] == k1[i], {"direction": "v1beta1->v1beta2->v1beta1", "in": k1[i],
+                                                    "out": ck21[i], "differ": diff(k1[i], ck21[i])})
+        for ours, theirs, what in ((c1[i], k1[i], "to v1beta1"), (ck2[i], k2[i], "to v1beta2")):
+            a, b = comparable(theirs), comparable(ours)
+            t.check(c, "conversion", a == b, {"direction": what, "kueue": theirs, "turnstile": ours,
+                                              "differ": diff(a, b)})
+    # Kueue's v1beta1 form through both validations
+    v1 = [dict(c, id=c["id"], case="v1beta1:" + c["case"], object=k1[i]) for i, c in enumerate(cases)
+          if "error" not in k1[i]]
+    if v1:
+        docs = [c["object"] for c in v1]
+        compare_validation(t, v1, run_lines([args.oracle, "validate"], docs),
+                           run_lines([args.ctl, "validate", "-o", "json"], docs))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--ctl", default="build/bin/turnstilectl")
+    ap.add_argument("--oracle", default="build/oracle/bin/kueue-api-oracle")
+    ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--first-seed", type=int, default=1)
+    ap.add_argument("--kind", action="append", choices=apigen.KINDS)
+    ap.add_argument("--out", default="build/oracle/api-disagreements")
+    ap.add_argument("--strict", action="store_true")
+    a = ap.parse_args()
+    shutil.rmtree(a.out, ignore_errors=True)
+    os.makedirs(a.out)
+    cases = []
+    for s in range(a.first_seed, a.first_seed + a.seeds):
+        cases += apigen.generate(s, a.kind or apigen.KINDS)
+    docs = [c["object"] for c in cases]
+    kueue = run_lines([a.oracle, "validate"], docs)
+    ours = run_lines([a.ctl, "validate", "-o", "json"], docs)
+    t = Tally(a.out)
+    compare_validation(t, cases, kueue, ours)
+    accepted = [c for c, k in zip(cases, kueue) if k.get("allowed")]
+    if accepted:
+        compare_conversion(t, a, accepted)
+    t.report(sys.stdout)
+    lines = t.summary()
+    with open(os.path.join(a.out, "summary.txt"), "w") as f:
+        f.write("\n".join(lines) + ("\n" if lines else ""))
+        t.report(f)
+    print("%d disagreement groups (kind, case, aspect) in %s/summary.txt" % (len(lines), a.out))
+    return 1 if a.strict and lines else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
