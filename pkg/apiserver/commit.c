@@ -237,7 +237,7 @@ static int prepare_kind(struct ts__as_req *q, struct ts__as_resp *r, const cJSON
         }
         break;
     case TS__AS_CR:
-        return ts__as_cr_prepare(q, r, obj);
+        return ts__as_cr_prepare(q, r, old, obj);
     case TS__AS_CRD:
         if (ts__as_crd_prepare(q->s, obj, old, q->now, &errs)) {
             ts__as_reply_invalid(r, q->res, ts_json_get_string(obj, "metadata.name"), &errs);

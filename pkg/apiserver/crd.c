@@ -2,7 +2,7 @@
  * crd.c - CustomResourceDefinitions: validation and status (acceptedNames,
  * storedVersions, NamesAccepted/Established), registration of the served
  * resource, removal with its objects, and the custom-resource write step
- * (pruning per fieldValidation, defaulting, schema validation).
+ * (pruning per fieldValidation, defaulting, schema validation, CEL rules).
  */
 #include "apiserver/server_int.h"
 
@@ -225,8 +225,13 @@ static void load_versions(struct ts__as_res *res, const cJSON *crd)
         if ((w = ts_json_get_string(v, "deprecationWarning")))
             ver->warning = ts_xstrdup(w);
         if ((x = ts_json_get(v, "schema.openAPIV3Schema"))) {
+            const char *crd_name = ts_json_get_string(crd, "metadata.name");
+            char what[600];
+
             ver->schema = cJSON_Duplicate(x, 1);
             ver->patterns = ts_schema_patterns_new(ver->schema);
+            snprintf(what, sizeof(what), "%s/%s", crd_name ? crd_name : "?", name);
+            ver->cel = ts_cel_rules_new(ver->schema, what); /* rules that do not compile: logged */
         }
         if ((x = cJSON_GetObjectItemCaseSensitive(v, "additionalPrinterColumns")))
             ver->columns = cJSON_Duplicate(x, 1);
@@ -313,7 +318,7 @@ static void strict_error(struct ts__as_req *q, struct ts__as_resp *r,
     ts_buf_release(&msg);
 }
 
-int ts__as_cr_prepare(struct ts__as_req *q, struct ts__as_resp *r, cJSON *obj)
+int ts__as_cr_prepare(struct ts__as_req *q, struct ts__as_resp *r, const cJSON *old, cJSON *obj)
 {
     const char *fv = ts__as_query(q, "fieldValidation");
     struct ts_strlist pruned = TS_STRLIST_INIT;
@@ -338,6 +343,7 @@ int ts__as_cr_prepare(struct ts__as_req *q, struct ts__as_resp *r, cJSON *obj)
     ts_strlist_release(&pruned);
     ts_schema_default(schema, obj);
     ts_schema_validate_with(schema, q->ver->patterns, obj, "", &errs);
+    ts_cel_rules_check(q->ver->cel, obj, old, &errs, &r->warnings);
     if (errs.n) {
         ts__as_reply_invalid(r, q->res, ts_json_get_string(obj, "metadata.name"), &errs);
         ts_field_errors_release(&errs);

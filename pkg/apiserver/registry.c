@@ -50,6 +50,7 @@ void ts__as_ver_release(struct ts__as_ver *v)
 {
     free(v->name);
     free(v->warning);
+    ts_cel_rules_free(v->cel); /* borrows the schema: freed first */
     cJSON_Delete(v->schema);
     ts_schema_patterns_free(v->patterns);
     cJSON_Delete(v->columns);

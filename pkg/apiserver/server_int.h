@@ -22,6 +22,7 @@
 
 #include "api/field.h"
 #include "apiserver/apiserver.h"
+#include "apiserver/cel_rules.h"
 #include "apiserver/schema.h"
 #include "util/buf.h"
 #include "util/hmap.h"
@@ -53,6 +54,7 @@ struct ts__as_ver {
     char *warning;                       /* deprecationWarning or NULL */
     cJSON *schema;                       /* openAPIV3Schema (owned) or NULL */
     struct ts_schema_patterns *patterns; /* schema's, compiled (owned) or NULL */
+    struct ts_cel_rules *cel;            /* schema's CEL rules (owned) or NULL */
     cJSON *columns;                      /* additionalPrinterColumns (owned) or NULL */
     cJSON *selectable;                   /* selectableFields (owned) or NULL */
     int has_status;                      /* status subresource */
@@ -388,9 +390,10 @@ int ts__as_crd_prepare(struct ts_apiserver *s, cJSON *crd, const cJSON *old, ts_
 void ts__as_crd_apply(struct ts_apiserver *s, const cJSON *crd);
 /* Unregisters the resource of a removed CRD and deletes its objects. */
 void ts__as_crd_remove(struct ts_apiserver *s, const cJSON *crd);
-/* Prunes, defaults and validates a custom resource; returns 0, or 400/422
- * already replied on r (returns -1). */
-int ts__as_cr_prepare(struct ts__as_req *q, struct ts__as_resp *r, cJSON *obj);
+/* Prunes, defaults and validates a custom resource (schema, then the CEL
+ * rules; old is the stored object on update, NULL on create); returns 0,
+ * or 400/422 already replied on r (returns -1). */
+int ts__as_cr_prepare(struct ts__as_req *q, struct ts__as_resp *r, const cJSON *old, cJSON *obj);
 
 /* --- watch.c ------------------------------------------------------------ */
 /* Content-reader callback and destructor for streamed replies (http.c). */
