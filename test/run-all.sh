@@ -4,7 +4,9 @@
 #      on turnstile-apiserver;
 #   2. Kueue as the oracle (test/oracle): every committed scenario decided by
 #      Kueue's own scheduler and by Turnstile's engine; a difference not listed
-#      in test/oracle/known-differences.txt fails;
+#      in test/oracle/known-differences.txt fails; then a fixed set of random
+#      scenarios (make fidelity-seeds: seeds 0-29 of every family of
+#      test/oracle/gen.py, known-fuzz-differences.txt);
 #   3. the real control plane (test/k8s): kube-apiserver, etcd,
 #      kube-controller-manager, kube-scheduler and KWOK built from their Go
 #      modules, and test/k8s/e2e/*.sh on it.
@@ -54,6 +56,17 @@ else
         failed=$((failed + 1))
         echo "[  FAILED  ] fidelity (logs: $logs/oracle-build.log, $logs/fidelity.log)"
         tail -20 "$logs/fidelity.log" 2>/dev/null || tail -20 "$logs/oracle-build.log"
+    fi
+    # the fixed random set: seeds 0-29 of every family of test/oracle/gen.py
+    if $MAKE --no-print-directory fidelity-seeds BUILD="$build" ORACLE_SIM="$build/bin/turnstilectl" \
+        >"$logs/fidelity-seeds.log" 2>&1; then
+        passed=$((passed + 1))
+        echo "[  PASSED  ] fidelity-seeds: $(sed -n 's|^[a-z-]*: *\([0-9]*\)/\([0-9]*\) agree.*|\1 \2|p' "$logs/fidelity-seeds.log" |
+            awk '{a += $1; n += $2} END {printf "%d of %d random scenarios agree, the rest listed with reasons", a, n}')"
+    else
+        failed=$((failed + 1))
+        echo "[  FAILED  ] fidelity-seeds (log: $logs/fidelity-seeds.log)"
+        tail -30 "$logs/fidelity-seeds.log"
     fi
     echo
     echo "== the real control plane (test/k8s) =="

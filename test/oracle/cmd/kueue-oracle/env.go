@@ -10,8 +10,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -70,6 +70,7 @@ type env struct {
 	// waitForPodsReady.blockAdmission: the scheduler may block in a cycle
 	podsReadyTracking bool
 	blocked           chan struct{}
+	recorder          *record.FakeRecorder
 }
 
 // setUnexported sets an unexported field (the workload controller's clock,
@@ -149,6 +150,7 @@ func newEnv(o *objects, cfg *configapi.Configuration) (*env, error) {
 	e.queues, e.requeuer = qcache.NewManagerForUnitTestsWithRequeuer(e.cl, e.cache, queueOpts...)
 
 	recorder := record.NewFakeRecorder(100000)
+	e.recorder = recorder
 	go func() { // drain events
 		for range recorder.Events {
 		}
@@ -172,17 +174,17 @@ func newEnv(o *objects, cfg *configapi.Configuration) (*env, error) {
 	for _, co := range o.cohorts {
 		// as the Cohort controller: an error (a cycle) is logged, not fatal
 		if err := e.cache.AddOrUpdateCohort(co.DeepCopy()); err != nil {
-			fmt.Fprintf(os.Stderr, "warning: Cohort %q: %v\n", co.Name, err)
+			fmt.Fprintf(stderr, "warning: Cohort %q: %v\n", co.Name, err)
 		}
 		e.queues.AddOrUpdateCohort(ctx, co.DeepCopy())
 	}
 	for _, cq := range o.cqs {
 		// as the ClusterQueue controller: errors (a cohort cycle) are logged
 		if err := e.cache.AddClusterQueue(ctx, cq.DeepCopy()); err != nil {
-			fmt.Fprintf(os.Stderr, "warning: ClusterQueue %q: %v\n", cq.Name, err)
+			fmt.Fprintf(stderr, "warning: ClusterQueue %q: %v\n", cq.Name, err)
 		}
 		if err := e.queues.AddClusterQueue(ctx, cq.DeepCopy()); err != nil {
-			fmt.Fprintf(os.Stderr, "warning: ClusterQueue %q: %v\n", cq.Name, err)
+			fmt.Fprintf(stderr, "warning: ClusterQueue %q: %v\n", cq.Name, err)
 		}
 		// as ClusterQueueReconciler.Reconcile (clusterqueue_controller.go): a
 		// ClusterQueue being deleted is terminating, and admits nothing new
@@ -233,6 +235,14 @@ func newEnv(o *objects, cfg *configapi.Configuration) (*env, error) {
 		scheduler.WithPreemptionExpectations(expect))
 	kueueSetAdmissionRoutineWrapper(e.sched, routine.NewWrapper(func() { e.wg.Add(1) }, func() { e.wg.Done() }))
 	return e, nil
+}
+
+// close ends the event drain; a cycle left blocked (blockAdmission) may
+// still record events, so its recorder stays open.
+func (e *env) close() {
+	if e.blocked == nil {
+		close(e.recorder.Events)
+	}
 }
 
 // createWorkload stores a workload (spec, then status) in the fake client.
@@ -373,7 +383,7 @@ func (e *env) cycle() bool {
 	if !e.hasHeads() {
 		return e.settle()
 	}
-	before := e.queues.Dump()
+	before := e.queueState()
 	if e.podsReadyTracking {
 		done := make(chan struct{})
 		go func() {
@@ -392,10 +402,24 @@ func (e *env) cycle() bool {
 	}
 	e.wg.Wait()
 	changed := e.settle()
-	if !changed && !reflect.DeepEqual(before, e.queues.Dump()) {
+	if !changed && !reflect.DeepEqual(before, e.queueState()) {
 		changed = true // the queues moved (a head parked): not settled yet
 	}
 	return changed
+}
+
+// queueState: each ClusterQueue's pending workloads, in its heap and in its
+// inadmissible list, as sorted sets (the heap's array order is no progress).
+func (e *env) queueState() any {
+	norm := func(m map[kueue.ClusterQueueReference][]workload.Reference) map[kueue.ClusterQueueReference][]workload.Reference {
+		for k, v := range m {
+			v = slices.Clone(v)
+			slices.Sort(v)
+			m[k] = v
+		}
+		return m
+	}
+	return [2]any{norm(e.queues.Dump()), norm(e.queues.DumpInadmissible())}
 }
 
 const blockWait = 300 * time.Millisecond
@@ -403,24 +427,46 @@ const blockWait = 300 * time.Millisecond
 // run: N cycles, or (N = 0) until nothing changes. Returns the cycles that
 // changed something.
 func (e *env) run(maxCycles int) int {
-	n := 0
-	limit := maxCycles
-	if limit == 0 {
-		limit = settleCycles
+	if maxCycles == 0 {
+		n, _ := e.runUpTo(settleCycles)
+		return n
 	}
-	for i := 0; i < limit; i++ {
-		if !e.cycle() {
-			if maxCycles == 0 {
-				break
-			}
-			continue
-		}
-		n++
-	}
+	n, _ := e.cycles(maxCycles, maxCycles)
 	return n
 }
 
+// runUpTo runs until nothing changes, at most limit cycles; settled is
+// false when the limit was reached first.
+func (e *env) runUpTo(limit int) (n int, settled bool) {
+	return e.cycles(0, limit)
+}
+
+func (e *env) cycles(maxCycles, limit int) (int, bool) {
+	n := 0
+	quiet := 0
+	for i := 0; i < limit; i++ {
+		if e.cycle() {
+			n++
+			quiet = 0
+			continue
+		}
+		quiet++
+		if maxCycles == 0 && (quiet >= quietCycles || !e.hasHeads()) {
+			return n, true
+		}
+	}
+	return n, false
+}
+
 const settleCycles = 5000
+
+// quietCycles: a run stops after this many cycles in a row that change
+// nothing while heads remain. One is not enough: a head that fails in a
+// cycle during which inadmissible workloads were requeued goes straight
+// back to the heap (cluster_queue.go requeueIfNotPresent: queueInadmissibleCycle
+// >= popCycle), so the cycle looks idle, yet the next one pops it again,
+// parks it, and moves on to the workloads behind it.
+const quietCycles = 3
 
 // finish marks a workload finished as the job controller would
 // (simulate: reason Succeeded, "Job finished successfully").

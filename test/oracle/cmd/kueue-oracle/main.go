@@ -5,6 +5,7 @@
 //
 //	kueue-oracle -f FILE [-f FILE...] [--cycles N] [-o json|yaml] [--config FILE]
 //	             [--fair-sharing] [--now RFC3339] [--crds DIR] [--steps] [--check]
+//	kueue-oracle --serve   (requests on stdin, one per line: serve.go)
 //
 // --steps applies the steps of the file's Scenario document (run, finish,
 // delete) instead of one run; --check (implies --steps) checks the
@@ -15,6 +16,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,16 +54,26 @@ func defaultCRDDir() string {
 	return filepath.Join(filepath.Dir(exe), "..", "crds")
 }
 
+// Where a run writes; serve mode points them at buffers.
+var (
+	stdout io.Writer = os.Stdout
+	stderr io.Writer = os.Stderr
+)
+
 func main() {
-	os.Exit(run())
+	if len(os.Args) == 2 && os.Args[1] == "--serve" {
+		os.Exit(serve(os.Stdin, os.Stdout))
+	}
+	os.Exit(run(os.Args[1:]))
 }
 
-func run() int {
+func run(args []string) int {
 	var files fileList
 	fs := flag.NewFlagSet("kueue-oracle", flag.ContinueOnError)
 	fs.Var(&files, "f", "input file (repeatable; - for stdin)")
 	fs.Var(&files, "filename", "input file")
 	cycles := fs.Int("cycles", 0, "scheduling cycles (0: until nothing changes)")
+	settle := fs.Int("settle-cycles", settleCycles, "with --cycles 0: give up after this many cycles that change something")
 	output := fs.String("o", "json", "json or yaml")
 	configFile := fs.String("config", "", "Kueue Configuration file")
 	fair := fs.Bool("fair-sharing", false, "enable fair sharing")
@@ -70,15 +82,16 @@ func run() int {
 	steps := fs.Bool("steps", false, "apply the Scenario document's steps")
 	check := fs.Bool("check", false, "check the Scenario's expectations (implies --steps)")
 	printConfig := fs.Bool("print-config", false, "print the Configuration the files carry (JSON) and exit")
-	if err := fs.Parse(os.Args[1:]); err != nil {
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if len(files) == 0 {
-		fmt.Fprintln(os.Stderr, "kueue-oracle: no input: give -f FILE")
+		fmt.Fprintln(stderr, "kueue-oracle: no input: give -f FILE")
 		return 2
 	}
 	if *output != "json" && *output != "yaml" {
-		fmt.Fprintln(os.Stderr, "kueue-oracle: -o json|yaml")
+		fmt.Fprintln(stderr, "kueue-oracle: -o json|yaml")
 		return 2
 	}
 	// Kueue logs through controller-runtime and klog: silence both.
@@ -89,14 +102,14 @@ func run() int {
 	if *nowStr != "" {
 		t, err := time.Parse(time.RFC3339, *nowStr)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "kueue-oracle: bad --now: %v\n", err)
+			fmt.Fprintf(stderr, "kueue-oracle: bad --now: %v\n", err)
 			return 2
 		}
 		theNow = t.UTC()
 	}
-	crds, err := loadCRDs(*crdDir)
+	crds, err := loadCRDsOnce(*crdDir)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "kueue-oracle: %v\n", err)
+		fmt.Fprintf(stderr, "kueue-oracle: %v\n", err)
 		return 2
 	}
 
@@ -107,7 +120,7 @@ func run() int {
 	for _, f := range files {
 		docs, err := readDocs(f)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "error: %v\n", err)
+			fmt.Fprintf(stderr, "error: %v\n", err)
 			return 2
 		}
 		allDocs = append(allDocs, docs)
@@ -117,7 +130,7 @@ func run() int {
 			d := &docs[j]
 			if err := objs.add(d, crds); err != nil {
 				// the Scenario document is not an object for simulate either
-				fmt.Fprintf(os.Stderr, "error: %s:%d: document %d: %v\n", files[i], d.line, j+1, err)
+				fmt.Fprintf(stderr, "error: %s:%d: document %d: %v\n", files[i], d.line, j+1, err)
 				bad++
 				addErrs = append(addErrs, fmt.Sprintf("%s:%d: %v", files[i], d.line, err))
 			}
@@ -133,17 +146,18 @@ func run() int {
 	}
 	cfg, err := loadConfig(*configFile, objs.config)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "error: configuration: %v\n", err)
+		fmt.Fprintf(stderr, "error: configuration: %v\n", err)
 		return 2
 	}
 	// feature gates from the Configuration, as cmd/kueue/main.go applies them
 	if len(cfg.FeatureGates) > 0 {
 		if err := config.ValidateFeatureGates("", cfg.FeatureGates).ToAggregate(); err != nil {
-			fmt.Fprintf(os.Stderr, "error: configuration: %v\n", err)
+			fmt.Fprintf(stderr, "error: configuration: %v\n", err)
 			return 2
 		}
+		rememberFeatureGates(cfg.FeatureGates)
 		if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(cfg.FeatureGates); err != nil {
-			fmt.Fprintf(os.Stderr, "error: configuration: featureGates: %v\n", err)
+			fmt.Fprintf(stderr, "error: configuration: featureGates: %v\n", err)
 			return 2
 		}
 	}
@@ -154,13 +168,13 @@ func run() int {
 
 	e, err := newEnv(objs, &cfg)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "error: %v\n", err)
+		fmt.Fprintf(stderr, "error: %v\n", err)
 		return 2
 	}
 	rc := 0
 	if *steps || *check {
 		if objs.scenario == nil {
-			fmt.Fprintln(os.Stderr, "error: --steps: no Scenario document")
+			fmt.Fprintln(stderr, "error: --steps: no Scenario document")
 			return 2
 		}
 		problems := runSteps(e, objs.scenario, *check)
@@ -176,15 +190,20 @@ func run() int {
 		}
 		if len(problems) > 0 {
 			for _, p := range problems {
-				fmt.Fprintln(os.Stderr, p)
+				fmt.Fprintln(stderr, p)
 			}
 			rc = 1
 		}
-	} else {
+	} else if *cycles > 0 {
 		e.run(*cycles)
+	} else if _, settled := e.runUpTo(*settle); !settled {
+		// a livelock in Kueue (e.g. two workloads preempting each other
+		// in turn): the decisions printed are those of the last cycle
+		fmt.Fprintf(stderr, "warning: still changing after %d cycles (a livelock?)\n", *settle)
 	}
+	defer e.close()
 	if err := printList(e, *output); err != nil {
-		fmt.Fprintf(os.Stderr, "error: %v\n", err)
+		fmt.Fprintf(stderr, "error: %v\n", err)
 		return 2
 	}
 	if bad > 0 && rc == 0 {
@@ -261,7 +280,7 @@ func loadConfig(file string, embedded map[string]any) (configapi.Configuration, 
 	if err2 != nil {
 		return cfg, err
 	}
-	fmt.Fprintf(os.Stderr, "warning: configuration: Kueue refuses it (%v); used the v1beta1 defaults instead\n", err)
+	fmt.Fprintf(stderr, "warning: configuration: Kueue refuses it (%v); used the v1beta1 defaults instead\n", err)
 	return cfg2, nil
 }
 
@@ -285,9 +304,9 @@ func printList(e *env, output string) error {
 		if err != nil {
 			return err
 		}
-		_, err = os.Stdout.Write(y)
+		_, err = stdout.Write(y)
 		return err
 	}
-	_, err = fmt.Println(string(b))
+	_, err = fmt.Fprintln(stdout, string(b))
 	return err
 }

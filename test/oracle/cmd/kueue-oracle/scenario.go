@@ -43,10 +43,10 @@ func runSteps(e *env, sc *doc, check bool) []string {
 			if c, ok := toInt(run["cycles"]); ok {
 				n = c
 			}
-			if n == 0 && e.run(0) == settleCycles {
-				p("run", "still changing after %d cycles (a livelock?)", settleCycles)
-			} else if n > 0 {
+			if n > 0 {
 				e.run(n)
+			} else if _, settled := e.runUpTo(settleCycles); !settled {
+				p("run", "still changing after %d cycles (a livelock?)", settleCycles)
 			}
 		}
 		for _, verb := range []string{"finish", "delete"} {
