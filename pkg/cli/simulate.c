@@ -237,7 +237,13 @@ int ts_cli_simulate(const struct ts_cli_simulate_opts *o, FILE *out, FILE *err)
         ts_sim_free(sim);
         return 2;
     }
-    ts_sim_run(sim, o->cycles, o->now);
+    if (!o->cycles && ts_sim_run(sim, 0, o->now) == TS_SIM_SETTLE_CAP)
+        fprintf(err,
+                "warning: decisions still change after %d cycles (workloads preempting each "
+                "other in turn?): the state after the last one is shown\n",
+                TS_SIM_SETTLE_CAP);
+    else if (o->cycles)
+        ts_sim_run(sim, o->cycles, o->now);
     queues = o->show_queues ? ts_sim_queues(sim, o->now) : NULL;
     if (o->output == TS_CLI_OUTPUT_TABLE) {
         print_table(sim, out);

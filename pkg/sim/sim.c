@@ -8,6 +8,7 @@
 #include "util/buf.h"
 #include "util/hmap.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@ struct ts_sim {
     size_t n, cap;
     struct ts_hmap by_key; /* ns/name -> index + 1 */
     struct ts_hmap queues; /* "ClusterQueue/name", "Cohort/name" -> owned cJSON (v1beta2) */
+    struct ts_hmap stops;  /* "ClusterQueue/name", "LocalQueue/ns/name" -> stop policy + 1 */
     size_t seq;            /* orders objects without a creationTimestamp */
 };
 
@@ -49,6 +51,7 @@ void ts_sim_free(struct ts_sim *s)
             cJSON_Delete(v);
         ts_hmap_release(&s->queues);
     }
+    ts_hmap_release(&s->stops);
     free(s);
 }
 
@@ -120,6 +123,28 @@ static void keep_queue(struct ts_sim *s, const char *kind, const char *name, cJS
 
     snprintf(key, sizeof(key), "%s/%s", kind, name ? name : "");
     cJSON_Delete(ts_hmap_put(&s->queues, key, obj));
+}
+
+/* The queue's stopPolicy, kept for draining (values are policy + 1: the
+ * map holds no NULL). */
+static void keep_stop(struct ts_sim *s, const char *kind, const char *ns, const char *name,
+                      enum ts_stop_policy policy)
+{
+    char key[512];
+
+    snprintf(key, sizeof(key), "%s/%s%s%s", kind, ns ? ns : "", ns ? "/" : "", name ? name : "");
+    ts_hmap_put(&s->stops, key, (void *)(intptr_t)(policy + 1));
+}
+
+static enum ts_stop_policy stop_of(const struct ts_sim *s, const char *kind, const char *ns,
+                                   const char *name)
+{
+    char key[512];
+    void *v;
+
+    snprintf(key, sizeof(key), "%s/%s%s%s", kind, ns ? ns : "", ns ? "/" : "", name ? name : "");
+    v = ts_hmap_get(&s->stops, key);
+    return v ? (enum ts_stop_policy)((intptr_t)v - 1) : TS_STOP_NONE;
 }
 
 static int key_cmp(const void *a, const void *b)
@@ -244,11 +269,14 @@ static int add_typed(struct ts_sim *s, struct ts_object *o, ts_time now, struct 
         return ts_engine_put_flavor(s->e, &o->u.rf, err);
     case TS_KIND_CLUSTER_QUEUE:
         keep_queue(s, "ClusterQueue", o->u.cq.meta.name, ts_cluster_queue_encode(&o->u.cq));
+        keep_stop(s, "ClusterQueue", NULL, o->u.cq.meta.name, o->u.cq.spec.stop_policy);
         return ts_engine_put_cluster_queue(s->e, &o->u.cq, err);
     case TS_KIND_COHORT:
         keep_queue(s, "Cohort", o->u.cohort.meta.name, ts_cohort_encode(&o->u.cohort));
         return ts_engine_put_cohort(s->e, &o->u.cohort, err);
     case TS_KIND_LOCAL_QUEUE:
+        keep_stop(s, "LocalQueue", o->u.lq.meta.namespace_, o->u.lq.meta.name,
+                  o->u.lq.spec.stop_policy);
         return ts_engine_put_local_queue(s->e, &o->u.lq, err);
     case TS_KIND_NAMESPACE:
         ts_engine_put_namespace(s->e, o->u.ns.meta.name, &o->u.ns.meta.labels);
@@ -318,16 +346,53 @@ static void evict(struct ts_sim *s, const struct ts_decision_target *t, ts_time 
     ts_engine_put_workload(s->e, v, now, NULL);
 }
 
+/* stopPolicy HoldAndDrain, as Kueue's workload controller: a workload
+ * holding quota in a draining LocalQueue or ClusterQueue is evicted
+ * (LocalQueueStopped / ClusterQueueStopped) and, the simulated job
+ * stopping at once, its quota released.  Returns how many. */
+static size_t drain(struct ts_sim *s, ts_time now)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < s->n; i++) {
+        struct ts_workload *wl = s->wls[i];
+        const char *reason = NULL, *msg = NULL;
+
+        if (!wl->status.admission || ts_workload_is_evicted(wl))
+            continue;
+        if (stop_of(s, "LocalQueue", wl->meta.namespace_, wl->spec.queue_name) ==
+            TS_STOP_HOLD_AND_DRAIN) {
+            reason = TS_WL_REASON_LOCAL_QUEUE_STOPPED;
+            msg = "The LocalQueue is stopped";
+        } else if (stop_of(s, "ClusterQueue", NULL, wl->status.admission->cluster_queue) ==
+                   TS_STOP_HOLD_AND_DRAIN) {
+            reason = TS_WL_REASON_CLUSTER_QUEUE_STOPPED;
+            msg = "The ClusterQueue is stopped";
+        }
+        if (!reason)
+            continue;
+        ts_conditions_set(&wl->status.conditions, TS_WL_COND_EVICTED, "True", reason, msg,
+                          wl->meta.generation, now);
+        ts_apply_quota_released(wl, now);
+        ts_engine_put_workload(s->e, wl, now, NULL);
+        n++;
+    }
+    return n;
+}
+
 size_t ts_sim_run(struct ts_sim *s, size_t max_cycles, ts_time now)
 {
     size_t changed = 0;
 
-    for (size_t i = 0; !max_cycles || i < max_cycles; i++) {
+    if (!max_cycles)
+        max_cycles = TS_SIM_SETTLE_CAP;
+    for (size_t i = 0; i < max_cycles; i++) {
         struct ts_cycle c;
         size_t n;
 
+        n = drain(s, now);
         ts_cycle_init(&c);
-        n = ts_engine_cycle(s->e, now, &c);
+        n += ts_engine_cycle(s->e, now, &c);
         for (size_t d = 0; d < c.n; d++) {
             struct ts_workload *wl = find_mut(s, c.items[d].ns, c.items[d].name);
 

@@ -39,9 +39,16 @@ int ts_sim_add(struct ts_sim *s, const cJSON *obj, ts_time now, struct ts_err *e
 int ts_sim_add_errs(struct ts_sim *s, const cJSON *obj, ts_time now, struct ts_field_errors *errs,
                     struct ts_err *err);
 
-/* Runs scheduling cycles until one changes nothing (max_cycles 0) or
- * max_cycles have run; returns the number of cycles that changed
- * something.  Admissions are confirmed and written into the workloads. */
+/* Cycles ts_sim_run(..., 0, ...) runs at most: decisions that still
+ * change after that many (workloads preempting each other in turn) never
+ * settle, and the run stops there instead of spinning. */
+#define TS_SIM_SETTLE_CAP 1000
+
+/* Runs scheduling cycles until one changes nothing (max_cycles 0: or
+ * TS_SIM_SETTLE_CAP have changed something) or max_cycles have run;
+ * returns the number of cycles that changed something.  Admissions are
+ * confirmed and written into the workloads; stopPolicy HoldAndDrain
+ * evicts before each cycle. */
 size_t ts_sim_run(struct ts_sim *s, size_t max_cycles, ts_time now);
 
 /* Marks a workload Finished (reason Succeeded) and releases its quota, as

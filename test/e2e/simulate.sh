@@ -8,6 +8,7 @@ cd "$(dirname "$0")/../.."
 bin=${TS_BUILD:-build}/bin/turnstilectl
 data=test/e2e/data
 ex=../shared/samples/kueue-examples
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 now=2026-11-21T10:00:00Z
@@ -101,6 +102,19 @@ grep -q "bad.yaml:7: document 1: ClusterQueue \"bad-cq\" is invalid: spec.queuei
     { echo "FAIL: error message:"; cat "$tmp/bad.err"; exit 1; }
 grep -q "cluster-queue   True" "$tmp/bad.out" || { echo "FAIL: valid objects not simulated"; exit 1; }
 echo "ok: bad input reported"
+
+# 6. decisions that never settle (two workloads preempting each other in
+# turn) stop after TS_SIM_SETTLE_CAP cycles with a warning, not a hang
+set +e
+timeout 60 "$bin" simulate --now 2026-11-21T10:00:00Z --config "$data/simulate-livelock-config.yaml" \
+    -f "$data/simulate-livelock.yaml" >"$tmp/loop.out" 2>"$tmp/loop.err"
+rc=$?
+set -e
+[ "$rc" -eq 0 ] || { echo "FAIL: a preemption loop: exit $rc (124: it hung)"; cat "$tmp/loop.err"; exit 1; }
+grep -q "warning: decisions still change after 1000 cycles" "$tmp/loop.err" ||
+    { echo "FAIL: no warning for a preemption loop:"; cat "$tmp/loop.err"; exit 1; }
+grep -q "name: w00" "$tmp/loop.out" || { echo "FAIL: no state shown after the loop"; exit 1; }
+echo "ok: a preemption loop stops with a warning"
 
 # 5. usage errors
 set +e
