@@ -409,6 +409,23 @@ static void reserve(struct reservations *r, struct entry *en, const size_t *fr, 
     }
 }
 
+/* With no victim to preempt, Kueue (scheduler.go) holds the capacity
+ * back too, unless the queue can always reclaim it later
+ * (reclaimWithinCohort Any): a lower workload of another queue must not
+ * take it first. */
+static void reserve_without_victims(struct reservations *r, struct entry *en)
+{
+    size_t *fr, n;
+    int64_t *need;
+
+    if (en->cq->preemption.reclaim_within_cohort == TS_RECLAIM_ANY)
+        return;
+    n = totals(&en->a, &fr, &need);
+    reserve(r, en, fr, need, n);
+    free(fr);
+    free(need);
+}
+
 /* Gives the reservations of the cycle back. */
 static void unreserve(struct reservations *r)
 {
@@ -458,6 +475,7 @@ static void preempt(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
     if (!nt) {
         int best_effort = en->cq->queueing != TS_QUEUEING_STRICT_FIFO;
 
+        reserve_without_victims(resv, en);
         if (pending(c, wl, TS_WL_REASON_WAITING_FOR_QUOTA, en->a.message ? en->a.message : "") &&
             best_effort)
             tell_class(en->cq, wl, c);
@@ -535,6 +553,8 @@ static void process(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
         preempt(e, en, c, moved, resv);
         return;
     }
+    if (en->a.mode == TS__ENG_NO_CANDIDATES)
+        reserve_without_victims(resv, en);
     if (pending(c, wl, nofit_reason(&en->a), en->a.message ? en->a.message : "") && !strict)
         tell_class(en->cq, wl, c);
     requeue(en->cq, wl, !strict, moved);
