@@ -20,6 +20,7 @@ struct ts_sim {
     struct ts_hmap by_key; /* ns/name -> index + 1 */
     struct ts_hmap queues; /* "ClusterQueue/name", "Cohort/name" -> owned cJSON (v1beta2) */
     struct ts_hmap stops;  /* "ClusterQueue/name", "LocalQueue/ns/name" -> stop policy + 1 */
+    struct ts_hmap lq_cq;  /* "ns/name" of a LocalQueue -> its ClusterQueue's name (owned) */
     size_t seq;            /* orders objects without a creationTimestamp */
 };
 
@@ -52,6 +53,7 @@ void ts_sim_free(struct ts_sim *s)
         ts_hmap_release(&s->queues);
     }
     ts_hmap_release(&s->stops);
+    ts_hmap_release_free(&s->lq_cq);
     free(s);
 }
 
@@ -134,6 +136,17 @@ static void keep_stop(struct ts_sim *s, const char *kind, const char *ns, const 
 
     snprintf(key, sizeof(key), "%s/%s%s%s", kind, ns ? ns : "", ns ? "/" : "", name ? name : "");
     ts_hmap_put(&s->stops, key, (void *)(intptr_t)(policy + 1));
+}
+
+/* The ClusterQueue a LocalQueue names, for draining. */
+static void keep_lq_cq(struct ts_sim *s, const struct ts_local_queue *lq)
+{
+    char key[512];
+
+    snprintf(key, sizeof(key), "%s/%s", lq->meta.namespace_ ? lq->meta.namespace_ : "",
+             lq->meta.name ? lq->meta.name : "");
+    free(ts_hmap_put(&s->lq_cq, key,
+                     ts_xstrdup(lq->spec.cluster_queue ? lq->spec.cluster_queue : "")));
 }
 
 static enum ts_stop_policy stop_of(const struct ts_sim *s, const char *kind, const char *ns,
@@ -277,6 +290,7 @@ static int add_typed(struct ts_sim *s, struct ts_object *o, ts_time now, struct 
     case TS_KIND_LOCAL_QUEUE:
         keep_stop(s, "LocalQueue", o->u.lq.meta.namespace_, o->u.lq.meta.name,
                   o->u.lq.spec.stop_policy);
+        keep_lq_cq(s, &o->u.lq);
         return ts_engine_put_local_queue(s->e, &o->u.lq, err);
     case TS_KIND_NAMESPACE:
         ts_engine_put_namespace(s->e, o->u.ns.meta.name, &o->u.ns.meta.labels);
@@ -346,26 +360,30 @@ static void evict(struct ts_sim *s, const struct ts_decision_target *t, ts_time 
     ts_engine_put_workload(s->e, v, now, NULL);
 }
 
-/* stopPolicy HoldAndDrain, as Kueue's workload controller: a workload
- * holding quota in a draining LocalQueue or ClusterQueue is evicted
+/* stopPolicy HoldAndDrain, as Kueue's workload controller: an admitted
+ * workload of a draining LocalQueue, or of a draining ClusterQueue (the one
+ * its LocalQueue names: none when the LocalQueue is missing), is evicted
  * (LocalQueueStopped / ClusterQueueStopped) and, the simulated job
  * stopping at once, its quota released.  Returns how many. */
 static size_t drain(struct ts_sim *s, ts_time now)
 {
     size_t n = 0;
+    char key[512];
 
     for (size_t i = 0; i < s->n; i++) {
         struct ts_workload *wl = s->wls[i];
-        const char *reason = NULL, *msg = NULL;
+        const char *reason = NULL, *msg = NULL, *cq;
 
-        if (!wl->status.admission || ts_workload_is_evicted(wl))
+        if (!wl->status.admission || !ts_workload_is_admitted(wl) || ts_workload_is_evicted(wl))
             continue;
+        snprintf(key, sizeof(key), "%s/%s", wl->meta.namespace_ ? wl->meta.namespace_ : "",
+                 wl->spec.queue_name ? wl->spec.queue_name : "");
+        cq = ts_hmap_get(&s->lq_cq, key);
         if (stop_of(s, "LocalQueue", wl->meta.namespace_, wl->spec.queue_name) ==
             TS_STOP_HOLD_AND_DRAIN) {
             reason = TS_WL_REASON_LOCAL_QUEUE_STOPPED;
             msg = "The LocalQueue is stopped";
-        } else if (stop_of(s, "ClusterQueue", NULL, wl->status.admission->cluster_queue) ==
-                   TS_STOP_HOLD_AND_DRAIN) {
+        } else if (cq && stop_of(s, "ClusterQueue", NULL, cq) == TS_STOP_HOLD_AND_DRAIN) {
             reason = TS_WL_REASON_CLUSTER_QUEUE_STOPPED;
             msg = "The ClusterQueue is stopped";
         }
