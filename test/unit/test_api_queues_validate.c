@@ -715,7 +715,8 @@ static void test_cohort_size_not_limited(void **state)
     union tq_any x;
 
     (void)state;
-    cJSON_ReplaceItemInObject(j, "kind", cJSON_CreateString("Cohort"));
+    cJSON_DeleteItemFromObjectCaseSensitive(j, "kind");
+    cJSON_AddStringToObject(j, "kind", "Cohort");
     tq_decode(tq_kind_of("Cohort"), j, &x, &errs);
     tq_assert_no_errors("decode", &errs);
     ts_cohort_validate(&x.co, &errs);
