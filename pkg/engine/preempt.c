@@ -38,6 +38,7 @@ struct search {
     const int64_t *need;
     size_t n;
     int advantage;          /* the preemptor fits its own nominal quota */
+    int nominal_contested;  /* ... in every lacking pair (fair sharing) */
     unsigned char *lacking; /* need[i] > what is available now */
     uint64_t lacking_mask;  /* bit fr for each lacking fr < 64 */
     int any_cross, any_hier;
@@ -123,6 +124,21 @@ static int fits_own_nominal(const struct search *s)
 
     for (size_t i = 0; i < s->n; i++) {
         if (ts_amount_add(n->usage[s->fr[i]], s->need[i]) > n->nominal[s->fr[i]])
+            return 0;
+    }
+    return 1;
+}
+
+/* The preemptor stays within its queue's nominal quota in every pair
+ * that needs preemption (Kueue's queueWithinNominalInResourcesNeedingPreemption):
+ * under fair sharing it then takes from other queues without the share
+ * test, for reclamation. */
+static int fits_nominal_where_lacking(const struct search *s)
+{
+    const struct ts_quota_node *n = &s->cq->node;
+
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->lacking[i] && ts_amount_add(n->usage[s->fr[i]], s->need[i]) > n->nominal[s->fr[i]])
             return 0;
     }
     return 1;
@@ -351,6 +367,7 @@ static void collect(struct search *s)
             s->lacking_mask |= UINT64_C(1) << s->fr[i];
     }
     s->advantage = fits_own_nominal(s);
+    s->nominal_contested = fits_nominal_where_lacking(s);
     if (cq->preemption.within_cluster_queue != TS_WITHIN_CQ_NEVER)
         add_queue(s, cq, 1);
     if (cq->node.parent && cq->preemption.reclaim_within_cohort != TS_RECLAIM_NEVER &&
@@ -555,7 +572,7 @@ static int fair_allows(struct search *s, size_t i, enum ts_fs_strategy strategy)
 
     if (s->c[i].kind == SAME_QUEUE)
         return 1;
-    if (fits_own_nominal(s)) {
+    if (s->nominal_contested) {
         s->c[i].kind = HIERARCHICAL_RECLAIM; /* reclaiming its own nominal quota */
         return 1;
     }
