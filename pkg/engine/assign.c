@@ -537,7 +537,9 @@ void ts__eng_assign_partial(const struct ts_engine *e, struct ts__eng_cq *cq,
 
         reduced_counts(wl, mid, total, counts);
         ts__eng_assign(e, cq, wl, counts, &t);
-        if (t.mode == TS__ENG_FIT) {
+        /* as Kueue's PodSetReducer: a count that fits, or that preempting
+         * would make fit */
+        if (t.mode == TS__ENG_FIT || t.mode == TS__ENG_PREEMPT || t.mode == TS__ENG_RECLAIM) {
             ts__eng_assignment_release(&best);
             best = t;
             found = 1;
