@@ -12,7 +12,7 @@
 need_kubectl
 . "$(dirname "$0")/lib/controller.sh"
 BD=$(dirname "$0")/data/bad_input
-PORT=$($PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+PORT=$(free_port)
 as_start --webhook-service "turnstile-system/turnstile-webhook-service=127.0.0.1:$PORT"
 K apply -f crds/ >/dev/null
 K apply -f "$CD/queues.yaml" >/dev/null

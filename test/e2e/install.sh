@@ -13,7 +13,7 @@ need_kubectl
 EX=$(dirname "$0")/../../../shared/samples/kueue-examples
 SEEDS=$(dirname "$0")/../../../shared/samples/seeds
 [ -d "$EX" ] || { echo "skip: $EX missing"; exit 77; }
-PORT=$($PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+PORT=$(free_port)
 as_start --webhook-service "turnstile-system/turnstile-webhook-service=127.0.0.1:$PORT"
 
 out=$(K apply -f crds/ 2>&1)

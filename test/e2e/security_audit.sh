@@ -13,7 +13,7 @@
 . "$(dirname "$0")/lib/apiserver.sh"
 need_kubectl
 . "$(dirname "$0")/lib/controller.sh"
-PORT=$($PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+PORT=$(free_port)
 as_start --webhook-service "turnstile-system/turnstile-webhook-service=127.0.0.1:$PORT"
 K apply -f crds/ >/dev/null
 K apply -f config/external/kubeflow.org_pytorchjobs.yaml >/dev/null

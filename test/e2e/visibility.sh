@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib/apiserver.sh"
 need_kubectl
 . "$(dirname "$0")/lib/controller.sh"
-PORT=$($PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+PORT=$(free_port)
 as_start --webhook-service "turnstile-system/turnstile-visibility-server=127.0.0.1:$PORT"
 
 K apply -f crds/ >/dev/null

@@ -11,7 +11,6 @@ need_kubectl
 . "$(dirname "$0")/lib/controller.sh"
 command -v openssl >/dev/null 2>&1 || { echo "skip: openssl CLI missing"; exit 77; }
 SVC=turnstile-webhook-service.turnstile-system.svc
-free_port() { $PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 P1=$(free_port)
 P2=$(free_port)
 as_start --webhook-service "turnstile-system/turnstile-webhook-service=127.0.0.1:$P1"

@@ -44,16 +44,27 @@ DIR=$2
 
 now_ms() { date +%s%3N; }
 
-# free_ports N: N distinct free TCP ports on 127.0.0.1
+# free_ports N: N distinct free TCP ports on 127.0.0.1, below the kernel's
+# ephemeral range (a port there, released until its server binds it, can be
+# taken by any outgoing connection meanwhile; one below it cannot)
 free_ports() {
     python3 - "$1" <<'PY'
-import socket, sys
-socks = []
-for _ in range(int(sys.argv[1])):
+import random, socket, sys
+lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+ports = []
+while len(ports) < int(sys.argv[1]):
+    p = random.randint(10000, lo - 1)
+    if p in ports:
+        continue
     s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    socks.append(s)
-print(" ".join(str(s.getsockname()[1]) for s in socks))
+    try:
+        s.bind(("127.0.0.1", p))
+        ports.append(p)
+    except OSError:
+        pass
+    finally:
+        s.close()
+print(" ".join(str(p) for p in ports))
 PY
 }
 
