@@ -25,7 +25,8 @@ ORACLE_BIN := $(ORACLE_OUT)/bin/kueue-oracle
 ORACLE_CRDS := $(ORACLE_OUT)/crds/.stamp
 ORACLE_GO ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
 ORACLE_SOURCES := $(ORACLE_SRC_DIR)/go.mod $(ORACLE_SRC_DIR)/go.sum \
-	$(wildcard $(ORACLE_SRC_DIR)/cmd/kueue-oracle/*.go)
+	$(wildcard $(ORACLE_SRC_DIR)/cmd/kueue-oracle/*.go) \
+	$(wildcard $(ORACLE_SRC_DIR)/internal/*/*.go)
 ORACLE_SIM ?= $(BUILD)/bin/turnstilectl
 FIDELITY_ARGS ?=
 SEEDS ?=
@@ -75,7 +76,8 @@ fidelity-seeds: oracle-bin $(ORACLE_SIM)
 
 API_ORACLE_BIN := $(ORACLE_OUT)/bin/kueue-api-oracle
 API_ORACLE_SOURCES := $(ORACLE_SRC_DIR)/go.mod $(ORACLE_SRC_DIR)/go.sum \
-	$(wildcard $(ORACLE_SRC_DIR)/cmd/kueue-api-oracle/*.go)
+	$(wildcard $(ORACLE_SRC_DIR)/cmd/kueue-api-oracle/*.go) \
+	$(wildcard $(ORACLE_SRC_DIR)/internal/*/*.go)
 API_FIDELITY_ARGS ?=
 
 .PHONY: api-oracle-bin api-fidelity

@@ -129,12 +129,12 @@ func validateDoc(crds crdSchemas, d doc) validation {
 	if md != nil {
 		res.Name, res.Namespace = str(md, "name"), str(md, "namespace")
 		// kubectl fills the namespace of a namespaced object from its context
-		if v := crds[res.Kind][version]; v != nil && v.namespaced && res.Namespace == "" {
+		if v := crds[res.Kind][version]; v != nil && v.Namespaced && res.Namespace == "" {
 			md["namespace"] = "default"
 			res.Namespace = "default"
 		}
 	}
-	crdErrs := crds.defaultAndValidate(res.Kind, version, raw)
+	crdErrs := defaultAndValidate(crds, res.Kind, version, raw)
 	hub, err := toHub(info, version, raw)
 	if err != nil {
 		// What the schema let through but Go cannot decode (an int32 out

@@ -13,16 +13,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apiext "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
-	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
-	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	apiextvalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,6 +27,8 @@ import (
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"sigs.k8s.io/controller-runtime/pkg/conversion"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"turnstile.dev/test/oracle/internal/crdschema"
 
 	kueuev1beta1 "sigs.k8s.io/kueue/apis/kueue/v1beta1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -105,73 +102,22 @@ func readDocs(file string) ([]doc, error) {
 	return out, nil
 }
 
-// crdSchemas holds, per kind and version, the structural schema and
-// validators of Kueue's CRDs.
-type crdVersion struct {
-	structural *structuralschema.Structural
-	validator  apiextvalidation.SchemaValidator
-	cel        *cel.Validator
-}
+// crdSchemas: Kueue's CRDs, per kind and version (internal/crdschema).
+type crdSchemas = crdschema.Schemas
 
-type crdSchemas map[string]map[string]*crdVersion
-
-func loadCRDs(dir string) (crdSchemas, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "kueue.x-k8s.io_*.yaml"))
-	if err != nil {
-		return nil, err
-	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("no Kueue CRDs under %s (give --crds DIR)", dir)
-	}
-	out := crdSchemas{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		var crd apiextv1.CustomResourceDefinition
-		if err := sigsyaml.Unmarshal(b, &crd); err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
-		}
-		kind := crd.Spec.Names.Kind
-		out[kind] = map[string]*crdVersion{}
-		for _, v := range crd.Spec.Versions {
-			if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
-				continue
-			}
-			internal := &apiext.JSONSchemaProps{}
-			if err := apiextv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(v.Schema.OpenAPIV3Schema, internal, nil); err != nil {
-				return nil, fmt.Errorf("%s %s: %w", kind, v.Name, err)
-			}
-			ss, err := structuralschema.NewStructural(internal)
-			if err != nil {
-				return nil, fmt.Errorf("%s %s: %w", kind, v.Name, err)
-			}
-			val, _, err := apiextvalidation.NewSchemaValidator(internal)
-			if err != nil {
-				return nil, fmt.Errorf("%s %s: %w", kind, v.Name, err)
-			}
-			out[kind][v.Name] = &crdVersion{
-				structural: ss,
-				validator:  val,
-				cel:        cel.NewValidator(ss, true, celconfig.PerCallLimit),
-			}
-		}
-	}
-	return out, nil
-}
+func loadCRDs(dir string) (crdSchemas, error) { return crdschema.Load(dir) }
 
 // defaultAndValidate applies the CRD's defaults to a raw object (as the API
 // server does on create) and returns the schema and CEL errors.
-func (c crdSchemas) defaultAndValidate(kind, version string, raw map[string]any) field.ErrorList {
+func defaultAndValidate(c crdSchemas, kind, version string, raw map[string]any) field.ErrorList {
 	v := c[kind][version]
 	if v == nil {
 		return nil
 	}
-	structuraldefaulting.Default(raw, v.structural)
-	errs := apiextvalidation.ValidateCustomResource(nil, raw, v.validator)
-	if v.cel != nil {
-		celErrs, _ := v.cel.Validate(context.Background(), nil, v.structural, raw, nil, celconfig.RuntimeCELCostBudget)
+	structuraldefaulting.Default(raw, v.Structural)
+	errs := apiextvalidation.ValidateCustomResource(nil, raw, v.Validator)
+	if v.CEL != nil {
+		celErrs, _ := v.CEL.Validate(context.Background(), nil, v.Structural, raw, nil, celconfig.RuntimeCELCostBudget)
 		errs = append(errs, celErrs...)
 	}
 	return errs
@@ -241,7 +187,7 @@ func (o *objects) add(d *doc, crds crdSchemas) error {
 	case group != kueue.GroupVersion.Group || (version != "v1beta2" && version != "v1beta1"):
 		return fmt.Errorf("unsupported object: apiVersion %q, kind %q", apiVersion, kind)
 	}
-	if errs := crds.defaultAndValidate(kind, version, d.raw); len(errs) > 0 {
+	if errs := defaultAndValidate(crds, kind, version, d.raw); len(errs) > 0 {
 		return fmt.Errorf("%s is invalid: %s", what, errs.ToAggregate().Error())
 	}
 	var errs field.ErrorList
