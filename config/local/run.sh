@@ -55,21 +55,7 @@ wait_file() {
 
 # The visibility API's port is chosen first: the API server proxies its
 # APIService to it (as kube-aggregator proxies to the Service).
-# (below the kernel's ephemeral range: released until the controller binds
-# it, a port there could be taken by an outgoing connection meanwhile)
-VIS_PORT=$(python3 -c 'import random, socket
-lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
-for _ in range(500):
-    p = random.randint(10000, lo - 1)
-    s = socket.socket()
-    try:
-        s.bind(("127.0.0.1", p))
-    except OSError:
-        continue
-    finally:
-        s.close()
-    print(p)
-    break' 2>/dev/null) ||
+VIS_PORT=$(config/local/free-ports 2>/dev/null) ||
     VIS_PORT=8082
 K() { kubectl --kubeconfig "$KUBECONFIG" --cache-dir "$DIR/kubectl-cache" "$@"; }
 

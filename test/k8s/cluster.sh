@@ -44,28 +44,9 @@ DIR=$2
 
 now_ms() { date +%s%3N; }
 
-# free_ports N: N distinct free TCP ports on 127.0.0.1, below the kernel's
-# ephemeral range (a port there, released until its server binds it, can be
-# taken by any outgoing connection meanwhile; one below it cannot)
+# free_ports N: N distinct free TCP ports on 127.0.0.1 (config/local/free-ports)
 free_ports() {
-    python3 - "$1" <<'PY'
-import random, socket, sys
-lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
-ports = []
-while len(ports) < int(sys.argv[1]):
-    p = random.randint(10000, lo - 1)
-    if p in ports:
-        continue
-    s = socket.socket()
-    try:
-        s.bind(("127.0.0.1", p))
-        ports.append(p)
-    except OSError:
-        pass
-    finally:
-        s.close()
-print(" ".join(str(p) for p in ports))
-PY
+    "$ROOT/config/local/free-ports" "$1"
 }
 
 # stop COMPONENT: SIGTERM by pid, SIGKILL after 15 s

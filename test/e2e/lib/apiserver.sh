@@ -174,26 +174,10 @@ as_start_http() {
     done
 }
 
-# free_port: a free TCP port on 127.0.0.1 for a server a test starts later,
-# below the kernel's ephemeral range: a port bound and released there can be
-# taken by any outgoing connection (a curl polling readiness) before the
-# server binds it; one below it cannot.  Random, so tests rarely meet.
+# free_port: a free TCP port for a server a test starts later (see
+# config/local/free-ports for why not port 0)
 free_port() {
-    $PY - <<'PY'
-import random, socket
-lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
-for _ in range(500):
-    p = random.randint(10000, lo - 1)
-    s = socket.socket()
-    try:
-        s.bind(("127.0.0.1", p))
-    except OSError:
-        continue
-    finally:
-        s.close()
-    print(p)
-    break
-PY
+    config/local/free-ports
 }
 
 KUBECTL=${KUBECTL:-kubectl}
