@@ -12,10 +12,7 @@ need_kubectl
 . test/e2e/lib/controller.sh
 . test/k8s/e2e/lib/k8s.sh
 CD=test/e2e/data/controller
-k8s_up
-crds_apply
-wh_start
-K apply -f "$CD/burst.yaml" >/dev/null 2>&1
+k8s_with_turnstile "$CD/burst.yaml"
 
 i=1
 while [ $i -le 200 ]; do

@@ -14,10 +14,7 @@ need_kubectl
 . test/e2e/lib/controller.sh
 . test/k8s/e2e/lib/k8s.sh
 CD=test/e2e/data/controller
-k8s_up
-crds_apply
-wh_start
-K apply -f "$CD/queues.yaml" >/dev/null 2>&1
+k8s_with_turnstile "$CD/queues.yaml"
 # only cpu-1 carries instance-type=on-demand (cluster.sh); the spot node has
 # instance-type=spot and the taint the flavor tolerates
 K patch clusterqueue cq --type=json \
@@ -56,7 +53,6 @@ rjob second 1 1s
 out=$(K get job -n team-a first -o jsonpath='{.spec.template.spec.nodeSelector.instance-type} {.spec.template.spec.tolerations[0].key}')
 check "flavor nodeSelector and tolerations injected" eq "$out" "on-demand spot"
 
-pods_of() { K get pods -n team-a -l "batch.kubernetes.io/job-name=$1" -o jsonpath="{range .items[*]}{.metadata.name} {.spec.nodeName} {.status.phase}{'\n'}{end}"; }
 two_running() { [ "$(pods_of first | grep -c ' Running$')" -eq 2 ]; }
 wait_for "the job controller created 2 pods, the scheduler bound them, KWOK runs them" two_running
 pods_of first | sed 's/^/  /'

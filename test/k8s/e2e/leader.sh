@@ -10,10 +10,7 @@ need_kubectl
 . test/e2e/lib/controller.sh
 . test/k8s/e2e/lib/k8s.sh
 CD=test/e2e/data/controller
-k8s_up
-crds_apply
-wh_start
-K apply -f "$CD/queues.yaml" >/dev/null 2>&1
+k8s_with_turnstile "$CD/queues.yaml"
 # shellcheck disable=SC2034 # read by wait_for (test/e2e/lib/controller.sh)
 WAIT_TENTHS=400
 

@@ -12,10 +12,7 @@ need_kubectl
 . test/e2e/lib/controller.sh
 . test/k8s/e2e/lib/k8s.sh
 CD=test/e2e/data/controller
-k8s_up
-crds_apply
-wh_start
-K apply -f "$CD/queues.yaml" >/dev/null 2>&1
+k8s_with_turnstile "$CD/queues.yaml"
 ctl_start --config "$CD/podsready-config.yaml"
 # shellcheck disable=SC2034 # read by wait_for (test/e2e/lib/controller.sh)
 WAIT_TENTHS=300
@@ -42,8 +39,6 @@ spec:
       - {name: c, image: busybox, resources: {requests: {cpu: "1", memory: 1Gi}}}
 YAML
 }
-pods_of() { K get pods -n team-a -l "batch.kubernetes.io/job-name=$1" -o jsonpath="{range .items[*]}{.metadata.name} {.spec.nodeName} {.status.phase}{'\n'}{end}"; }
-no_pods() { [ -z "$(pods_of "$1")" ]; }
 
 rjob fine
 wait_for "fine admitted" admitted fine

@@ -13,10 +13,7 @@ need_kubectl
 . test/e2e/lib/controller.sh
 . test/k8s/e2e/lib/k8s.sh
 CD=test/e2e/data/controller
-k8s_up
-crds_apply
-wh_start
-K apply -f "$CD/preempt.yaml" >/dev/null
+k8s_with_turnstile "$CD/preempt.yaml"
 ctl_start
 # shellcheck disable=SC2034 # read by wait_for (test/e2e/lib/controller.sh)
 WAIT_TENTHS=300
@@ -40,9 +37,7 @@ spec:
       - {name: c, image: busybox, resources: {requests: {cpu: "1", memory: 1Gi}}}
 YAML
 }
-pods_of() { K get pods -n team-a -l "batch.kubernetes.io/job-name=$1" -o jsonpath="{range .items[*]}{.metadata.name} {.spec.nodeName} {.status.phase}{'\n'}{end}"; }
 running() { pods_of "$1" | grep -q ' Running$'; }
-no_pods() { [ -z "$(pods_of "$1")" ]; }
 
 pjob low1 low 1h
 wait_for "low1 admitted" admitted low1

@@ -11,6 +11,8 @@
 #                        configurations applied with kubectl), plus the CRDs'
 #                        conversion webhook pointed at it (url + caBundle);
 #                        sets WH_PID, WH_PORT, WH_CA (base64)
+#   k8s_with_turnstile QUEUES  k8s_up, crds_apply, wh_start, QUEUES applied
+#   pods_of JOB, no_pods JOB   the Pods of a Job of team-a ("name node phase")
 #   crds_apply           kubectl apply --server-side the CRDs (crds/ and the
 #                        Kubeflow ones), wait until Established
 #   k8s_logs             tail of every component's log (on failure)
@@ -35,6 +37,19 @@ k8s_up() {
     fi
     as_start_real
 }
+
+# k8s_with_turnstile QUEUES: the control plane with Turnstile's CRDs and
+# webhook server, and the queues of file QUEUES applied
+k8s_with_turnstile() {
+    k8s_up
+    crds_apply
+    wh_start
+    K apply -f "$1" >/dev/null 2>&1
+}
+
+# pods_of JOB: "name node phase" per Pod of Job JOB in team-a; no_pods JOB
+pods_of() { K get pods -n team-a -l "batch.kubernetes.io/job-name=$1" -o jsonpath="{range .items[*]}{.metadata.name} {.spec.nodeName} {.status.phase}{'\n'}{end}"; }
+no_pods() { [ -z "$(pods_of "$1")" ]; }
 
 k8s_logs() {
     for c in etcd kube-apiserver kube-controller-manager kube-scheduler kwok; do
