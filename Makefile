@@ -169,8 +169,8 @@ bench-engine: check-deps
 # target: they are measurements.
 BENCH_BIN := build/release/bin
 BENCH_MAKE = $(MAKE) --no-print-directory MODE=release
-BENCH_FILE ?= test/perf/baseline.yaml
-BENCH_RANGE ?= test/perf/baseline-range.yaml
+BENCH_FILE ?= test/perf/baseline/generator.yaml
+BENCH_RANGE ?= test/perf/baseline/rangespec.yaml
 BENCH_LIVE ?= 1
 
 bench: check-deps
@@ -181,13 +181,13 @@ bench: check-deps
 		--check $(BENCH_RANGE)
 	-[ "$(BENCH_LIVE)" = 0 ] || $(BENCH_BIN)/turnstilectl bench $(BENCH_FILE) --live \
 		--qps 50 --burst 100 --check $(BENCH_RANGE)
-	@echo "large scale: make bench-large (test/perf/large-scale.yaml)"
+	@echo "large scale: make bench-large (test/perf/large-scale/generator.yaml)"
 
 bench-large: check-deps
 	@$(BENCH_MAKE) bins
-	$(BENCH_BIN)/turnstilectl bench test/perf/large-scale.yaml --ideal
-	-$(BENCH_BIN)/turnstilectl bench test/perf/large-scale.yaml --ideal --write-budget 50/100
-	-[ "$(BENCH_LIVE)" = 0 ] || $(BENCH_BIN)/turnstilectl bench test/perf/large-scale.yaml \
+	$(BENCH_BIN)/turnstilectl bench test/perf/large-scale/generator.yaml --ideal
+	-$(BENCH_BIN)/turnstilectl bench test/perf/large-scale/generator.yaml --ideal --write-budget 50/100
+	-[ "$(BENCH_LIVE)" = 0 ] || $(BENCH_BIN)/turnstilectl bench test/perf/large-scale/generator.yaml \
 		--live --qps 50 --burst 100
 
 # The full --data-dir durability soak (make test runs 5 rounds x 2,000),

@@ -18,7 +18,7 @@ struct path {
 
 static int fail(struct ts_err *err, const struct path *p, const char *field, const char *what)
 {
-    return ts_err_set(err, TS_EINVAL, "%s%s%s: %s", p->s, *field ? "." : "", field, what);
+    return ts_err_set(err, TS_EINVAL, "%s%s%s: %s", p->s, *p->s && *field ? "." : "", field, what);
 }
 
 /* Refuses members other than the known ones (a typo must not silently
@@ -249,15 +249,39 @@ static int decode_cohort_set(const cJSON *o, void *item, struct path *p, struct 
                        &c->n_queue_sets, decode_queue_set, p, err);
 }
 
+/* Kueue's generator file is a mapping with a `cohorts:` list (and, for
+ * topology-aware scheduling, `topology:` and `resourceFlavor:`); earlier
+ * files of ours are the bare list.  Both shapes decode the same way. */
+static const char *const top_fields[] = {"cohorts", NULL};
+
 int ts_bench_gen_decode(const cJSON *root, struct ts_bench_gen *out, struct ts_err *err)
 {
     struct path p = {{0}};
+    const cJSON *list = root;
     int rc;
 
     memset(out, 0, sizeof(*out));
-    if (!cJSON_IsArray(root) || !cJSON_GetArraySize(root))
-        return ts_err_set(err, TS_EINVAL, "generator: must be a non-empty list of cohort sets");
-    rc = decode_items(root, "", sizeof(*out->cohort_sets), (void **)&out->cohort_sets,
+    if (cJSON_IsObject(root)) {
+        static const char *const tas[] = {"topology", "resourceFlavor"};
+
+        for (size_t i = 0; i < sizeof(tas) / sizeof(tas[0]); i++) {
+            if (cJSON_GetObjectItemCaseSensitive(root, tas[i]))
+                return ts_err_set(err, TS_EINVAL,
+                                  "generator: %s: Unsupported value: topology-aware scheduling "
+                                  "is not supported yet (docs/compatibility.md)",
+                                  tas[i]);
+        }
+        if ((rc = check_known(root, top_fields, &p, err)))
+            return rc;
+        list = cJSON_GetObjectItemCaseSensitive(root, "cohorts");
+        if (!list)
+            return ts_err_set(err, TS_EINVAL, "generator: cohorts: Required value");
+        snprintf(p.s, sizeof(p.s), "cohorts");
+    }
+    if (!cJSON_IsArray(list) || !cJSON_GetArraySize(list))
+        return ts_err_set(err, TS_EINVAL, "generator: %s%smust be a non-empty list of cohort sets",
+                          p.s, *p.s ? ": " : "");
+    rc = decode_items(list, "", sizeof(*out->cohort_sets), (void **)&out->cohort_sets,
                       &out->n_cohort_sets, decode_cohort_set, &p, err);
     if (rc)
         ts_bench_gen_release(out);

@@ -105,6 +105,10 @@ struct ts_bench_queue {
 
 #define TS_BENCH_NAMESPACE "default"
 #define TS_BENCH_FLAVOR    "default-flavor"
+/* Every object a plan makes carries this label (value "true"), as Kueue's
+ * generator marks its queues: a run on someone's cluster removes exactly
+ * these afterwards. */
+#define TS_BENCH_CLEANUP_LABEL "kueue.x-k8s.io/performance-scheduler-cleanup"
 
 struct ts_bench_plan {
     cJSON *objects; /* array: ResourceFlavor, Cohorts, ClusterQueues, LocalQueues (v1beta2) */

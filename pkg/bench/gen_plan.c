@@ -35,6 +35,8 @@ static cJSON *object(const char *kind, const char *ns, const char *name)
     if (ns)
         cJSON_AddStringToObject(meta, "namespace", ns);
     cJSON_AddStringToObject(meta, "name", name);
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "labels"), TS_BENCH_CLEANUP_LABEL,
+                            "true");
     return o;
 }
 
@@ -225,6 +227,7 @@ cJSON *ts_bench_plan_job(const struct ts_bench_plan *p, size_t i)
     cJSON_AddStringToObject(meta, "namespace", TS_BENCH_NAMESPACE);
     cJSON_AddStringToObject(meta, "name", w->name);
     labels = cJSON_AddObjectToObject(meta, "labels");
+    cJSON_AddStringToObject(labels, TS_BENCH_CLEANUP_LABEL, "true");
     cJSON_AddStringToObject(labels, "kueue.x-k8s.io/queue-name", p->queues[w->queue].name);
     snprintf(v, sizeof(v), TS_BENCH_PRIORITY_CLASS "%d", (int)w->priority);
     cJSON_AddStringToObject(labels, "kueue.x-k8s.io/priority-class", v);

@@ -18,7 +18,8 @@
     "                               [-o table|json] [--check RANGEFILE] [--series FILE]\n"         \
     "       turnstilectl bench FILE --live [--qps Q --burst B] [--runs N] [-o table|json]\n"       \
     "                               [--check RANGEFILE] [--bin-dir DIR] [--crds DIR]\n"            \
-    "                               [--timeout SECONDS] [--keep] [--series FILE] [--jobs]\n"
+    "                               [--timeout SECONDS] [--keep] [--series FILE]\n"                \
+    "                               [--jobs | --kubeconfig FILE]\n"
 
 /* "50/100" -> qps 50, burst 100. */
 static int parse_budget(const char *s, double *qps, double *burst)
@@ -73,6 +74,8 @@ static int parse(int argc, char **argv, struct ts__bench_opts *o, FILE *err)
             o->bin_dir = v;
         } else if (!strcmp(a, "--crds") && v) {
             o->crds = v;
+        } else if (!strcmp(a, "--kubeconfig") && v) {
+            o->kubeconfig = v;
         } else if (a[0] != '-' && !o->file) {
             o->file = a;
             continue;
@@ -83,13 +86,17 @@ static int parse(int argc, char **argv, struct ts__bench_opts *o, FILE *err)
         i++;
     }
     if (!o->file || o->ideal == o->live || (o->qps > 0) != (o->burst > 0) ||
-        (o->jobs && !o->live)) {
+        (o->jobs && !o->live) || (o->kubeconfig && (!o->live || o->jobs))) {
         fprintf(err, "turnstilectl bench: %s\n" USAGE,
-                !o->file              ? "no generator file"
-                : o->ideal == o->live ? "give --ideal or --live"
-                : o->jobs && !o->live ? "--jobs is for --live"
-                : o->live             ? "give --qps and --burst together"
-                                      : "bad --write-budget");
+                !o->file                    ? "no generator file"
+                : o->ideal == o->live       ? "give --ideal or --live"
+                : o->jobs && !o->live       ? "--jobs is for --live"
+                : o->kubeconfig && !o->live ? "--kubeconfig is for --live"
+                : o->kubeconfig
+                    ? "--jobs needs the job simulator of the turnstile-apiserver bench starts: "
+                      "not with --kubeconfig"
+                : o->live ? "give --qps and --burst together"
+                          : "bad --write-budget");
         return 2;
     }
     return 0;
@@ -237,6 +244,7 @@ int ts_cli_bench(int argc, char **argv, FILE *out, FILE *err)
     for (size_t i = 0; i < o.runs; i++) {
         ts_bench_report_release(&reps[i]);
         ts_buf_release(&live[i].writes);
+        free(live[i].kueue_usage);
     }
     ts_bench_report_release(&ideal);
     free(live);

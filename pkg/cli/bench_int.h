@@ -18,12 +18,13 @@ struct ts__bench_opts {
     int json;
     const char *check;
     /* live mode */
-    const char *bin_dir; /* turnstile and turnstile-apiserver; NULL: next to turnstilectl */
-    const char *crds;    /* Kueue's CRDs, default "crds" */
-    double timeout_s;    /* give up after this long (default 3600) */
-    int keep;            /* keep the temporary directory (logs) */
-    int jobs;            /* live: batch Jobs (run by the API server's job simulator) */
-    const char *series;  /* per-workload series of the first run, or NULL */
+    const char *bin_dir;    /* turnstile and turnstile-apiserver; NULL: next to turnstilectl */
+    const char *crds;       /* Kueue's CRDs, default "crds" */
+    double timeout_s;       /* give up after this long (default 3600) */
+    int keep;               /* keep the temporary directory (logs) */
+    int jobs;               /* live: batch Jobs (run by the API server's job simulator) */
+    const char *series;     /* per-workload series of the first run, or NULL */
+    const char *kubeconfig; /* live: run on this cluster; NULL: start turnstile-apiserver */
 };
 
 /* Writes a run's per-workload series (class, creation, first admission and
@@ -37,10 +38,16 @@ struct ts__bench_live {
     double user_ms, sys_ms;
     double rss_kib;          /* controller peak RSS */
     double wall_s;           /* runner: first creation to last finish */
+    double ctl_wall_s;       /* the controller process's, start to exit (Kueue's "wall") */
     size_t admissions;       /* admissions seen (re-admissions included) */
     size_t ctl_wl_writes;    /* the controller's Workload writes (status and object) */
     size_t runner_wl_writes; /* the runner's: creates, Finished patches, quota releases */
     struct ts_buf writes;    /* "METHOD resource[/sub] count" lines, every client */
+    /* per queue class: usage as Kueue's runner reads ClusterQueue status
+     * (bench/cqusage.h), percent, -1 unknown; owned, freed with writes */
+    size_t n_kueue_usage;
+    double *kueue_usage;
+    int writes_counted; /* 0 on a --kubeconfig cluster: writes and ctl_wl_writes unknown */
 };
 
 /* Runs the plan once against turnstile-apiserver and turnstile started

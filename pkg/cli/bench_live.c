@@ -7,10 +7,14 @@
  * suspended batch Jobs instead: the controller makes their Workloads and
  * starts and stops them, the API server's job simulator runs each for its
  * runtime, and the controller marks the Workload Finished: the whole
- * Job -> Workload -> unsuspend -> finish path. */
+ * Job -> Workload -> unsuspend -> finish path.  With --kubeconfig the
+ * run goes to that cluster instead (no server is started here): the
+ * controller and the runner use its kubeconfig, and what the plan made is
+ * deleted afterwards by its cleanup label. */
 #include "cli/bench_int.h"
 
 #include "api/object.h"
+#include "bench/cqusage.h"
 #include "engine/apply.h"
 #include "json/json.h"
 #include "kube/client.h"
@@ -51,10 +55,15 @@ struct live {
     struct ts_kubeconfig kc;
     struct ts_kube_client *c;
     struct ts_informer *inf;
+    struct ts_informer *cq_inf; /* ClusterQueue status, read as Kueue's runner reads it */
+    struct ts_hmap queue_by_name;
+    struct ts_bench_cq_usage cq_usage;
     struct ts_bench_result r;
     struct wl *w;
     struct ts_hmap by_name;
     int64_t t0;
+    struct timespec
+        ctl_started; /* the controller's process wall, as Kueue's runner times its own */
     size_t next_create, finished, patched, n_released, errors;
     int timed_out;
 };
@@ -72,12 +81,24 @@ static void sleep_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
+/* The kubeconfig everyone uses: the given cluster's, or the one the
+ * started server writes. */
+static const char *kubeconfig_path(const struct live *x, char *buf, size_t len)
+{
+    if (x->o->kubeconfig)
+        return x->o->kubeconfig;
+    snprintf(buf, len, "%s/kubeconfig", x->dir);
+    return buf;
+}
+
 static int start_apiserver(struct live *x, FILE *err)
 {
     char bin[4096], kc[128], out[128], log[128];
     char *argv[] = {bin, "--listen", "127.0.0.1:0", "--kubeconfig-out", kc, NULL, NULL, NULL};
     struct stat st;
 
+    if (x->o->kubeconfig)
+        return 0;
     ts__bench_bin(x->o->bin_dir, "turnstile-apiserver", bin, sizeof(bin));
     snprintf(kc, sizeof(kc), "%s/kubeconfig", x->dir);
     snprintf(out, sizeof(out), "%s/apiserver.out", x->dir);
@@ -104,10 +125,11 @@ static int connect_client(struct live *x, FILE *err)
     struct ts_err e = {0};
     char kc[128];
 
-    snprintf(kc, sizeof(kc), "%s/kubeconfig", x->dir);
-    ko.path = kc;
+    ko.path = kubeconfig_path(x, kc, sizeof(kc));
     ko.env_kubeconfig = "";
     co.qps = -1; /* the runner is not what is measured */
+    /* told apart from the controller's ("turnstile/...") in audit logs */
+    co.user_agent = "turnstilectl-bench/" TS_VERSION;
     if (ts_kubeconfig_load(&ko, &x->kc, &e) || !(x->loop = ts_loop_new()) ||
         !(x->c = ts_kube_client_new(x->loop, &x->kc, &co, &e))) {
         fprintf(err, "error: %s\n", e.msg[0] ? e.msg : "cannot create the event loop");
@@ -225,13 +247,13 @@ static int create_queues(struct live *x, FILE *err)
 
 static int start_controller(struct live *x, FILE *err)
 {
-    char bin[4096], kc[128], cfg[128], log[128];
+    char bin[4096], kc[4096], own[128], cfg[128], log[128];
     char *argv[] = {
         bin, "--kubeconfig", kc, "--config", cfg, "--metrics-bind-address", "127.0.0.1:0", NULL};
     FILE *f;
 
     ts__bench_bin(x->o->bin_dir, "turnstile", bin, sizeof(bin));
-    snprintf(kc, sizeof(kc), "%s/kubeconfig", x->dir);
+    snprintf(kc, sizeof(kc), "%s", kubeconfig_path(x, own, sizeof(own)));
     snprintf(cfg, sizeof(cfg), "%s/config.yaml", x->dir);
     snprintf(log, sizeof(log), "%s/controller.log", x->dir);
     if (!(f = fopen(cfg, "w"))) {
@@ -244,6 +266,7 @@ static int start_controller(struct live *x, FILE *err)
             "clientConnection:\n  qps: %g\n  burst: %d\n",
             x->o->qps > 0 ? x->o->qps : -1, x->o->qps > 0 ? (int)x->o->burst : 1000000);
     fclose(f);
+    clock_gettime(CLOCK_MONOTONIC, &x->ctl_started);
     return (x->ctl_pid = ts__bench_spawn(argv, log, log, err)) < 0 ? -1 : 0;
 }
 
@@ -514,6 +537,33 @@ static void on_update(struct ts_informer *inf, const cJSON *old, const cJSON *ob
     observe(inf, obj, data);
 }
 
+/* A ClusterQueue status: its cpu usage (the first flavor's first
+ * resource, as Kueue's recorder reads it) from now on. */
+static void observe_cq(struct ts_informer *inf, const cJSON *obj, void *data)
+{
+    struct live *x = data;
+    const char *name = ts_json_get_string(obj, "metadata.name");
+    void *v = name ? ts_hmap_get(&x->queue_by_name, name) : NULL;
+
+    (void)inf;
+    if (!v)
+        return;
+    ts_loop_update_time(x->loop);
+    ts_bench_cq_usage_observe_cq(&x->cq_usage, (size_t)(uintptr_t)v - 1,
+                                 (double)ts_loop_now(x->loop) / 1e6, obj);
+}
+
+static void on_cq_add(struct ts_informer *inf, const cJSON *obj, void *data)
+{
+    observe_cq(inf, obj, data);
+}
+
+static void on_cq_update(struct ts_informer *inf, const cJSON *old, const cJSON *obj, void *data)
+{
+    (void)old;
+    observe_cq(inf, obj, data);
+}
+
 static void give_up(struct ts_loop *loop, void *data)
 {
     ((struct live *)data)->timed_out = 1;
@@ -524,8 +574,18 @@ static int watch_and_run(struct live *x, FILE *err)
 {
     struct ts_informer_opts io = {0};
     struct ts_informer_handlers h = {on_add, on_update, NULL, x};
+    struct ts_informer_handlers hq = {on_cq_add, on_cq_update, NULL, x};
+    struct ts_informer_opts qo = {0};
     struct ts_err e = {0};
 
+    for (size_t i = 0; i < x->p->n_queues; i++)
+        ts_hmap_put(&x->queue_by_name, x->p->queues[i].name, (void *)(uintptr_t)(i + 1));
+    qo.res = &ts_kube_res_clusterqueues;
+    x->cq_inf = ts_informer_new(x->c, &qo);
+    if (ts_informer_add_handlers(x->cq_inf, &hq) || ts_informer_start(x->cq_inf, &e)) {
+        fprintf(err, "error: cannot watch ClusterQueues: %s\n", e.msg);
+        return -1;
+    }
     io.res = &ts_kube_res_workloads;
     io.ns = TS_BENCH_NAMESPACE;
     x->inf = ts_informer_new(x->c, &io);
@@ -533,7 +593,7 @@ static int watch_and_run(struct live *x, FILE *err)
         fprintf(err, "error: cannot watch Workloads: %s\n", e.msg);
         return -1;
     }
-    while (!ts_informer_has_synced(x->inf))
+    while (!ts_informer_has_synced(x->inf) || !ts_informer_has_synced(x->cq_inf))
         ts_loop_run_once(x->loop, 50 * 1000 * 1000);
     for (size_t i = 0; i < x->p->n_wls; i++)
         ts_hmap_put(&x->by_name, x->p->wls[i].name, (void *)(uintptr_t)(i + 1));
@@ -548,30 +608,85 @@ static int watch_and_run(struct live *x, FILE *err)
     return x->timed_out ? -1 : 0;
 }
 
+/* On a cluster given by --kubeconfig: deletes what the plan made (every
+ * object carries its cleanup label), namespaced kinds in the bench's
+ * namespace, the others cluster-wide by the label only.  Best effort:
+ * says what it could not delete. */
+static void cleanup(struct live *x, FILE *err)
+{
+    struct ts_kube_client_opts co = {0};
+    struct ts_kube_client *c = NULL;
+    struct ts_err ce = {0};
+    /* the run's loop is stopped for good: a loop of its own */
+    struct ts_loop *loop = ts_loop_new();
+    static const struct ts_kube_resource *const res[] = {
+        &ts_kube_res_workloads, &ts_kube_res_localqueues,     &ts_kube_res_clusterqueues,
+        &ts_kube_res_cohorts,   &ts_kube_res_resourceflavors, &ts_kube_res_workloadpriorityclasses};
+
+    co.qps = -1;
+    co.user_agent = "turnstilectl-bench/" TS_VERSION;
+    if (!loop || !(c = ts_kube_client_new(loop, &x->kc, &co, &ce))) {
+        fprintf(err, "warning: cleanup: %s\n", ce.msg[0] ? ce.msg : "no event loop");
+        ts_loop_free(loop);
+        return;
+    }
+    for (size_t i = 0; i < sizeof(res) / sizeof(res[0]); i++) {
+        struct ts_kube_req r = {0};
+        struct ts_err e = {0};
+
+        r.verb = TS_KUBE_DELETE_COLLECTION;
+        r.res = res[i];
+        r.ns = res[i]->namespaced ? TS_BENCH_NAMESPACE : NULL;
+        r.label_selector = TS_BENCH_CLEANUP_LABEL "=true";
+        if (ts_kube_do(c, &r, NULL, &e) && e.code != TS_ENOTFOUND)
+            fprintf(err, "warning: cleanup: cannot delete %s: %s\n", res[i]->resource, e.msg);
+    }
+    ts_kube_client_free(c);
+    ts_loop_free(loop);
+}
+
 static void teardown(struct live *x, struct ts__bench_live *out, FILE *err)
 {
     struct rusage ru;
     char log[128];
 
-    ts_informer_free(x->inf);
-    ts_kube_client_free(x->c);
-    ts_loop_free(x->loop);
-    ts_kubeconfig_release(&x->kc);
     if (x->ctl_pid > 0 && !ts__bench_stop(x->ctl_pid, SIGTERM, 10, &ru)) {
+        struct timespec now;
+
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        out->ctl_wall_s = (double)(now.tv_sec - x->ctl_started.tv_sec) +
+                          (double)(now.tv_nsec - x->ctl_started.tv_nsec) / 1e9;
         out->user_ms = (double)ru.ru_utime.tv_sec * 1e3 + (double)ru.ru_utime.tv_usec / 1e3;
         out->sys_ms = (double)ru.ru_stime.tv_sec * 1e3 + (double)ru.ru_stime.tv_usec / 1e3;
         out->cpu_s = (out->user_ms + out->sys_ms) / 1e3;
         out->rss_kib = (double)ru.ru_maxrss;
     }
+    ts_informer_free(x->inf);
+    ts_informer_free(x->cq_inf);
+    x->inf = x->cq_inf = NULL;
+    out->n_kueue_usage = x->p->n_queue_classes;
+    out->kueue_usage = ts_xcalloc(x->p->n_queue_classes + 1, sizeof(*out->kueue_usage));
+    for (size_t k = 0; k < x->p->n_queue_classes; k++)
+        out->kueue_usage[k] = ts_bench_cq_usage_percent(&x->cq_usage, x->p, k);
+    if (x->o->kubeconfig)
+        cleanup(x, err);
+    ts_kube_client_free(x->c);
+    ts_loop_free(x->loop);
+    ts_kubeconfig_release(&x->kc);
     if (x->as_pid > 0)
         ts__bench_stop(x->as_pid, SIGTERM, 10, NULL);
-    snprintf(log, sizeof(log), "%s/apiserver.log", x->dir);
-    if (ts__bench_count_writes(log, &out->writes, &out->ctl_wl_writes))
-        fprintf(err, "warning: cannot read %s\n", log);
     /* what remains after the runner's creates, Finished patches and
      * quota releases; with --jobs the controller makes the creates and
      * the Finished writes itself: they are left out alike */
     out->runner_wl_writes = x->p->n_wls + (x->o->jobs ? x->finished : x->patched + x->n_released);
+    if (x->o->kubeconfig) { /* the cluster's server: its writes are counted there, if at all */
+        out->writes_counted = 0;
+        return;
+    }
+    snprintf(log, sizeof(log), "%s/apiserver.log", x->dir);
+    if (ts__bench_count_writes(log, &out->writes, &out->ctl_wl_writes))
+        fprintf(err, "warning: cannot read %s\n", log);
+    out->writes_counted = 1;
     out->ctl_wl_writes -=
         out->ctl_wl_writes >= out->runner_wl_writes ? out->runner_wl_writes : out->ctl_wl_writes;
 }
@@ -607,6 +722,7 @@ int ts__bench_live_run(const struct ts__bench_opts *o, const struct ts_bench_pla
         return 1;
     }
     ts_bench_result_init(&x.r, plan);
+    ts_bench_cq_usage_init(&x.cq_usage, plan);
     x.w = ts_xcalloc(plan->n_wls + 1, sizeof(*x.w));
     for (size_t i = 0; i < plan->n_wls; i++)
         x.w[i].x = &x;
@@ -626,6 +742,8 @@ int ts__bench_live_run(const struct ts__bench_opts *o, const struct ts_bench_pla
     else
         remove_dir(x.dir);
     ts_hmap_release(&x.by_name);
+    ts_hmap_release(&x.queue_by_name);
+    ts_bench_cq_usage_release(&x.cq_usage);
     ts_bench_result_release(&x.r);
     free(x.w);
     return rc ? 1 : 0;

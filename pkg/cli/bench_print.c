@@ -54,7 +54,20 @@ static void print_live(const struct ts__bench_opts *o, const struct ts_bench_pla
     fprintf(out, "\ncontroller: CPU %s s, average %s mCPU", a, cell(b, sizeof(b), v, n, 1));
     for (size_t r = 0; r < n; r++)
         v[r] = live[r].rss_kib / 1024;
-    fprintf(out, ", peak RSS %s MiB\n", cell(a, sizeof(a), v, n, 1));
+    fprintf(out, ", peak RSS %s MiB", cell(a, sizeof(a), v, n, 1));
+    for (size_t r = 0; r < n; r++)
+        v[r] = live[r].ctl_wall_s;
+    fprintf(out, ", process wall %s s\n", cell(a, sizeof(a), v, n, 2));
+    fprintf(out, "ClusterQueue usage as Kueue's runner reads their status (first run):");
+    for (size_t k = 0; k < live[0].n_kueue_usage; k++)
+        fprintf(out, " %s %.1f %%", plan->queue_classes[k], live[0].kueue_usage[k]);
+    fputc('\n', out);
+    if (!live[0].writes_counted) {
+        fprintf(out, "API writes: not counted (the cluster's own API server; its audit log has "
+                     "them)\n");
+        free(v);
+        return;
+    }
     for (size_t r = 0; r < n; r++)
         v[r] = live[r].admissions ? (double)live[r].ctl_wl_writes / (double)live[r].admissions : 0;
     fprintf(out, "controller Workload writes: %zu for %zu admissions (%s per admission)\n",
@@ -147,9 +160,9 @@ static cJSON *classes_json(const struct ts_bench_plan *plan, const struct ts_ben
     return cls;
 }
 
-static cJSON *live_json(const struct ts__bench_opts *o, const struct ts_bench_report *reps,
-                        const struct ts__bench_live *live, const struct ts_bench_report *ideal,
-                        double *v)
+static cJSON *live_json(const struct ts__bench_opts *o, const struct ts_bench_plan *plan,
+                        const struct ts_bench_report *reps, const struct ts__bench_live *live,
+                        const struct ts_bench_report *ideal, double *v)
 {
     cJSON *l = cJSON_CreateObject();
     size_t n = o->runs;
@@ -166,7 +179,18 @@ static cJSON *live_json(const struct ts__bench_opts *o, const struct ts_bench_re
     for (size_t r = 0; r < n; r++)
         v[r] = live[r].rss_kib / 1024;
     cJSON_AddItemToObject(l, "controllerPeakRSSMiB", stat_json(v, n));
+    for (size_t r = 0; r < n; r++)
+        v[r] = live[r].ctl_wall_s;
+    cJSON_AddItemToObject(l, "controllerWallSeconds", stat_json(v, n));
+    {
+        cJSON *ku = cJSON_AddObjectToObject(l, "kueueRecorderUsagePercent");
+
+        for (size_t k = 0; k < live[0].n_kueue_usage; k++)
+            cJSON_AddNumberToObject(ku, plan->queue_classes[k], live[0].kueue_usage[k]);
+    }
     cJSON_AddNumberToObject(l, "admissions", (double)live[0].admissions);
+    if (!live[0].writes_counted)
+        return l;
     cJSON_AddNumberToObject(l, "controllerWorkloadWrites", (double)live[0].ctl_wl_writes);
     cJSON_AddNumberToObject(l, "runnerWorkloadWrites", (double)live[0].runner_wl_writes);
     for (size_t r = 0; r < n; r++)
@@ -217,7 +241,7 @@ static void print_json(const struct ts__bench_opts *o, const struct ts_bench_pla
     cJSON_AddNumberToObject(root, "admissionWrites", (double)reps[0].admission_writes);
     cJSON_AddNumberToObject(root, "evictionWrites", (double)reps[0].eviction_writes);
     if (live)
-        cJSON_AddItemToObject(root, "live", live_json(o, reps, live, ideal, v));
+        cJSON_AddItemToObject(root, "live", live_json(o, plan, reps, live, ideal, v));
     s = cJSON_Print(root);
     fprintf(out, "%s\n", s);
     free(s);

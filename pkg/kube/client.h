@@ -80,6 +80,10 @@ enum ts_kube_verb {
     TS_KUBE_PATCH,
     TS_KUBE_DELETE,
     TS_KUBE_WATCH,
+    /* DELETE of a whole collection (deletecollection), narrowed by
+     * label_selector/field_selector: a verb of its own so that a missing
+     * name can never widen a delete */
+    TS_KUBE_DELETE_COLLECTION,
 };
 
 enum ts_kube_patch {

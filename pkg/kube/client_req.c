@@ -46,11 +46,12 @@ const char *ts_kube_api_version(const struct ts_kube_resource *res, char *buf, s
 
 int ts_kube_verb_writes(enum ts_kube_verb v)
 {
-    return v == TS_KUBE_CREATE || v == TS_KUBE_UPDATE || v == TS_KUBE_PATCH || v == TS_KUBE_DELETE;
+    return v == TS_KUBE_CREATE || v == TS_KUBE_UPDATE || v == TS_KUBE_PATCH ||
+           v == TS_KUBE_DELETE || v == TS_KUBE_DELETE_COLLECTION;
 }
 
 static const char *const verb_names[] = {"get",   "list",   "create", "update",
-                                         "patch", "delete", "watch"};
+                                         "patch", "delete", "watch",  "deletecollection"};
 
 void ts__kube_escape(struct ts_buf *b, const char *s)
 {
@@ -97,11 +98,14 @@ static int check_names(const struct ts_kube_req *r, struct ts_err *err)
 int ts_kube_path(const struct ts_kube_req *r, struct ts_buf *out, struct ts_err *err)
 {
     int rc;
-    int collection =
-        r->verb == TS_KUBE_LIST || r->verb == TS_KUBE_WATCH || r->verb == TS_KUBE_CREATE;
+    int collection = r->verb == TS_KUBE_LIST || r->verb == TS_KUBE_WATCH ||
+                     r->verb == TS_KUBE_CREATE || r->verb == TS_KUBE_DELETE_COLLECTION;
 
     if ((rc = check_names(r, err)))
         return rc;
+    if (r->verb == TS_KUBE_DELETE_COLLECTION && r->name)
+        return ts_err_set(err, TS_EINVAL, "%s %s: a collection has no name (use delete)",
+                          verb_names[r->verb], r->res->resource);
     if (!collection && !r->name)
         return ts_err_set(err, TS_EINVAL, "%s %s: name required", verb_names[r->verb],
                           r->res->resource);
@@ -132,7 +136,8 @@ static void add_query(const struct ts_kube_req *r, struct ts_buf *b)
 {
     char num[32];
 
-    if (r->verb == TS_KUBE_LIST || r->verb == TS_KUBE_WATCH) {
+    if (r->verb == TS_KUBE_LIST || r->verb == TS_KUBE_WATCH ||
+        r->verb == TS_KUBE_DELETE_COLLECTION) {
         add_param(b, "labelSelector", r->label_selector);
         add_param(b, "fieldSelector", r->field_selector);
         add_param(b, "resourceVersion", r->resource_version);
@@ -143,7 +148,8 @@ static void add_query(const struct ts_kube_req *r, struct ts_buf *b)
         snprintf(num, sizeof(num), "%ld", r->timeout_seconds);
         add_param(b, "timeoutSeconds", r->timeout_seconds > 0 ? num : NULL);
     }
-    if (ts_kube_verb_writes(r->verb) && r->verb != TS_KUBE_DELETE)
+    if (ts_kube_verb_writes(r->verb) && r->verb != TS_KUBE_DELETE &&
+        r->verb != TS_KUBE_DELETE_COLLECTION)
         add_param(b, "fieldManager", r->field_manager);
     if (r->verb == TS_KUBE_PATCH && r->patch == TS_KUBE_PATCH_APPLY)
         add_param(b, "force", r->force ? "true" : "false");
@@ -189,12 +195,13 @@ static const char *patch_type(enum ts_kube_patch p)
 
 static int build_body(const struct ts_kube_req *r, struct ts_kube_call *call, struct ts_err *err)
 {
-    static const char *const methods[] = {"GET", "GET", "POST", "PUT", "PATCH", "DELETE", "GET"};
+    static const char *const methods[] = {"GET",   "GET",    "POST", "PUT",
+                                          "PATCH", "DELETE", "GET",  "DELETE"};
     cJSON *del = NULL;
     const cJSON *body = r->body;
 
     call->method = methods[r->verb];
-    if (r->verb == TS_KUBE_DELETE)
+    if (r->verb == TS_KUBE_DELETE || r->verb == TS_KUBE_DELETE_COLLECTION)
         body = del = delete_options(r);
     else if (!ts_kube_verb_writes(r->verb))
         return 0;
@@ -223,7 +230,7 @@ int ts__kube_build(struct ts_kube_client *c, const struct ts_kube_req *r, struct
     int rc;
 
     (void)c;
-    if ((unsigned)r->verb > TS_KUBE_WATCH)
+    if ((unsigned)r->verb > TS_KUBE_DELETE_COLLECTION)
         return ts_err_set(err, TS_EINVAL, "unknown verb %d", (int)r->verb);
     if ((rc = ts_kube_path(r, &b, err)) || (rc = build_body(r, call, err))) {
         ts_buf_release(&b);

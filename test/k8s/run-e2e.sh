@@ -29,7 +29,7 @@ selected() {
 # says why not.  The others test what only ours has (--data-dir, --faults,
 # its job simulator, its webhook service map).  And `make run K8S=real`.
 CONTRACT="apiserver_crds apiserver_gc apiserver_job_template apiserver_kubectl apiserver_protobuf
-apiserver_python apiserver_semantics apiserver_ssa make_run"
+apiserver_python apiserver_semantics apiserver_ssa make_run bench_kubeconfig"
 
 passed=0 failed=0 skipped=0 bad=""
 for t in test/k8s/e2e/*.sh $(for c in $CONTRACT; do echo "contract:$c"; done); do

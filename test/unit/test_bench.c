@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bench/bucket.h"
+#include "bench/cqusage.h"
 #include "bench/gen.h"
 #include "bench/ideal.h"
 #include "bench/range.h"
@@ -60,7 +61,23 @@ static void test_gen_decode_errors_name_the_field(void **state)
     static const struct {
         const char *name, *in, *want;
     } cases[] = {
-        {"not a list", "a: 1\n", "generator: must be a non-empty list of cohort sets"},
+        {"not a list", "3\n", "generator: must be a non-empty list of cohort sets"},
+        {"unknown top-level field", "cohort: []\n", "cohort: unknown field"},
+        {"mapping without cohorts", "{}\n", "generator: cohorts: Required value"},
+        {"empty cohorts", "cohorts: []\n",
+         "generator: cohorts: must be a non-empty list of cohort sets"},
+        {"topology refused", "topology: {name: t}\ncohorts: []\n",
+         "generator: topology: Unsupported value: topology-aware scheduling is not supported "
+         "yet (docs/compatibility.md)"},
+        {"resourceFlavor refused", "resourceFlavor: {name: f}\ncohorts: []\n",
+         "generator: resourceFlavor: Unsupported value: topology-aware scheduling is not "
+         "supported yet (docs/compatibility.md)"},
+        {"mapping names the path", "cohorts: [{className: c, count: 1, queuesSets: [{}]}]\n",
+         "cohorts[0].queuesSets[0].className: Required value"},
+        {"string quantity checked",
+         "cohorts: [{className: c, count: 1, queuesSets: [{className: q, count: 1, "
+         "nominalQuota: \"-2\"}]}]\n",
+         "cohorts[0].queuesSets[0].nominalQuota: Invalid value: must be a non-negative quantity"},
         {"no className", "- count: 1\n  queuesSets: [{}]\n", "[0].className: Required value"},
         {"bad count", "- {className: c, count: -1, queuesSets: []}\n",
          "[0].count: Invalid value: must be an integer in [0, 100000]"},
@@ -112,6 +129,19 @@ static size_t count_kind(const cJSON *objs, const char *kind)
     return n;
 }
 
+static cJSON *yaml_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    static char buf[16384];
+    size_t n;
+
+    assert_non_null(f);
+    n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return yaml(buf);
+}
+
 /* Kueue's baseline shape: 5 x 6 queues, 350/100/50 per queue. */
 static void test_gen_expands_baseline_counts(void **state)
 {
@@ -120,16 +150,9 @@ static void test_gen_expands_baseline_counts(void **state)
     struct ts_bench_plan p;
     struct ts_err err = {0};
     size_t per_class[3] = {0};
-    FILE *f = fopen("test/perf/baseline.yaml", "r");
-    char buf[8192];
-    size_t n;
 
     (void)state;
-    assert_non_null(f);
-    n = fread(buf, 1, sizeof(buf) - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    root = yaml(buf);
+    root = yaml_file("test/perf/baseline/generator.yaml");
     assert_int_equal(ts_bench_gen_decode(root, &g, &err), 0);
     ts_bench_plan_build(&g, &p);
     assert_int_equal(p.n_queues, 30);
@@ -155,6 +178,123 @@ static void test_gen_expands_baseline_counts(void **state)
     ts_bench_plan_release(&p);
     ts_bench_gen_release(&g);
     cJSON_Delete(root);
+}
+
+/* Kueue's TAS file writes quantities as strings: "20" and 20 decode alike,
+ * and "500m" is half a cpu. */
+static void test_gen_quantities_as_strings(void **state)
+{
+    struct ts_bench_gen g;
+    struct ts_err err = {0};
+
+    (void)state;
+    assert_int_equal(decode("cohorts:\n"
+                            "- className: c\n"
+                            "  count: 1\n"
+                            "  queuesSets:\n"
+                            "  - {className: q, count: 1, nominalQuota: \"20\", borrowingLimit: "
+                            "\"100\", workloadsSets: [{count: 1, workloads: [{className: w, "
+                            "runtimeMs: 1, request: \"500m\"}]}]}\n",
+                            &g, &err),
+                     0);
+    assert_int_equal(g.cohort_sets[0].queue_sets[0].nominal_milli, 20000);
+    assert_int_equal(g.cohort_sets[0].queue_sets[0].borrowing_milli, 100000);
+    assert_int_equal(g.cohort_sets[0].queue_sets[0].sets[0].templates[0].request_milli, 500);
+    ts_bench_gen_release(&g);
+}
+
+/* Kueue's large-scale file as shipped: 10 x 100 queues, 35/11/4 per queue. */
+static void test_gen_expands_large_scale_counts(void **state)
+{
+    cJSON *root = yaml_file("test/perf/large-scale/generator.yaml");
+    struct ts_bench_gen g;
+    struct ts_bench_plan p;
+    struct ts_err err = {0};
+    size_t per_class[3] = {0};
+
+    (void)state;
+    assert_int_equal(ts_bench_gen_decode(root, &g, &err), 0);
+    ts_bench_plan_build(&g, &p);
+    assert_int_equal(p.n_queues, 1000);
+    assert_int_equal(p.n_wls, 50000);
+    for (size_t i = 0; i < p.n_wls; i++)
+        per_class[p.wls[i].wl_class]++;
+    assert_int_equal(per_class[0], 35000);
+    assert_int_equal(per_class[1], 11000);
+    assert_int_equal(per_class[2], 4000);
+    /* the last creation: the last medium one of a queue, 10 x 300 ms (the
+     * last small one is at 34 x 60, the last large at 3 x 700) */
+    assert_int_equal(p.wls[p.n_wls - 1].created, 10 * 300 * MS);
+    ts_bench_plan_release(&p);
+    ts_bench_gen_release(&g);
+    cJSON_Delete(root);
+}
+
+/* Kueue's range files as shipped: YAML 1.1 integers with underscores,
+ * percentages with comments after them. */
+static void test_range_reads_kueue_files(void **state)
+{
+    static const struct {
+        const char *path;
+        double wall_ms, usage, large_ms;
+    } cases[] = {
+        {"test/perf/baseline/rangespec.yaml", 425000, 55, 11000},
+        {"test/perf/large-scale/rangespec.yaml", 1416000, 31.6, 128000},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cJSON *root = yaml_file(cases[i].path);
+        struct ts_bench_range r;
+        struct ts_err err = {0};
+
+        if (ts_bench_range_decode(root, &r, &err))
+            fail_msg("%s: %s", cases[i].path, err.msg);
+        assert_true(r.max_wall_ms == cases[i].wall_ms);
+        assert_int_equal(r.n_usage, 1);
+        assert_string_equal(r.min_usage[0].name, "cq");
+        assert_true(r.min_usage[0].value == cases[i].usage);
+        assert_int_equal(r.n_tta, 3);
+        for (size_t k = 0; k < r.n_tta; k++) {
+            if (!strcmp(r.max_tta_ms[k].name, "large"))
+                assert_true(r.max_tta_ms[k].value == cases[i].large_ms);
+        }
+        ts_bench_range_release(&r);
+        cJSON_Delete(root);
+    }
+}
+
+/* Kueue's recorder by hand: one queue of 2 cpu shows 0 at 0 ms, 1 cpu at
+ * 100, 2 cpu at 300 and 0 at 400: 1000 x 200 + 2000 x 100 milli-ms used
+ * of 2000 x 400 available = 50 %. */
+static void test_cq_usage_as_kueue_reads_status(void **state)
+{
+    struct ts_bench_gen g;
+    struct ts_bench_plan p;
+    struct ts_bench_cq_usage u;
+    struct ts_err err = {0};
+
+    (void)state;
+    assert_int_equal(decode(single, &g, &err), 0);
+    ts_bench_plan_build(&g, &p);
+    ts_bench_cq_usage_init(&u, &p);
+    ts_bench_cq_usage_observe(&u, 0, 1000, 0);
+    assert_true(ts_bench_cq_usage_percent(&u, &p, 0) == -1); /* one status: no span */
+    ts_bench_cq_usage_observe(&u, 0, 1100, 1000);
+    {
+        cJSON *cq = yaml("status: {flavorsUsage: [{name: f, resources: [{name: cpu, total: "
+                         "'2'}]}]}\n");
+
+        ts_bench_cq_usage_observe_cq(&u, 0, 1300, cq);
+        cJSON_Delete(cq);
+    }
+    ts_bench_cq_usage_observe(&u, 0, 1400, 0);
+    ts_bench_cq_usage_observe(&u, 7, 1500, 9000); /* no such queue: ignored */
+    assert_true(ts_bench_cq_usage_percent(&u, &p, 0) == 50);
+    assert_true(ts_bench_cq_usage_percent(&u, &p, 1) == -1); /* no such class */
+    ts_bench_cq_usage_release(&u);
+    ts_bench_plan_release(&p);
+    ts_bench_gen_release(&g);
 }
 
 static void test_bucket_grants_in_order(void **state)
@@ -459,6 +599,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gen_decode_errors_name_the_field),
         cmocka_unit_test(test_gen_expands_baseline_counts),
+        cmocka_unit_test(test_gen_quantities_as_strings),
+        cmocka_unit_test(test_gen_expands_large_scale_counts),
+        cmocka_unit_test(test_range_reads_kueue_files),
+        cmocka_unit_test(test_cq_usage_as_kueue_reads_status),
         cmocka_unit_test(test_bucket_grants_in_order),
         cmocka_unit_test(test_stats),
         cmocka_unit_test(test_ideal_single_queue_by_hand),

@@ -788,6 +788,10 @@ static void test_request_validation(void **state)
          "invalid name"},
         {{.verb = TS_KUBE_CREATE, .res = &ts_kube_res_configmaps, .ns = "a"}, "body required"},
         {{.verb = TS_KUBE_LIST}, "no resource"},
+        /* a delete without a name is refused, never widened to all */
+        {{.verb = TS_KUBE_DELETE, .res = &ts_kube_res_workloads, .ns = "a"}, "name required"},
+        {{.verb = TS_KUBE_DELETE_COLLECTION, .res = &ts_kube_res_workloads, .ns = "a", .name = "x"},
+         "a collection has no name"},
     };
 
     (void)state;
@@ -835,6 +839,11 @@ static void test_paths(void **state)
          "/api/v1/namespaces/default"},
         {{.verb = TS_KUBE_CREATE, .res = &ts_kube_res_pods, .ns = "d"},
          "/api/v1/namespaces/d/pods"},
+        {{.verb = TS_KUBE_DELETE_COLLECTION,
+          .res = &ts_kube_res_workloads,
+          .ns = "d",
+          .label_selector = "a=true"},
+         "/apis/kueue.x-k8s.io/v1beta2/namespaces/d/workloads"},
     };
 
     (void)state;
