@@ -255,6 +255,8 @@ static void on_update(struct ts_informer *inf, const cJSON *old, const cJSON *ob
         !changed(old, obj, "spec") && !changed(old, obj, "metadata.labels") &&
         !changed(old, obj, "metadata.deletionTimestamp"))
         return;
+    if (f->which == TS__CTL_WL)
+        ts__ctl_written_seen(f->c, obj);
     on_add(inf, obj, data);
     if (f->which == TS__CTL_WL) /* released: the queue it left may go */
         ts__ctl_finalize_admitted_to(f->c, old);
@@ -271,6 +273,7 @@ static void on_delete(struct ts_informer *inf, const cJSON *obj, void *data)
     }
     del(f->c, f->which, obj);
     if (f->which == TS__CTL_WL) {
+        ts__ctl_written_seen(f->c, obj); /* gone from the cache: ends it */
         ts__ctl_enqueue_owner(f->c, obj);
         ts__ctl_finalize_admitted_to(f->c, obj);
     } else if (f->which == TS__CTL_CQ) {

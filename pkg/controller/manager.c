@@ -232,6 +232,7 @@ void ts_ctl_free(struct ts_ctl *c)
     ts_hmap_release_free(&c->status_last);
     ts__ctl_status_release(c);
     ts_hmap_release_free(&c->evict_retry);
+    ts__ctl_written_release(c);
     ts_hmap_release(&c->job_writes); /* values are counts, not pointers */
     ts_hmap_release_free(&c->job_expect);
     ts__ctl_tell_release(c);

@@ -102,6 +102,9 @@ struct ts_ctl {
     /* Victims whose eviction write conflicted, "ns/name" -> owned int64_t
      * loop time after which the engine forgets the eviction (sched.c) */
     struct ts_hmap evict_retry;
+    /* Workload status writes that landed and the cache does not show yet:
+     * "ns/name" -> owned struct ts__ctl_written (written.c) */
+    struct ts_hmap wl_written;
     /* Pending reasons to write (tell.c): "ns/name" -> owned struct
      * ts__ctl_tell, queued in one of two lists sorted by due time (0: a
      * first tell or a retry, 1: a refresh) or in flight. */
@@ -189,6 +192,22 @@ void ts__ctl_status_changed(struct ts_ctl *c, const struct ts_kube_resource *res
 /* Between these, a queue status pass visits only the queues that may have
  * changed (qstatus.c); every this many passes it visits all. */
 #define TS__CTL_STATUS_FULL_EVERY 10
+
+/* written.c: read your own Workload writes (see there). */
+/* A status write built on base_rv landed as rv; obj is what it wrote
+ * (consumed). */
+void ts__ctl_written_put(struct ts_ctl *c, const char *ns, const char *name, const char *base_rv,
+                         const char *rv, cJSON *obj);
+/* The Workload ns/name as this controller last knows it: its own landed
+ * write while the cache lags behind it, else the cached one.  Ownership:
+ * the caller deletes the copy; NULL when there is none. */
+cJSON *ts__ctl_workload_fetch(struct ts_ctl *c, const char *ns, const char *name);
+/* Its resourceVersion alike.  Borrowed until the next cache change. */
+const char *ts__ctl_workload_rv(struct ts_ctl *c, const char *ns, const char *name);
+/* The watch brought obj (or its deletion): a landed write it moves past
+ * is dropped. */
+void ts__ctl_written_seen(struct ts_ctl *c, const cJSON *obj);
+void ts__ctl_written_release(struct ts_ctl *c);
 
 /* tell.c: pending reasons, written late and coalesced (see there). */
 void ts__ctl_tell_init(struct ts_ctl *c);

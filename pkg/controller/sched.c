@@ -27,6 +27,7 @@ struct write {
     char *reason, *message; /* PENDING, or a victim's preemption */
     cJSON *ref;             /* what landed() reads of the Workload */
     char *base_rv;          /* the version the write was built on */
+    cJSON *body;            /* what it writes: read back until the cache shows it */
     int unsent;             /* write_current() held it back */
 };
 
@@ -121,6 +122,7 @@ static void write_free(void *data)
     free(w->reason);
     free(w->message);
     free(w->base_rv);
+    cJSON_Delete(w->body);
     cJSON_Delete(w->ref);
     free(w);
 }
@@ -137,7 +139,7 @@ static int write_current(void *data)
 
     if (!w->base_rv)
         return 0;
-    rv = ts_informer_rv_of(w->c->inf[TS__CTL_WL], w->ns, w->name);
+    rv = ts__ctl_workload_rv(w->c, w->ns, w->name);
     if (rv && !strcmp(rv, w->base_rv))
         return 0;
     w->unsent = 1;
@@ -295,8 +297,11 @@ static void written(struct ts_kube_client *kc, struct ts_kube_result *res, void 
         if (w->kind == TS_DECISION_ADMIT && !w->victim)
             ts_engine_admit_confirm(c->engine, w->ns, w->name);
         if (res->body && !ts_json_scan_string(res->body, res->body_len, "metadata.resourceVersion",
-                                              rv, sizeof(rv)))
+                                              rv, sizeof(rv))) {
             ts_json_set_string(w->ref, "metadata.resourceVersion", rv, NULL);
+            ts__ctl_written_put(c, w->ns, w->name, w->base_rv, rv, w->body);
+            w->body = NULL;
+        }
         landed(c, w, w->ref, ts__ctl_now(c));
     }
     write_free(w);
@@ -305,7 +310,7 @@ static void written(struct ts_kube_client *kc, struct ts_kube_result *res, void 
 int ts__ctl_cached_workload(struct ts_ctl *c, const char *ns, const char *name,
                             struct ts_workload *wl)
 {
-    cJSON *obj = ts_informer_fetch(c->inf[TS__CTL_WL], ns, name);
+    cJSON *obj = ts__ctl_workload_fetch(c, ns, name);
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
     struct ts_object o;
     int rc;
@@ -361,6 +366,7 @@ void ts__ctl_put_status(struct ts_ctl *c, const struct ts_workload *wl, enum ts_
     r.release = write_free; /* still unanswered when the controller stops */
     r.check = write_current;
     c->inflight++;
+    w->body = body; /* the request keeps its own copy */
     if (ts_kube_submit(c->client, &r, written, w, NULL, &err)) {
         struct ts_kube_result res = {0};
 
@@ -368,7 +374,6 @@ void ts__ctl_put_status(struct ts_ctl *c, const struct ts_workload *wl, enum ts_
         res.err = err;
         written(c->client, &res, w);
     }
-    cJSON_Delete(body);
 }
 
 static void write_victims(struct ts_ctl *c, const struct ts_decision *d, ts_time now)
