@@ -14,6 +14,9 @@
 #   make bench      Kueue's scheduler performance baseline: ideal (unlimited, 50/100
 #                   write budget) and live (unlimited, 50/100), with Kueue's range check
 #   make bench-large   the same on Kueue's large-scale configuration
+#   make bench-vs-kueue  Turnstile beside Kueue (its own runner and minimalkueue)
+#                   on Kueue's baseline, same machine and control plane, one table
+#                   (BENCH_LARGE=1 adds the large-scale config)
 #   make run        the local API server + webhook + controller + samples
 #                   (K8S=real: on a real control plane built from Go modules)
 #   make install    the product binaries (release build) into $(DESTDIR)$(PREFIX)/bin:
@@ -102,7 +105,7 @@ else
 Q := @
 endif
 
-.PHONY: bench bench-large bench-engine fuzz fuzzers run soak soak-mutant install all lib bins tests test unit asan valgrind lint fmt clean deps check-deps \
+.PHONY: bench bench-large bench-vs-kueue bench-engine fuzz fuzzers run soak soak-mutant install all lib bins tests test unit asan valgrind lint fmt clean deps check-deps \
 	print-deb-packages help
 .DEFAULT_GOAL := all
 
@@ -189,6 +192,21 @@ bench-large: check-deps
 	-$(BENCH_BIN)/turnstilectl bench test/perf/large-scale/generator.yaml --ideal --write-budget 50/100
 	-[ "$(BENCH_LIVE)" = 0 ] || $(BENCH_BIN)/turnstilectl bench test/perf/large-scale/generator.yaml \
 		--live --qps 50 --burst 100
+
+# Turnstile and Kueue side by side on Kueue's scheduler performance test,
+# the same machine, control plane and hour (test/perf/bench-vs-kueue.sh):
+# Kueue's baseline at 50/100 and without a budget; BENCH_LARGE=1 adds the
+# large-scale config (about an hour more); BENCH_VS_FILES overrides the
+# generator files, BUDGETS the budgets ("50 0").  Prints the table
+# (also in $(BENCH_VS_OUT)/table.md).
+BENCH_VS_OUT ?= build/bench-vs-kueue
+BENCH_VS_FILES ?= test/perf/baseline/generator.yaml $(if $(filter 1,$(BENCH_LARGE)),test/perf/large-scale/generator.yaml)
+
+bench-vs-kueue: check-deps kueue-bench-bins
+	@$(BENCH_MAKE) bins
+	@test/k8s/build.sh $(K8S_BIN)
+	K8S_BIN=$(K8S_BIN) ORACLE_OUT=$(ORACLE_OUT) TS_BIN=$(BENCH_BIN) \
+		test/perf/bench-vs-kueue.sh $(BENCH_VS_OUT) $(BENCH_VS_FILES)
 
 # The full --data-dir durability soak (make test runs 5 rounds x 2,000),
 # then the long crash-restart soak of the controller against

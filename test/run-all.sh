@@ -7,10 +7,13 @@
 #      in test/oracle/known-differences.txt fails; then a fixed set of random
 #      scenarios (make fidelity-seeds: seeds 0-29 of every family of
 #      test/oracle/gen.py, known-fuzz-differences.txt);
-#   3. the real control plane (test/k8s): kube-apiserver, etcd,
+#   3. make bench-vs-kueue's harness on test/perf/smoke.yaml (Kueue's own
+#      performance runner and minimalkueue, then Turnstile, on envtest's
+#      control plane): the table comes out whole;
+#   4. the real control plane (test/k8s): kube-apiserver, etcd,
 #      kube-controller-manager, kube-scheduler and KWOK built from their Go
 #      modules, and test/k8s/e2e/*.sh on it.
-# 2 and 3 need Go (test infrastructure only): without it the run stops and
+# 2 to 4 need Go (test infrastructure only): without it the run stops and
 # says what to install; TS_SKIP_K8S=1 skips both, and the summary says so.
 # Usage: test/run-all.sh BUILD_DIR
 set -u
@@ -67,6 +70,25 @@ else
         failed=$((failed + 1))
         echo "[  FAILED  ] fidelity-seeds (log: $logs/fidelity-seeds.log)"
         tail -30 "$logs/fidelity-seeds.log"
+    fi
+    echo
+    echo "== Kueue beside Turnstile (make bench-vs-kueue's harness on test/perf/smoke.yaml) =="
+    # the harness only: Kueue's runner and minimalkueue, Turnstile on the
+    # same control plane, the table; its figures are measurements, checked
+    # for presence, not bounds
+    if test/k8s/build.sh build/k8s/bin >"$logs/k8s-build.log" 2>&1 &&
+        $MAKE --no-print-directory kueue-bench-bins >"$logs/kueue-bench-build.log" 2>&1 &&
+        TS_BIN="$build/bin" test/perf/bench-vs-kueue.sh "$logs/bench-vs-kueue" test/perf/smoke.yaml \
+            >"$logs/bench-vs-kueue.log" 2>&1 &&
+        grep -q "^### smoke, 50/100" "$logs/bench-vs-kueue.log" &&
+        grep -q "^### smoke, no budget" "$logs/bench-vs-kueue.log" &&
+        grep -q "^| controller peak RSS, MiB | [0-9.]* | [0-9.]* |" "$logs/bench-vs-kueue.log"; then
+        passed=$((passed + 1))
+        echo "[  PASSED  ] bench-vs-kueue harness: $(grep -c '^| ' "$logs/bench-vs-kueue.log") table rows"
+    else
+        failed=$((failed + 1))
+        echo "[  FAILED  ] bench-vs-kueue harness (logs: $logs/kueue-bench-build.log, $logs/bench-vs-kueue.log)"
+        tail -20 "$logs/bench-vs-kueue.log" 2>/dev/null || tail -20 "$logs/kueue-bench-build.log"
     fi
     echo
     echo "== the real control plane (test/k8s) =="

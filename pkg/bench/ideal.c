@@ -20,7 +20,7 @@
  * write: its pods must stop.  Without it, the engine at one instant can
  * preempt and re-admit the same workloads forever (the victims come back
  * at once and take the freed quota before the preemptor; see
- * docs/benchmarks.md). */
+ * docs/perf-log.md). */
 #define STOP (INT64_C(1000000)) /* 1 ms */
 
 /* A write on its way to the API server: granted at `at`. */

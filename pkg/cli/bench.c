@@ -19,7 +19,7 @@
     "       turnstilectl bench FILE --live [--qps Q --burst B] [--runs N] [-o table|json]\n"       \
     "                               [--check RANGEFILE] [--bin-dir DIR] [--crds DIR]\n"            \
     "                               [--timeout SECONDS] [--keep] [--series FILE]\n"                \
-    "                               [--jobs | --kubeconfig FILE]\n"
+    "                               [--jobs | --kubeconfig FILE [--no-cleanup]]\n"
 
 /* "50/100" -> qps 50, burst 100. */
 static int parse_budget(const char *s, double *qps, double *burst)
@@ -47,11 +47,12 @@ static int parse(int argc, char **argv, struct ts__bench_opts *o, FILE *err)
         int64_t n;
 
         if (!strcmp(a, "--ideal") || !strcmp(a, "--live") || !strcmp(a, "--keep") ||
-            !strcmp(a, "--jobs")) {
-            *(!strcmp(a, "--ideal")  ? &o->ideal
-              : !strcmp(a, "--live") ? &o->live
-              : !strcmp(a, "--jobs") ? &o->jobs
-                                     : &o->keep) = 1;
+            !strcmp(a, "--jobs") || !strcmp(a, "--no-cleanup")) {
+            *(!strcmp(a, "--ideal")        ? &o->ideal
+              : !strcmp(a, "--live")       ? &o->live
+              : !strcmp(a, "--jobs")       ? &o->jobs
+              : !strcmp(a, "--no-cleanup") ? &o->no_cleanup
+                                           : &o->keep) = 1;
             continue;
         }
         if (!strcmp(a, "--write-budget") && v && !parse_budget(v, &o->qps, &o->burst)) {
@@ -86,13 +87,16 @@ static int parse(int argc, char **argv, struct ts__bench_opts *o, FILE *err)
         i++;
     }
     if (!o->file || o->ideal == o->live || (o->qps > 0) != (o->burst > 0) ||
-        (o->jobs && !o->live) || (o->kubeconfig && (!o->live || o->jobs))) {
+        (o->jobs && !o->live) || (o->kubeconfig && (!o->live || o->jobs)) ||
+        (o->no_cleanup && !o->kubeconfig)) {
         fprintf(err, "turnstilectl bench: %s\n" USAGE,
                 !o->file                    ? "no generator file"
                 : o->ideal == o->live       ? "give --ideal or --live"
                 : o->jobs && !o->live       ? "--jobs is for --live"
                 : o->kubeconfig && !o->live ? "--kubeconfig is for --live"
-                : o->kubeconfig
+                : o->no_cleanup && !o->kubeconfig
+                    ? "--no-cleanup is for --kubeconfig (a run on its own server leaves nothing)"
+                : o->kubeconfig && o->jobs
                     ? "--jobs needs the job simulator of the turnstile-apiserver bench starts: "
                       "not with --kubeconfig"
                 : o->live ? "give --qps and --burst together"

@@ -25,6 +25,7 @@ struct ts__bench_opts {
     int jobs;               /* live: batch Jobs (run by the API server's job simulator) */
     const char *series;     /* per-workload series of the first run, or NULL */
     const char *kubeconfig; /* live: run on this cluster; NULL: start turnstile-apiserver */
+    int no_cleanup;         /* --kubeconfig: leave the plan's objects (a throwaway cluster) */
 };
 
 /* Writes a run's per-workload series (class, creation, first admission and

@@ -668,7 +668,7 @@ static void teardown(struct live *x, struct ts__bench_live *out, FILE *err)
     out->kueue_usage = ts_xcalloc(x->p->n_queue_classes + 1, sizeof(*out->kueue_usage));
     for (size_t k = 0; k < x->p->n_queue_classes; k++)
         out->kueue_usage[k] = ts_bench_cq_usage_percent(&x->cq_usage, x->p, k);
-    if (x->o->kubeconfig)
+    if (x->o->kubeconfig && !x->o->no_cleanup)
         cleanup(x, err);
     ts_kube_client_free(x->c);
     ts_loop_free(x->loop);

@@ -22,7 +22,7 @@
  *           its token's time (tick none), then on a 100 ms grid
  *           (ts_kube_client_opts.throttle_tick).
  * The controller's goal of 40 mCPU at about 100 requests/s and 140 watch
- * events/s (docs/benchmarks.md) is set against these figures.
+ * events/s (docs/perf-log.md) is set against these figures.
  * Bounded: phases are fixed in length and it stops by itself.
  *
  * usage: bench_kube_requests [APISERVER_BIN] [RATE] [SECONDS]

@@ -65,4 +65,8 @@ if "$ctl" bench test/perf/smoke.yaml --ideal --kubeconfig "$KC" 2>"$T/err"; then
     fail "--ideal with --kubeconfig accepted"
 fi
 check "--kubeconfig is for --live" contains "$(cat "$T/err")" "--kubeconfig is for --live"
+if "$ctl" bench test/perf/smoke.yaml --live --no-cleanup 2>"$T/err"; then
+    fail "--no-cleanup without --kubeconfig accepted"
+fi
+check "--no-cleanup is for --kubeconfig" contains "$(cat "$T/err")" "--no-cleanup is for --kubeconfig"
 finish

@@ -93,3 +93,32 @@ api-fidelity: api-oracle-bin $(ORACLE_SIM)
 	nice -n 10 /usr/bin/python3 $(ORACLE_SRC_DIR)/api_compare.py --seeds $(or $(SEEDS),20) \
 		--ctl $(ORACLE_SIM) --oracle $(API_ORACLE_BIN) \
 		--out $(ORACLE_OUT)/api-disagreements $(API_FIDELITY_ARGS)
+
+# Kueue beside Turnstile on Kueue's scheduler performance test
+# (test/perf/bench-vs-kueue.sh, docs/benchmarks.md): Kueue's own runner and
+# minimalkueue from the pinned module, kueue-bench-manager (minimalkueue's
+# set-up with the client budget as a flag) and kube-envtest (the runner's
+# control plane, for Turnstile's side)
+#
+#   make kueue-bench-bins   the four into build/oracle/bin (+ Kueue's CRDs)
+
+KUEUE_PERF := sigs.k8s.io/kueue/test/performance/scheduler
+KUEUE_BENCH_BINS := $(ORACLE_OUT)/bin/kueue-perf-runner $(ORACLE_OUT)/bin/minimalkueue \
+	$(ORACLE_OUT)/bin/kueue-bench-manager $(ORACLE_OUT)/bin/kube-envtest
+
+.PHONY: kueue-bench-bins
+
+kueue-bench-bins: $(KUEUE_BENCH_BINS) $(ORACLE_CRDS)
+
+$(ORACLE_OUT)/bin/kueue-perf-runner: $(ORACLE_SRC_DIR)/go.mod $(ORACLE_SRC_DIR)/go.sum
+	@mkdir -p $(@D)
+	cd $(ORACLE_SRC_DIR) && nice -n 10 $(ORACLE_GO) build -trimpath -o $(CURDIR)/$@ $(KUEUE_PERF)/runner
+
+$(ORACLE_OUT)/bin/minimalkueue: $(ORACLE_SRC_DIR)/go.mod $(ORACLE_SRC_DIR)/go.sum
+	@mkdir -p $(@D)
+	cd $(ORACLE_SRC_DIR) && nice -n 10 $(ORACLE_GO) build -trimpath -o $(CURDIR)/$@ $(KUEUE_PERF)/minimalkueue
+
+$(ORACLE_OUT)/bin/kueue-bench-manager $(ORACLE_OUT)/bin/kube-envtest: $(ORACLE_OUT)/bin/%: \
+		$(ORACLE_SRC_DIR)/go.mod $(ORACLE_SRC_DIR)/go.sum $(ORACLE_SRC_DIR)/cmd/%/main.go
+	@mkdir -p $(@D)
+	cd $(ORACLE_SRC_DIR) && nice -n 10 $(ORACLE_GO) build -trimpath -o $(CURDIR)/$@ ./cmd/$*
