@@ -6,7 +6,8 @@ docs/benchmarks.md with the measured values.
 
 Each figure is read the same way for both where the data allow:
 - wall: the controller process's life, start to exit, as Kueue's runner
-  times minimalkueue (its checker's maxWallMs);
+  times minimalkueue (its checker's maxWallMs); for ours also the runner's
+  first creation to last finish, which is what the ideal measures;
 - time to admission: Kueue's recorder (summary.yaml mean, wlStates.csv for
   p90) and turnstilectl's runner (first admission minus creation);
 - ClusterQueue usage: from ClusterQueue status as Kueue's recorder reads
@@ -171,8 +172,9 @@ def table(name, budget, k, t, i, out):
     out.append("\n### %s, %s\n" % (name, label))
     out.append("| | Turnstile | Kueue | Turnstile/Kueue | ideal |")
     out.append("| --- | ---: | ---: | ---: | ---: |")
-    out.append("| wall (controller process), s | %.1f | %.1f | %s | %.1f |"
-               % (t["wall"], k["wall"], ratio(t["wall"], k["wall"]), i["wall"]))
+    out.append("| wall (controller process), s | %.1f | %.1f | %s | |"
+               % (t["wall"], k["wall"], ratio(t["wall"], k["wall"])))
+    out.append("| wall (first creation to last finish), s | %.1f | | | %.1f |" % (t["runner_wall"], i["wall"]))
     for c in sorted(i["classes"], key=lambda c: -i["classes"][c]["mean"]):
         for stat in ("mean", "p90"):
             tv, kv, iv = (x["classes"].get(c, {}).get(stat) for x in (t, k, i))
@@ -207,8 +209,8 @@ def goals(runs, out):
     for name, by in runs.items():
         if "50" in by:
             k, t, i = by["50"]
-            line(t["wall"] <= i["wall"] * 1.01, "%s 50/100: wall %.1f s within 1 %% of the ideal's %.1f s (%.3fx)"
-                 % (name, t["wall"], i["wall"], t["wall"] / i["wall"]))
+            line(t["runner_wall"] <= i["wall"] * 1.01, "%s 50/100: wall %.1f s within 1 %% of the ideal's %.1f s (%.3fx)"
+                 % (name, t["runner_wall"], i["wall"], t["runner_wall"] / i["wall"]))
             for c, ic in i["classes"].items():
                 tc = t["classes"][c]["mean"]
                 ok = abs(tc - ic["mean"]) <= 0.02 * max(ic["mean"], 1e-9)
@@ -226,8 +228,8 @@ def goals(runs, out):
                      % (name, label, 100 * t["rest"]))
         if "0" in by:
             k, t, i = by["0"]
-            line(t["wall"] <= 1.1 * i["wall"], "%s no budget: wall %.1f s <= 1.1x the ideal's %.1f s (%.2fx)"
-                 % (name, t["wall"], i["wall"], t["wall"] / i["wall"]))
+            line(t["runner_wall"] <= 1.1 * i["wall"], "%s no budget: wall %.1f s <= 1.1x the ideal's %.1f s (%.2fx)"
+                 % (name, t["runner_wall"], i["wall"], t["runner_wall"] / i["wall"]))
             line(k["wall"] / t["wall"] >= 3, "%s no budget: %.2fx faster than Kueue (>= 3)" % (name, k["wall"] / t["wall"]))
     if "baseline" in runs and "large-scale" in runs:
         for b in runs["baseline"]:
@@ -238,9 +240,11 @@ def goals(runs, out):
 
 
 def main():
-    top = sys.argv[1]
     out, runs = [], {}
-    for name in sorted(os.listdir(top)):
+    # several run directories (a baseline run and a large-scale one) make
+    # one table; a config in two of them is taken from the last
+    dirs = [(top, name) for top in sys.argv[1:] for name in sorted(os.listdir(top))]
+    for top, name in dirs:
         d = os.path.join(top, name)
         if name == "assets" or not os.path.isdir(d):
             continue
@@ -254,7 +258,7 @@ def main():
             runs.setdefault(name, {})[b] = (k, t, i)
             table(name, b, k, t, i, out)
     if not runs:
-        sys.exit("vs_kueue: no complete run under %s" % top)
+        sys.exit("vs_kueue: no complete run under %s" % " ".join(sys.argv[1:]))
     goals(runs, out)
     print("\n".join(out).lstrip("\n"))
 
