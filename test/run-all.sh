@@ -14,7 +14,7 @@
 #      kube-controller-manager, kube-scheduler and KWOK built from their Go
 #      modules, and test/k8s/e2e/*.sh on it.
 # 2 to 4 need Go (test infrastructure only): without it the run stops and
-# says what to install; TS_SKIP_K8S=1 skips both, and the summary says so.
+# says what to install; TS_SKIP_K8S=1 skips them, and the summary says so.
 # Usage: test/run-all.sh BUILD_DIR
 set -u
 build=${1:?usage: run-all.sh BUILD_DIR}
