@@ -105,9 +105,6 @@ struct ts_ctl {
     /* Workload status writes that landed and the cache does not show yet:
      * "ns/name" -> owned struct ts__ctl_written (written.c) */
     struct ts_hmap wl_written;
-    /* Workloads with a status write of ours unanswered: "ns/name" ->
-     * owned count (written.c) */
-    struct ts_hmap wl_sending;
     /* Pending reasons to write (tell.c): "ns/name" -> owned struct
      * ts__ctl_tell, queued in one of two lists sorted by due time (0: a
      * first tell or a retry, 1: a refresh) or in flight. */
@@ -210,13 +207,6 @@ const char *ts__ctl_workload_rv(struct ts_ctl *c, const char *ns, const char *na
 /* The watch brought obj (or its deletion): a landed write it moves past
  * is dropped. */
 void ts__ctl_written_seen(struct ts_ctl *c, const cJSON *obj);
-/* Whether a write on ns/name may go out now: not while another of ours on
- * it is unanswered (then 0, and the answer will say someone waited); 1
- * counts it as sent. */
-int ts__ctl_written_may_send(struct ts_ctl *c, const char *ns, const char *name);
-/* A sent write on ns/name was answered; returns 1 when the last one was
- * and a write was held back meanwhile (its decision is due again). */
-int ts__ctl_written_answered(struct ts_ctl *c, const char *ns, const char *name);
 void ts__ctl_written_release(struct ts_ctl *c);
 
 /* tell.c: pending reasons, written late and coalesced (see there). */

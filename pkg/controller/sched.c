@@ -29,8 +29,6 @@ struct write {
     char *base_rv;          /* the version the write was built on */
     cJSON *body;            /* what it writes: read back until the cache shows it */
     int unsent;             /* write_current() held it back */
-    int sent;               /* counted by ts__ctl_written_may_send(), not answered yet */
-    int behind;             /* held back behind another write of ours */
 };
 
 /* The fields of a written Workload that its events and metrics name.  The
@@ -133,36 +131,19 @@ static void write_free(void *data)
  * still holds the version it was built on, else the server would refuse
  * it.  Each refusal would cost a token of the writes that decide; most
  * would be evictions of victims that finished while the eviction waited
- * for its token.  Nor while another write of ours on the Workload is
- * unanswered (written.c).  A retry of a write already sent is its own. */
+ * for its token. */
 static int write_current(void *data)
 {
     struct write *w = data;
     const char *rv;
 
-    if (w->base_rv) {
-        rv = ts__ctl_workload_rv(w->c, w->ns, w->name);
-        if (!rv || strcmp(rv, w->base_rv)) {
-            w->unsent = 1;
-            return rv ? TS_ECONFLICT : TS_ENOTFOUND;
-        }
-    }
-    if (!w->sent && !ts__ctl_written_may_send(w->c, w->ns, w->name)) {
-        w->unsent = w->behind = 1;
-        return TS_ECONFLICT;
-    }
-    w->sent = 1;
-    return 0;
-}
-
-/* The answer to a sent write: another held back behind it is due again. */
-static void answered(struct ts_ctl *c, struct write *w)
-{
-    if (!w->sent)
-        return;
-    w->sent = 0;
-    if (ts__ctl_written_answered(c, w->ns, w->name))
-        ts__ctl_kick(c);
+    if (!w->base_rv)
+        return 0;
+    rv = ts__ctl_workload_rv(w->c, w->ns, w->name);
+    if (rv && !strcmp(rv, w->base_rv))
+        return 0;
+    w->unsent = 1;
+    return rv ? TS_ECONFLICT : TS_ENOTFOUND;
 }
 
 /* A victim's eviction write failed.  After a conflict the cache will
@@ -287,7 +268,6 @@ static void written(struct ts_kube_client *kc, struct ts_kube_result *res, void 
 
     (void)kc;
     c->inflight--;
-    answered(c, w);
     if (res->code && res->unsure && !w->unsent && w->kind == TS_DECISION_ADMIT && !w->victim &&
         w->base_rv) {
         ts_log_info("controller", "workload=%s/%s admission write failed, maybe after landing: %s",
@@ -310,8 +290,7 @@ static void written(struct ts_kube_client *kc, struct ts_kube_result *res, void 
             ts_engine_evict_forget(c->engine, w->ns, w->name);
         else if (w->victim)
             eviction_failed(c, w, res->code);
-        if (!w->behind) /* else the answer it waits behind asks */
-            ts__ctl_kick(c);
+        ts__ctl_kick(c);
     } else {
         char rv[64];
 

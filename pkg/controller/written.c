@@ -8,12 +8,7 @@
  * while the cache still shows the very version that write was built on;
  * any other version in the cache (the write's own event, or a newer one)
  * ends it.  Nobody else can have written in between: the write carried
- * that version as its precondition.
- *
- * For the same reason a write is not sent while another of ours on the
- * same Workload is unanswered: both were built on one version, so the
- * second would be refused.  It is held back instead (its decision made
- * again), and the answer to the first asks for that. */
+ * that version as its precondition. */
 #include "controller/manager_int.h"
 #include "json/json.h"
 #include "util/alloc.h"
@@ -102,45 +97,6 @@ void ts__ctl_written_seen(struct ts_ctl *c, const cJSON *obj)
         (void)current(c, ts_json_get_string(obj, "metadata.namespace"), name);
 }
 
-struct sending {
-    unsigned n;  /* writes sent and not answered */
-    int waiting; /* one was held back meanwhile */
-};
-
-int ts__ctl_written_may_send(struct ts_ctl *c, const char *ns, const char *name)
-{
-    char key[512];
-    struct sending *s;
-
-    key_of(ns, name, key, sizeof(key));
-    if ((s = ts_hmap_get(&c->wl_sending, key)) && s->n) {
-        s->waiting = 1;
-        return 0;
-    }
-    if (!s) {
-        s = ts_xcalloc(1, sizeof(*s));
-        ts_hmap_put(&c->wl_sending, key, s);
-    }
-    s->n++;
-    return 1;
-}
-
-int ts__ctl_written_answered(struct ts_ctl *c, const char *ns, const char *name)
-{
-    char key[512];
-    struct sending *s;
-    int waiting;
-
-    key_of(ns, name, key, sizeof(key));
-    if (!(s = ts_hmap_get(&c->wl_sending, key)))
-        return 0;
-    if (s->n && --s->n)
-        return 0;
-    waiting = s->waiting;
-    free(ts_hmap_del(&c->wl_sending, key));
-    return waiting;
-}
-
 void ts__ctl_written_release(struct ts_ctl *c)
 {
     size_t it = 0;
@@ -150,5 +106,4 @@ void ts__ctl_written_release(struct ts_ctl *c)
     while (ts_hmap_next(&c->wl_written, &it, &k, &v))
         entry_free(v);
     ts_hmap_release(&c->wl_written);
-    ts_hmap_release_free(&c->wl_sending);
 }
