@@ -103,57 +103,6 @@ static void flavor_list(const struct ts_resource_groups *g, struct ts_buf *out)
     free(names);
 }
 
-/* 1 when old_cq already had `flavor` in the onFlavors of a check `name`. */
-static int had_on_flavor(const struct ts_cluster_queue *old_cq, const char *name,
-                         const char *flavor)
-{
-    const struct ts_admission_checks_strategy *cs;
-
-    if (!old_cq)
-        return 0;
-    cs = &old_cq->spec.admission_checks_strategy;
-    for (size_t i = 0; i < cs->n; i++) {
-        if (cs->items[i].name && name && strcmp(cs->items[i].name, name) == 0 &&
-            ts_strlist_index(&cs->items[i].on_flavors, flavor) >= 0)
-            return 1;
-    }
-    return 0;
-}
-
-static void on_flavors_check(const struct ts_cluster_queue *cq,
-                             const struct ts_cluster_queue *old_cq, struct ts_field_errors *errs)
-{
-    const struct ts_admission_checks_strategy *cs = &cq->spec.admission_checks_strategy;
-    const struct ts_resource_groups *g = &cq->spec.resource_groups;
-    struct ts_buf supported = TS_BUF_INIT;
-    struct ts_path p;
-
-    /* Kueue's own documentation applies a ClusterQueue that names onFlavors
-     * before it has any resource groups (admin-minimal-cq.yaml); such YAML
-     * must apply unchanged, so the rule binds once flavors are declared. */
-    if (!g->n)
-        return;
-    flavor_list(g, &supported);
-    ts_path_init(&p, "spec.admissionChecksStrategy.admissionChecks");
-    for (size_t i = 0; i < cs->n; i++) {
-        const struct ts_admission_check_rule *r = &cs->items[i];
-        size_t m = ts_path_push_index(&p, i);
-
-        ts_path_push(&p, "onFlavors");
-        for (size_t j = 0; j < r->on_flavors.n; j++) {
-            const char *f = r->on_flavors.items[j];
-            size_t m2 = ts_path_push_index(&p, j);
-
-            if (!ts_resource_groups_find_flavor(g, f, NULL) && !had_on_flavor(old_cq, r->name, f))
-                ts_field_errors_add(errs, TS_FIELD_NOT_SUPPORTED, ts_path_str(&p), f, 1, "%s",
-                                    supported.ptr);
-            ts_path_pop(&p, m2);
-        }
-        ts_path_pop(&p, m);
-    }
-    ts_buf_release(&supported);
-}
-
 /* The CRD's rule on flavorFungibility. */
 static void preference_check(const struct ts_flavor_fungibility *f, struct ts_field_errors *errs)
 {
@@ -209,7 +158,6 @@ static void cq_webhook(const struct ts_cluster_queue *cq, const struct ts_cluste
     if (s->has_namespace_selector)
         ts_label_selector_validate(&s->namespace_selector, "spec.namespaceSelector", errs);
     preference_check(&s->flavor_fungibility, errs);
-    on_flavors_check(cq, old_cq, errs);
     ts_fair_sharing_validate(&s->fair_sharing, "spec.fairSharing", errs);
     cap_check(cq, old_cq, errs);
 }

@@ -1,5 +1,8 @@
 #include "api/names.h"
 
+#include "util/alloc.h"
+
+#include <stdlib.h>
 #include <string.h>
 
 #define DNS1123_LABEL_MSG                                                                          \
@@ -104,29 +107,94 @@ int ts_names_is_label_value(const char *v)
     return n == 0 || name_part(v, n);
 }
 
+/* Whether v matches the DNS label pattern, whatever its length. */
+static int label_pattern(const char *v)
+{
+    size_t n = strlen(v);
+
+    if (n == 0 || !lower_alnum(v[0]) || !lower_alnum(v[n - 1]))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!lower_alnum(v[i]) && v[i] != '-')
+            return 0;
+    }
+    return 1;
+}
+
+/* Whether v matches the subdomain pattern, whatever its length. */
+static int subdomain_pattern(const char *v)
+{
+    const char *p = v;
+
+    for (;;) {
+        const char *dot = strchr(p, '.');
+        size_t len = dot ? (size_t)(dot - p) : strlen(p);
+
+        if (len == 0 || !lower_alnum(p[0]) || !lower_alnum(p[len - 1]))
+            return 0;
+        for (size_t i = 0; i < len; i++) {
+            if (!lower_alnum(p[i]) && p[i] != '-')
+                return 0;
+        }
+        if (!dot)
+            return 1;
+        p = dot + 1;
+    }
+}
+
+/* The messages are apimachinery's: DNS names say "characters"
+ * (pkg/util/validation), label keys and values "bytes"
+ * (pkg/api/validate/content); every rule broken gives its own error. */
 int ts_names_dns1123_label(const char *v, const char *path, struct ts_field_errors *errs)
 {
+    int n = 0;
+
     if (strlen(v) > 63) {
         ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1,
                             "must be no more than 63 characters");
-        return 1;
+        n++;
     }
-    if (ts_names_is_dns1123_label(v))
-        return 0;
-    ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1, "%s", DNS1123_LABEL_MSG);
-    return 1;
+    if (label_pattern(v))
+        return n;
+    if (subdomain_pattern(v))
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1, "must not contain dots");
+    else
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1, "%s", DNS1123_LABEL_MSG);
+    return n + 1;
+}
+
+static int subdomain_errors(const char *v, const char *prefix, const char *unit, const char *path,
+                            struct ts_field_errors *errs)
+{
+    int n = 0;
+
+    if (strlen(v) > 253) {
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1, "%smust be no more than 253 %s",
+                            prefix, unit);
+        n++;
+    }
+    if (!subdomain_pattern(v)) {
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1, "%s%s", prefix,
+                            DNS1123_SUBDOMAIN_MSG);
+        n++;
+    }
+    return n;
 }
 
 int ts_names_dns1123_subdomain(const char *v, const char *path, struct ts_field_errors *errs)
 {
-    if (strlen(v) > 253) {
-        ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1,
-                            "must be no more than 253 characters");
-        return 1;
-    }
-    if (ts_names_is_dns1123_subdomain(v))
+    return subdomain_errors(v, "", "characters", path, errs);
+}
+
+/* Whether s matches the name-part pattern, whatever its length. */
+static int name_pattern(const char *s, size_t n)
+{
+    if (n == 0 || !alnum(s[0]) || !alnum(s[n - 1]))
         return 0;
-    ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1, "%s", DNS1123_SUBDOMAIN_MSG);
+    for (size_t i = 0; i < n; i++) {
+        if (!alnum(s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
+            return 0;
+    }
     return 1;
 }
 
@@ -134,28 +202,56 @@ int ts_names_qualified(const char *v, const char *path, struct ts_field_errors *
 {
     const char *slash = strchr(v, '/');
     const char *name = slash ? slash + 1 : v;
+    size_t nlen = strlen(name);
+    int n = 0;
 
-    if (ts_names_is_qualified(v))
-        return 0;
-    if (slash && name_part(name, strlen(name))) /* then the prefix is what is wrong */
-        ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1, "prefix part %s",
-                            DNS1123_SUBDOMAIN_MSG);
-    else if (strlen(name) > 63)
+    if (slash && strchr(name, '/')) {
         ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1,
-                            "name part must be no more than 63 characters");
-    else
+                            "a valid label key %s with an optional DNS subdomain prefix and '/' "
+                            "(e.g. 'example.com/MyName')",
+                            QUALIFIED_NAME_MSG + strlen("name part "));
+        return 1;
+    }
+    if (slash) {
+        size_t plen = (size_t)(slash - v);
+        char *prefix = ts_xstrndup(v, plen);
+
+        if (plen == 0) {
+            ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1,
+                                "prefix part must be non-empty");
+            n++;
+        } else {
+            n += subdomain_errors(prefix, "prefix part ", "bytes", path, errs);
+        }
+        free(prefix);
+    }
+    if (nlen == 0) {
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1, "name part must be non-empty");
+        n++;
+    } else if (nlen > 63) {
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1,
+                            "name part must be no more than 63 bytes");
+        n++;
+    }
+    if (!name_pattern(name, nlen)) {
         ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1, "%s", QUALIFIED_NAME_MSG);
-    return 1;
+        n++;
+    }
+    return n;
 }
 
 int ts_names_label_value(const char *v, const char *path, struct ts_field_errors *errs)
 {
-    if (ts_names_is_label_value(v))
-        return 0;
-    if (strlen(v) > 63)
-        ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1,
-                            "must be no more than 63 characters");
-    else
+    size_t len = strlen(v);
+    int n = 0;
+
+    if (len > 63) {
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1, "must be no more than 63 bytes");
+        n++;
+    }
+    if (len && !name_pattern(v, len)) {
         ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1, "%s", LABEL_VALUE_MSG);
-    return 1;
+        n++;
+    }
+    return n;
 }

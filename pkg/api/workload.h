@@ -36,7 +36,7 @@
 #define TS_WL_API_VERSION    "kueue.x-k8s.io/v1beta2"
 #define TS_WL_KIND           "Workload"
 #define TS_WL_DEFAULT_PODSET "main"
-#define TS_WL_MAX_PODSETS    18
+#define TS_WL_MAX_PODSETS    8
 #define TS_WL_FINALIZER      "kueue.x-k8s.io/resource-in-use"
 
 /* priorityClassRef groups / kinds and their v1beta1 priorityClassSource. */
@@ -303,7 +303,7 @@ int ts_workload_equal(const struct ts_workload *a, const struct ts_workload *b);
 
 /* --- validation (Kueue's workload webhook + CRD rules) --------------------- */
 
-/* Create rules: pod sets 1..18, unique DNS-label names, count >= 0,
+/* Create rules: pod sets 1..8, unique DNS-label names, count >= 0,
  * 1 <= minCount <= count, at most one pod set with minCount, template
  * metadata, reserved "pods" resource, non-negative quantities, queueName,
  * priorityClassRef, maximumExecutionTimeSeconds >= 1; while QuotaReserved

@@ -19,6 +19,8 @@
 #define RESERVED_MSG     "the key is reserved for internal kueue use"
 #define NON_NEGATIVE_MSG "must be greater than or equal to 0"
 
+_Static_assert(TS_WL_MAX_PODSETS == 8, "the pod set limit's message below says 8");
+
 void ts__workload_errf_int(struct ts_field_errors *errs, enum ts_field_error_type type,
                            const char *path, int64_t value, const char *detail)
 {
@@ -193,7 +195,7 @@ static void check_podsets(const struct ts_workload *w, struct ts_field_errors *e
         ts_field_errors_add(errs, TS_FIELD_REQUIRED, ts_path_str(&p), NULL, 0, NULL);
     if (w->spec.n_podsets > TS_WL_MAX_PODSETS)
         ts__workload_errf_int(errs, TS_FIELD_TOO_MANY, ts_path_str(&p), (int64_t)w->spec.n_podsets,
-                              "must have at most 18 items");
+                              "must have at most 8 items");
     for (size_t i = 0; i < w->spec.n_podsets; i++) {
         check_podset(w, i, &p, errs);
         with_min += w->spec.podsets[i].min_count.set;

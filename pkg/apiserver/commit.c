@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/names.h"
+#include "api/meta_validate.h"
 #include "json/json.h"
 #include "util/alloc.h"
 
@@ -31,46 +31,17 @@ static void copy_member(cJSON *dst, const cJSON *src, const char *key)
         cJSON_AddItemToObject(dst, key, cJSON_Duplicate(v, 1));
 }
 
-static void annotations_size(const cJSON *md, struct ts_field_errors *errs)
-{
-    const cJSON *a;
-    size_t total = 0;
-
-    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(md, "annotations"))
-    {
-        total += strlen(a->string) + (cJSON_IsString(a) ? strlen(a->valuestring) : 0);
-        ts_names_qualified(a->string, "metadata.annotations", errs);
-    }
-    if (total > TS__AS_ANNOTATIONS_MAX)
-        ts_field_errors_add(errs, TS_FIELD_TOO_LONG, "metadata.annotations", NULL, 0,
-                            "must have at most %d bytes", TS__AS_ANNOTATIONS_MAX);
-}
-
 static void validate_meta(const struct ts__as_res *res, const cJSON *obj,
                           struct ts_field_errors *errs)
 {
-    const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata"), *l;
-    const char *name = ts_json_get_string(obj, "metadata.name");
-    char path[512];
+    enum ts_meta_name_rule rule = TS_META_NAME_SUBDOMAIN;
 
-    if (!name || !name[0])
-        ts_field_errors_add(errs, TS_FIELD_REQUIRED, "metadata.name", NULL, 0,
-                            "name or generateName is required");
-    else if (res->kindid == TS__AS_NAMESPACE)
-        ts_names_dns1123_label(name, "metadata.name", errs);
-    else if (res->kindid != TS__AS_CONFIGMAP && res->kindid != TS__AS_SECRET &&
-             res->kindid != TS__AS_EVENT)
-        ts_names_dns1123_subdomain(name, "metadata.name", errs);
-    cJSON_ArrayForEach(l, cJSON_GetObjectItemCaseSensitive(md, "labels"))
-    {
-        ts_names_qualified(l->string, "metadata.labels", errs);
-        snprintf(path, sizeof(path), "metadata.labels");
-        if (!cJSON_IsString(l))
-            ts_field_errors_add(errs, TS_FIELD_INVALID, path, l->string, 1, "must be a string");
-        else
-            ts_names_label_value(l->valuestring, path, errs);
-    }
-    annotations_size(md, errs);
+    if (res->kindid == TS__AS_NAMESPACE)
+        rule = TS_META_NAME_LABEL;
+    else if (res->kindid == TS__AS_CONFIGMAP || res->kindid == TS__AS_SECRET ||
+             res->kindid == TS__AS_EVENT)
+        rule = TS_META_NAME_PRESENT;
+    ts_meta_validate(obj, rule, res->namespaced, errs);
 }
 
 static int named(const char *const *names, const char *key)

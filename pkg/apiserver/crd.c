@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "api/names.h"
-#include "apiserver/schema.h"
+#include "api/schema.h"
 #include "json/json.h"
 #include "util/alloc.h"
 

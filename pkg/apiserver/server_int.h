@@ -22,8 +22,8 @@
 
 #include "api/field.h"
 #include "apiserver/apiserver.h"
-#include "apiserver/cel_rules.h"
-#include "apiserver/schema.h"
+#include "api/cel_rules.h"
+#include "api/schema.h"
 #include "util/buf.h"
 #include "util/hmap.h"
 #include "util/strlist.h"
@@ -31,7 +31,6 @@
 #include "util/time.h"
 
 #define TS__AS_BODY_MAX        (16u << 20)
-#define TS__AS_ANNOTATIONS_MAX 262144
 
 /* Built-in kinds with behaviour of their own. */
 enum ts__as_kindid {

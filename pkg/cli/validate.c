@@ -1,6 +1,7 @@
 #include "cli/validate.h"
 
 #include "api/object.h"
+#include "cli/crdcheck.h"
 #include "cli/load.h"
 #include "json/json.h"
 #include "util/buf.h"
@@ -8,7 +9,7 @@
 
 #include <string.h>
 
-#define USAGE "usage: turnstilectl validate -f FILE [-o text|json]\n"
+#define USAGE "usage: turnstilectl validate -f FILE [--crds DIR] [-o text|json]\n"
 
 static const char *sget(const cJSON *obj, const char *path)
 {
@@ -65,18 +66,21 @@ static void add_errors(cJSON *res, const struct ts_field_errors *errs)
 }
 
 /* kubectl sends a namespaced object without a namespace with its
- * context's, "default" here. */
+ * context's, "default" here; kube-apiserver drops the namespace of a
+ * cluster-scoped one (k8s.io/apiserver pkg/registry/rest/meta.go). */
 static void default_namespace(cJSON *obj, enum ts_kind kind)
 {
+    cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+
+    if (!cJSON_IsObject(md))
+        return;
     if (kind != TS_KIND_LOCAL_QUEUE && kind != TS_KIND_WORKLOAD)
-        return;
-    if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(obj, "metadata")))
-        return;
-    if (!*sget(obj, "metadata.namespace"))
+        cJSON_DeleteItemFromObjectCaseSensitive(md, "namespace");
+    else if (!*sget(obj, "metadata.namespace"))
         ts_json_set_string(obj, "metadata.namespace", "default", NULL);
 }
 
-cJSON *ts_cli_validate_doc(const cJSON *doc, int partial_admission)
+cJSON *ts_cli_validate_doc(const cJSON *doc, const struct ts_cli_crds *crds, int partial_admission)
 {
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
     struct ts_webhook_options wo;
@@ -102,6 +106,14 @@ cJSON *ts_cli_validate_doc(const cJSON *doc, int partial_admission)
     cJSON_AddStringToObject(res, "name", sget(obj, "metadata.name"));
     if (*sget(obj, "metadata.namespace"))
         cJSON_AddStringToObject(res, "namespace", sget(obj, "metadata.namespace"));
+    if (crds && ts_cli_crds_check(crds, obj, &errs) == 0 && errs.n) {
+        /* refused before any validating webhook is asked */
+        cJSON_AddFalseToObject(res, "allowed");
+        add_errors(res, &errs);
+        ts_field_errors_release(&errs);
+        cJSON_Delete(obj);
+        return res;
+    }
     ts_webhook_options_init(&wo);
     wo.partial_admission = partial_admission;
     wh = ts_webhook_new(&wo);
@@ -158,7 +170,8 @@ int ts_cli_validate(int argc, char **argv, FILE *out, FILE *err)
 {
     struct ts_yaml_stream st = TS_YAML_STREAM_INIT;
     struct ts_err e = {0};
-    const char *file = NULL;
+    const char *file = NULL, *crds_dir = NULL;
+    struct ts_cli_crds *crds = NULL;
     int json = 0, rc = 0;
 
     for (int i = 0; i < argc; i++) {
@@ -166,6 +179,8 @@ int ts_cli_validate(int argc, char **argv, FILE *out, FILE *err)
 
         if (!strcmp(a, "-f") && v && !file)
             file = argv[++i];
+        else if (!strcmp(a, "--crds") && v && !crds_dir)
+            crds_dir = argv[++i];
         else if (!strcmp(a, "-o") && v && (!strcmp(v, "json") || !strcmp(v, "text")))
             json = !strcmp(argv[++i], "json");
         else {
@@ -177,12 +192,17 @@ int ts_cli_validate(int argc, char **argv, FILE *out, FILE *err)
         fputs("turnstilectl validate: -f FILE is required\n" USAGE, err);
         return 2;
     }
+    if (crds_dir && !(crds = ts_cli_crds_load(crds_dir, &e))) {
+        fprintf(err, "turnstilectl validate: %s\n", e.msg);
+        return 1;
+    }
     if (ts_cli_read_stream(file, &st, &e) != 0) {
+        ts_cli_crds_free(crds);
         fprintf(err, "turnstilectl validate: %s\n", e.msg);
         return 1;
     }
     for (size_t i = 0; i < st.n; i++) {
-        cJSON *res = ts_cli_validate_doc(st.docs[i].root, 1);
+        cJSON *res = ts_cli_validate_doc(st.docs[i].root, crds, 1);
 
         if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(res, "allowed")))
             rc = 1;
@@ -193,5 +213,6 @@ int ts_cli_validate(int argc, char **argv, FILE *out, FILE *err)
         cJSON_Delete(res);
     }
     ts_yaml_stream_release(&st);
+    ts_cli_crds_free(crds);
     return rc;
 }

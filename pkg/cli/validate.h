@@ -1,11 +1,15 @@
 /*
- * validate.h - `turnstilectl validate -f FILE [-o text|json]`: every Kueue
- * object of FILE ("-": standard input) through what Turnstile's webhook
- * does to it on CREATE: the mutating webhook's defaults
+ * validate.h - `turnstilectl validate -f FILE [--crds DIR] [-o text|json]`:
+ * every Kueue object of FILE ("-": standard input) through what the API
+ * server and Turnstile's webhook do to it on CREATE.  With --crds, first
+ * the API server's own checks from the CustomResourceDefinitions in DIR
+ * (cli/crdcheck.h: ObjectMeta, schema, CEL rules), which refuse before any
+ * webhook is asked; then the mutating webhook's defaults
  * (ts_webhook_default_kueue), decoding with the CRD's defaults and schema
  * rules, and the kind's create validation (ts_object_validate), the same
  * functions the webhook server runs.  A namespaced object without a
- * namespace gets "default", as kubectl gives it.
+ * namespace gets "default", as kubectl gives it; a cluster-scoped one loses
+ * its namespace, as kube-apiserver drops it.
  *
  * Output, one line per document: "Kind/name: accepted" or
  * "Kind/name: refused: MESSAGE"; with -o json one JSON object per line,
@@ -23,14 +27,18 @@
 #include <cJSON.h>
 #include <stdio.h>
 
+#include "cli/crdcheck.h"
+
 /* Runs `validate` with argv after "validate".  Returns the exit code: 0
  * (every document accepted), 1 (one refused, or a file unreadable: the
  * reason on err), 2 (usage). */
 int ts_cli_validate(int argc, char **argv, FILE *out, FILE *err);
 
-/* The JSON result of one document (the -o json line).  partial_admission
- * is the feature gate the Workload webhook reads.  Ownership: doc is
- * borrowed; the caller frees the result with cJSON_Delete(). */
-cJSON *ts_cli_validate_doc(const cJSON *doc, int partial_admission);
+/* The JSON result of one document (the -o json line); crds NULL skips the
+ * API server's checks.  partial_admission is the feature gate the Workload
+ * webhook reads.  Ownership: doc and crds are borrowed; the caller frees
+ * the result with cJSON_Delete(). */
+cJSON *ts_cli_validate_doc(const cJSON *doc, const struct ts_cli_crds *crds,
+                           int partial_admission);
 
 #endif

@@ -2,7 +2,8 @@
 """api_compare.py - Turnstile's API rules against Kueue's, on generated objects.
 
 Every object apigen.py generates for seeds 1..N goes through
-`turnstilectl validate -o json` and `kueue-api-oracle validate` (Kueue's
+`turnstilectl validate --crds crds -o json` (the API server's checks from
+our CRDs, then our webhook) and `kueue-api-oracle validate` (Kueue's
 CRDs and webhooks); every object Kueue accepts is converted
 v1beta2 -> v1beta1 -> v1beta2 by `turnstilectl convert` and compared with
 Kueue's conversion, and Kueue's v1beta1 form is validated by both and
@@ -275,13 +276,19 @@ def compare_conversion(t, args, cases):
     if v1:
         docs = [c["object"] for c in v1]
         compare_validation(t, v1, run_lines([args.oracle, "validate"], docs),
-                           run_lines([args.ctl, "validate", "-o", "json"], docs))
+                           run_lines(ctl_validate(args), docs))
+
+
+def ctl_validate(args):
+    """turnstilectl validate as the cluster answers: with our CRDs' checks."""
+    return [args.ctl, "validate", "--crds", args.crds, "-o", "json"]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ctl", default="build/bin/turnstilectl")
     ap.add_argument("--oracle", default="build/oracle/bin/kueue-api-oracle")
+    ap.add_argument("--crds", default="crds", help="the CRDs turnstilectl validate checks against")
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--first-seed", type=int, default=1)
     ap.add_argument("--kind", action="append", choices=apigen.KINDS)
@@ -295,7 +302,7 @@ def main():
         cases += apigen.generate(s, a.kind or apigen.KINDS)
     docs = [c["object"] for c in cases]
     kueue = run_lines([a.oracle, "validate"], docs)
-    ours = run_lines([a.ctl, "validate", "-o", "json"], docs)
+    ours = run_lines(ctl_validate(a), docs)
     t = Tally(a.out)
     compare_validation(t, cases, kueue, ours)
     accepted = [c for c, k in zip(cases, kueue) if k.get("allowed")]

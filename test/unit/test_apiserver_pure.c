@@ -13,7 +13,7 @@
 
 #include "apiserver/b64.h"
 #include "apiserver/jsonpath.h"
-#include "apiserver/schema.h"
+#include "api/schema.h"
 #include "apiserver/sel.h"
 #include "apiserver/smp.h"
 #include "apiserver/ssa.h"

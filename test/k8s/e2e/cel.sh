@@ -3,7 +3,7 @@
 # real kube-apiserver evaluates them, no webhook in the chain: each invalid
 # object below must be refused by kube-apiserver (else the rule in crds/ is
 # wrong or never runs).  The same request goes to turnstile-apiserver, which
-# must answer the same (its CEL interpreter, pkg/apiserver/cel*.c).
+# must answer the same (its CEL interpreter, pkg/api/cel*.c).
 # Transition rules (oldSelf) are checked with an update.  Meaningful only on
 # the real control plane: TS_SERVER=ours skips it.
 set -u

@@ -128,10 +128,16 @@ func validateDoc(crds crdSchemas, d doc) validation {
 	md, _ := raw["metadata"].(map[string]any)
 	if md != nil {
 		res.Name, res.Namespace = str(md, "name"), str(md, "namespace")
-		// kubectl fills the namespace of a namespaced object from its context
+		// kubectl fills the namespace of a namespaced object from its
+		// context; kube-apiserver drops that of a cluster-scoped one
+		// (k8s.io/apiserver pkg/registry/rest/meta.go
+		// EnsureObjectNamespaceMatchesRequestNamespace)
 		if v := crds[res.Kind][version]; v != nil && v.Namespaced && res.Namespace == "" {
 			md["namespace"] = "default"
 			res.Namespace = "default"
+		} else if v != nil && !v.Namespaced {
+			delete(md, "namespace")
+			res.Namespace = ""
 		}
 	}
 	crdErrs := defaultAndValidate(crds, res.Kind, version, raw)

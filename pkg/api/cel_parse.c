@@ -17,7 +17,7 @@
  * counting parse_expr() frames, and chains (a.b.c..., !!!x, a+b+c...) by
  * the depth recorded in every node; both stop at TS_CEL_MAX_DEPTH.
  */
-#include "apiserver/cel_int.h"
+#include "api/cel_int.h"
 
 #include <stdarg.h>
 #include <stdio.h>

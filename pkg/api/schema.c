@@ -2,7 +2,7 @@
  * schema.c - structural schema pruning, defaulting and validation (see
  * schema.h).
  */
-#include "apiserver/schema.h"
+#include "api/schema.h"
 
 #include <string.h>
 

@@ -4,7 +4,7 @@
  * types compare by value, other types never equal), conversion back to
  * JSON.
  */
-#include "apiserver/cel_int.h"
+#include "api/cel_int.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -31,8 +31,8 @@
  * freed with ts_cel_free(); they are read-only after compiling, so threads
  * may share them.  Inputs (values, schemas) are borrowed for the call.
  */
-#ifndef TS_APISERVER_CEL_H
-#define TS_APISERVER_CEL_H
+#ifndef TS_API_CEL_H
+#define TS_API_CEL_H
 
 #include <cJSON.h>
 

@@ -3,7 +3,7 @@
  * kube-apiserver's messages ("spec.x in body should be greater than or
  * equal to 1").
  */
-#include "apiserver/schema.h"
+#include "api/schema.h"
 
 #include <math.h>
 #include <regex.h>
@@ -264,7 +264,23 @@ static void check_list_type(const cJSON *schema, const cJSON *v, const char *pat
             if (same) {
                 ts_buf_reset(&p);
                 ts_buf_addf(&p, "%s[%d]", path, i);
-                render(a, &val);
+                if (!strcmp(lt, "set")) {
+                    render(a, &val);
+                } else { /* a map item is shown by its keys only */
+                    cJSON *key = cJSON_CreateObject();
+
+                    cJSON_ArrayForEach(k, keys)
+                    {
+                        const cJSON *kv = cJSON_IsString(k)
+                                              ? cJSON_GetObjectItemCaseSensitive(a, k->valuestring)
+                                              : NULL;
+
+                        if (kv)
+                            cJSON_AddItemToObject(key, k->valuestring, cJSON_Duplicate(kv, 1));
+                    }
+                    render(key, &val);
+                    cJSON_Delete(key);
+                }
                 ts_field_errors_add(errs, TS_FIELD_DUPLICATE, p.ptr, val.ptr, 0, NULL);
                 break;
             }

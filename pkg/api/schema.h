@@ -12,8 +12,8 @@
  * Ownership: schemas and objects are borrowed; mutators change obj in
  * place; strings appended to lists are copies.
  */
-#ifndef TS_APISERVER_SCHEMA_H
-#define TS_APISERVER_SCHEMA_H
+#ifndef TS_API_SCHEMA_H
+#define TS_API_SCHEMA_H
 
 #include <cJSON.h>
 

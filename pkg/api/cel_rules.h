@@ -25,8 +25,8 @@
  * must outlive it; the caller frees it with ts_cel_rules_free().  It is
  * read-only after ts_cel_rules_new(), so threads may share it.
  */
-#ifndef TS_APISERVER_CEL_RULES_H
-#define TS_APISERVER_CEL_RULES_H
+#ifndef TS_API_CEL_RULES_H
+#define TS_API_CEL_RULES_H
 
 #include <cJSON.h>
 

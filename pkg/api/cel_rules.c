@@ -3,13 +3,13 @@
  * tree that mirrors the schema nodes holding rules, and its walk over a
  * custom resource (see cel_rules.h).
  */
-#include "apiserver/cel_rules.h"
+#include "api/cel_rules.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "apiserver/cel.h"
+#include "api/cel.h"
 #include "json/json.h"
 #include "util/alloc.h"
 #include "util/buf.h"
@@ -140,7 +140,7 @@ static int compile_rule(const cJSON *v, const cJSON *schema, const char *what, s
     if (!src || !src[0])
         return -1;
     if (!(r->prog = ts_cel_compile(src, &err))) {
-        ts_log_warn("apiserver", "crd=%s CEL rule skipped, it does not compile: %s: %s", what, src,
+        ts_log_warn("cel", "crd=%s CEL rule skipped, it does not compile: %s: %s", what, src,
                     err.ptr);
         ts_buf_release(&err);
         return -1;
@@ -148,9 +148,8 @@ static int compile_rule(const cJSON *v, const cJSON *schema, const char *what, s
     if (mexpr && mexpr[0]) {
         ts_buf_reset(&err);
         if (!(r->message_prog = ts_cel_compile(mexpr, &err)))
-            ts_log_warn("apiserver",
-                        "crd=%s messageExpression ignored, it does not compile: %s: %s", what,
-                        mexpr, err.ptr);
+            ts_log_warn("cel", "crd=%s messageExpression ignored, it does not compile: %s: %s",
+                        what, mexpr, err.ptr);
     }
     ts_buf_release(&err);
     r->text = trimmed(src);

@@ -1,5 +1,5 @@
-/* Table tests for turnstile-apiserver's CEL subset (apiserver/cel.h) and the
- * CRD rule validation built on it (apiserver/cel_rules.h): every distinct
+/* Table tests for turnstile-apiserver's CEL subset (api/cel.h) and the
+ * CRD rule validation built on it (api/cel_rules.h): every distinct
  * x-kubernetes-validations rule of crds/ and config/external/ compiles and
  * is evaluated on inputs it accepts and refuses; operators, macros, CEL's
  * error semantics and integer overflow; malformed and hostile rules fail
@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "apiserver/cel.h"
-#include "apiserver/cel_rules.h"
+#include "api/cel.h"
+#include "api/cel_rules.h"
 #include "json/json.h"
 #include "util/alloc.h"
 #include "util/log.h"

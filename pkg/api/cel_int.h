@@ -10,15 +10,15 @@
  *    to is either borrowed from the evaluation's inputs or allocated from
  *    the evaluation's arena, which dies with the evaluation.
  */
-#ifndef TS_APISERVER_CEL_INT_H
-#define TS_APISERVER_CEL_INT_H
+#ifndef TS_API_CEL_INT_H
+#define TS_API_CEL_INT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include <cJSON.h>
 
-#include "apiserver/cel.h"
+#include "api/cel.h"
 #include "util/arena.h"
 #include "util/buf.h"
 

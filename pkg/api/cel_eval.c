@@ -8,7 +8,7 @@
  * Every evaluated node costs a step and building a string or list costs
  * steps by its size, so TS_CEL_MAX_STEPS bounds both time and memory.
  */
-#include "apiserver/cel_int.h"
+#include "api/cel_int.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -3,7 +3,7 @@
  * quotings (with raw strings and CEL's escapes, decoded to UTF-8),
  * operators and // comments.
  */
-#include "apiserver/cel_int.h"
+#include "api/cel_int.h"
 
 #include <errno.h>
 #include <stdio.h>
