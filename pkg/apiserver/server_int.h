@@ -30,7 +30,7 @@
 #include "util/strmap.h"
 #include "util/time.h"
 
-#define TS__AS_BODY_MAX        (16u << 20)
+#define TS__AS_BODY_MAX (16u << 20)
 
 /* Built-in kinds with behaviour of their own. */
 enum ts__as_kindid {

@@ -38,7 +38,6 @@ int ts_cli_validate(int argc, char **argv, FILE *out, FILE *err);
  * API server's checks.  partial_admission is the feature gate the Workload
  * webhook reads.  Ownership: doc and crds are borrowed; the caller frees
  * the result with cJSON_Delete(). */
-cJSON *ts_cli_validate_doc(const cJSON *doc, const struct ts_cli_crds *crds,
-                           int partial_admission);
+cJSON *ts_cli_validate_doc(const cJSON *doc, const struct ts_cli_crds *crds, int partial_admission);
 
 #endif
