@@ -118,9 +118,21 @@ static void check_number(const cJSON *schema, const cJSON *v, const char *path,
     ts_buf_release(&lim);
 }
 
-/* RE2 -> POSIX ERE for the classes POSIX lacks. */
-static void translate(const char *re, struct ts_buf *out)
+/* RE2 -> POSIX ERE for the classes POSIX lacks.  A case-insensitive flag
+ * group "(?i)" at the start (after an optional "^") is dropped and
+ * reported as REG_ICASE; returns the extra regcomp() flags. */
+static int translate(const char *re, struct ts_buf *out)
 {
+    int flags = 0;
+
+    if (re[0] == '^' && !strncmp(re + 1, "(?i)", 4)) {
+        ts_buf_addc(out, '^');
+        re += 5;
+        flags = REG_ICASE;
+    } else if (!strncmp(re, "(?i)", 4)) {
+        re += 4;
+        flags = REG_ICASE;
+    }
     for (; *re; re++) {
         if (re[0] == '\\' && re[1]) {
             switch (re[1]) {
@@ -142,6 +154,7 @@ static void translate(const char *re, struct ts_buf *out)
         }
         ts_buf_addc(out, *re);
     }
+    return flags;
 }
 
 static void validate(const struct vctx *x, const cJSON *schema, const cJSON *obj, const char *path);
@@ -150,9 +163,9 @@ static int compile(const char *pattern, regex_t *rx)
 {
     struct ts_buf re = TS_BUF_INIT;
     int rc;
+    int flags = translate(pattern, &re);
 
-    translate(pattern, &re);
-    rc = regcomp(rx, re.ptr, REG_EXTENDED | REG_NOSUB);
+    rc = regcomp(rx, re.ptr, REG_EXTENDED | REG_NOSUB | flags);
     ts_buf_release(&re);
     return rc;
 }

@@ -55,12 +55,13 @@ static void put(struct ts_ctl *c, const cJSON *obj)
     /* read here, never encoded back: no raw copy of the pod templates */
     int rc = ts_object_decode_flags(obj, TS_DECODE_NO_RAW, &o, &errs, &err);
 
-    /* Without the webhook (or with failurePolicy Ignore) invalid queue
-     * objects reach us: the engine takes only what the webhook would have
-     * let through.  Workloads are not held to it: refusing a stored,
-     * admitted one would lose its quota usage. */
+    /* Without the webhook (or with failurePolicy Ignore) invalid objects
+     * reach us: the engine takes only what the webhook would have let
+     * through.  A Workload holding quota is taken whatever it says:
+     * refusing it would lose its quota usage. */
     if (!rc && (o.kind == TS_KIND_RESOURCE_FLAVOR || o.kind == TS_KIND_CLUSTER_QUEUE ||
-                o.kind == TS_KIND_COHORT || o.kind == TS_KIND_LOCAL_QUEUE))
+                o.kind == TS_KIND_COHORT || o.kind == TS_KIND_LOCAL_QUEUE ||
+                (o.kind == TS_KIND_WORKLOAD && !ts_workload_has_quota_reservation(&o.u.wl))))
         ts_object_validate(&o, &errs);
     if (!rc && errs.n)
         rc = ts_field_errors_to_err(&errs, ts_kind_name(o.kind), &err);

@@ -155,13 +155,21 @@ static inline int cs_type_ok(const char *type, const cJSON *v)
 }
 
 /* 1 = s matches the POSIX extended regular expression, 0 = it does not,
- * -1 = the pattern does not compile. */
+ * -1 = the pattern does not compile.  RE2's leading "(?i)" (after an
+ * optional "^") is taken as REG_ICASE. */
 static inline int cs_match(const char *pattern, const char *s)
 {
+    char buf[1024];
+    int flags = 0;
     regex_t re;
     int rc;
 
-    if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB) != 0)
+    if (!strncmp(pattern, "^(?i)", 5) && strlen(pattern) < sizeof(buf)) {
+        snprintf(buf, sizeof(buf), "^%s", pattern + 5);
+        pattern = buf;
+        flags = REG_ICASE;
+    }
+    if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB | flags) != 0)
         return -1;
     rc = regexec(&re, s, 0, NULL, 0);
     regfree(&re);

@@ -296,6 +296,173 @@ static const struct rule_case rule_cases[] = {
     {"size(self.filter(i, i.nodeLabel == 'kubernetes.io/hostname')) == 0 || self[size(self) - "
      "1].nodeLabel == 'kubernetes.io/hostname'",
      "[{'nodeLabel':'kubernetes.io/hostname'},{'nodeLabel':'zone'}]", NULL, 0},
+    /* Kueue v0.17's rules (crds/ took them verbatim) */
+    {"(has(oldSelf.status) && has(oldSelf.status.conditions) && "
+     "oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == "
+     "'True') && (self.spec.priorityClassSource != "
+     "'kueue.x-k8s.io/workloadpriorityclass') && has(oldSelf.spec.priorityClassName) && "
+     "has(self.spec.priorityClassName)) ? (oldSelf.spec.priorityClassName == "
+     "self.spec.priorityClassName) : true",
+     "{'spec':{'priorityClassName':'p','priorityClassSource':''}}",
+     "{'spec':{'priorityClassName':'p'},'status':{'conditions':[{'type':'QuotaReserved','s"
+     "tatus':'True'}]}}",
+     1},
+    {"(has(oldSelf.status) && has(oldSelf.status.conditions) && "
+     "oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == "
+     "'True') && (self.spec.priorityClassSource != "
+     "'kueue.x-k8s.io/workloadpriorityclass') && has(oldSelf.spec.priorityClassName) && "
+     "has(self.spec.priorityClassName)) ? (oldSelf.spec.priorityClassName == "
+     "self.spec.priorityClassName) : true",
+     "{'spec':{'priorityClassName':'q','priorityClassSource':''}}",
+     "{'spec':{'priorityClassName':'p'},'status':{'conditions':[{'type':'QuotaReserved','s"
+     "tatus':'True'}]}}",
+     0},
+    {"((has(oldSelf.status) && has(oldSelf.status.conditions) && "
+     "oldSelf.status.conditions.exists(c, c.type == 'Admitted' && c.status == 'True')) && "
+     "(has(self.status) && has(self.status.conditions) && "
+     "self.status.conditions.exists(c, c.type == 'Admitted' && c.status == "
+     "'True')))?((has(oldSelf.spec.maximumExecutionTimeSeconds)?oldSelf.spec.maximumExecut"
+     "ionTimeSeconds:0) ==  "
+     "(has(self.spec.maximumExecutionTimeSeconds)?self.spec.maximumExecutionTimeSeconds:0)"
+     "):true",
+     "{'spec':{},'status':{'conditions':[{'type':'Admitted','status':'True'}]}}",
+     "{'spec':{'maximumExecutionTimeSeconds':0},'status':{'conditions':[{'type':'Admitted'"
+     ",'status':'True'}]}}",
+     1},
+    {"((has(oldSelf.status) && has(oldSelf.status.conditions) && "
+     "oldSelf.status.conditions.exists(c, c.type == 'Admitted' && c.status == 'True')) && "
+     "(has(self.status) && has(self.status.conditions) && "
+     "self.status.conditions.exists(c, c.type == 'Admitted' && c.status == "
+     "'True')))?((has(oldSelf.spec.maximumExecutionTimeSeconds)?oldSelf.spec.maximumExecut"
+     "ionTimeSeconds:0) ==  "
+     "(has(self.spec.maximumExecutionTimeSeconds)?self.spec.maximumExecutionTimeSeconds:0)"
+     "):true",
+     "{'spec':{'maximumExecutionTimeSeconds':60},'status':{'conditions':[{'type':'Admitted"
+     "','status':'True'}]}}",
+     "{'spec':{},'status':{'conditions':[{'type':'Admitted','status':'True'}]}}", 0},
+    {"(has(oldSelf.status) && has(oldSelf.status.conditions) && "
+     "oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == "
+     "'True')) ? (!has(oldSelf.spec.priorityClassRef) && "
+     "!has(self.spec.priorityClassRef)) || (has(oldSelf.spec.priorityClassRef) && "
+     "has(self.spec.priorityClassRef)) : true",
+     "{'spec':{'priorityClassRef':{'name':'b'}}}",
+     "{'spec':{'priorityClassRef':{'name':'a'}},'status':{'conditions':[{'type':'QuotaRese"
+     "rved','status':'True'}]}}",
+     1},
+    {"(has(oldSelf.status) && has(oldSelf.status.conditions) && "
+     "oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == "
+     "'True')) ? (!has(oldSelf.spec.priorityClassRef) && "
+     "!has(self.spec.priorityClassRef)) || (has(oldSelf.spec.priorityClassRef) && "
+     "has(self.spec.priorityClassRef)) : true",
+     "{'spec':{}}",
+     "{'spec':{'priorityClassRef':{'name':'a'}},'status':{'conditions':[{'type':'QuotaRese"
+     "rved','status':'True'}]}}",
+     0},
+    {"(has(oldSelf.status) && has(oldSelf.status.conditions) && "
+     "oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == "
+     "'True') && has(oldSelf.spec.priorityClassRef) && has(self.spec.priorityClassRef)) ? "
+     "oldSelf.spec.priorityClassRef.group == self.spec.priorityClassRef.group : true",
+     "{'spec':{'priorityClassRef':{'group':'g','kind':'k','name':'b'}}}",
+     "{'spec':{'priorityClassRef':{'group':'g','kind':'k','name':'a'}},'status':{'conditio"
+     "ns':[{'type':'QuotaReserved','status':'True'}]}}",
+     1},
+    {"(has(oldSelf.status) && has(oldSelf.status.conditions) && "
+     "oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == "
+     "'True') && has(oldSelf.spec.priorityClassRef) && has(self.spec.priorityClassRef)) ? "
+     "oldSelf.spec.priorityClassRef.group == self.spec.priorityClassRef.group : true",
+     "{'spec':{'priorityClassRef':{'group':'h','kind':'k','name':'a'}}}",
+     "{'spec':{'priorityClassRef':{'group':'g','kind':'k','name':'a'}},'status':{'conditio"
+     "ns':[{'type':'QuotaReserved','status':'True'}]}}",
+     0},
+    {"(has(oldSelf.status) && has(oldSelf.status.conditions) && "
+     "oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == "
+     "'True') && has(oldSelf.spec.priorityClassRef) && has(self.spec.priorityClassRef)) ? "
+     "oldSelf.spec.priorityClassRef.kind == self.spec.priorityClassRef.kind : true",
+     "{'spec':{'priorityClassRef':{'group':'g','kind':'k','name':'b'}}}",
+     "{'spec':{'priorityClassRef':{'group':'g','kind':'k','name':'a'}},'status':{'conditio"
+     "ns':[{'type':'QuotaReserved','status':'True'}]}}",
+     1},
+    {"(has(oldSelf.status) && has(oldSelf.status.conditions) && "
+     "oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == "
+     "'True') && has(oldSelf.spec.priorityClassRef) && has(self.spec.priorityClassRef)) ? "
+     "oldSelf.spec.priorityClassRef.kind == self.spec.priorityClassRef.kind : true",
+     "{'spec':{'priorityClassRef':{'group':'g','kind':'l','name':'a'}}}",
+     "{'spec':{'priorityClassRef':{'group':'g','kind':'k','name':'a'}},'status':{'conditio"
+     "ns':[{'type':'QuotaReserved','status':'True'}]}}",
+     0},
+    {"(has(oldSelf.status) && has(oldSelf.status.conditions) && "
+     "oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == "
+     "'True') && has(oldSelf.spec.priorityClassRef) && has(self.spec.priorityClassRef) && "
+     "self.spec.priorityClassRef.group == 'scheduling.k8s.io' && "
+     "self.spec.priorityClassRef.kind == 'PriorityClass') ? "
+     "oldSelf.spec.priorityClassRef.name == self.spec.priorityClassRef.name : true",
+     "{'spec':{'priorityClassRef':{'group':'kueue.x-k8s.io','kind':'WorkloadPriorityClass'"
+     ",'name':'b'}}}",
+     "{'spec':{'priorityClassRef':{'group':'kueue.x-k8s.io','kind':'WorkloadPriorityClass'"
+     ",'name':'a'}},'status':{'conditions':[{'type':'QuotaReserved','status':'True'}]}}",
+     1},
+    {"(has(oldSelf.status) && has(oldSelf.status.conditions) && "
+     "oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == "
+     "'True') && has(oldSelf.spec.priorityClassRef) && has(self.spec.priorityClassRef) && "
+     "self.spec.priorityClassRef.group == 'scheduling.k8s.io' && "
+     "self.spec.priorityClassRef.kind == 'PriorityClass') ? "
+     "oldSelf.spec.priorityClassRef.name == self.spec.priorityClassRef.name : true",
+     "{'spec':{'priorityClassRef':{'group':'scheduling.k8s.io','kind':'PriorityClass','nam"
+     "e':'b'}}}",
+     "{'spec':{'priorityClassRef':{'group':'scheduling.k8s.io','kind':'PriorityClass','nam"
+     "e':'a'}},'status':{'conditions':[{'type':'QuotaReserved','status':'True'}]}}",
+     0},
+    {"!has(self.priorityClassRef) || has(self.priority)",
+     "{'priorityClassRef':{'name':'a'},'priority':1}", NULL, 1},
+    {"!has(self.priorityClassRef) || has(self.priority)", "{'priorityClassRef':{'name':'a'}}", NULL,
+     0},
+    {"(self.group == 'scheduling.k8s.io') ? self.kind == 'PriorityClass' : true",
+     "{'group':'scheduling.k8s.io','kind':'PriorityClass','name':'a'}", NULL, 1},
+    {"(self.group == 'scheduling.k8s.io') ? self.kind == 'PriorityClass' : true",
+     "{'group':'scheduling.k8s.io','kind':'WorkloadPriorityClass','name':'a'}", NULL, 0},
+    {"(self.group == 'kueue.x-k8s.io') ? self.kind == 'WorkloadPriorityClass' : true",
+     "{'group':'kueue.x-k8s.io','kind':'WorkloadPriorityClass','name':'a'}", NULL, 1},
+    {"(self.group == 'kueue.x-k8s.io') ? self.kind == 'WorkloadPriorityClass' : true",
+     "{'group':'kueue.x-k8s.io','kind':'PriorityClass','name':'a'}", NULL, 0},
+    {"!(self.reclaimWithinCohort == 'Never' && has(self.borrowWithinCohort) &&  "
+     "self.borrowWithinCohort.policy != 'Never')",
+     "{'reclaimWithinCohort':'Any','borrowWithinCohort':{'policy':'LowerPriority'}}", NULL, 1},
+    {"!(self.reclaimWithinCohort == 'Never' && has(self.borrowWithinCohort) &&  "
+     "self.borrowWithinCohort.policy != 'Never')",
+     "{'reclaimWithinCohort':'Never','borrowWithinCohort':{'policy':'LowerPriority'}}", NULL, 0},
+    {"!has(self.topologyName) || self.nodeLabels.size() >= 1",
+     "{'topologyName':'t','nodeLabels':{'a':'b'}}", NULL, 1},
+    {"!has(self.topologyName) || self.nodeLabels.size() >= 1",
+     "{'topologyName':'t','nodeLabels':{}}", NULL, 0},
+    {"!has(self.topologyName) || self.nodeLabels.size() >= 1", "{'topologyName':'t'}", NULL, -1},
+    {"!has(oldSelf.topologyName) || (has(self.nodeLabels) == has(oldSelf.nodeLabels) && "
+     "(!has(self.nodeLabels) || self.nodeLabels == oldSelf.nodeLabels))",
+     "{'topologyName':'t','nodeLabels':{'a':'b'}}", "{'topologyName':'t','nodeLabels':{'a':'b'}}",
+     1},
+    {"!has(oldSelf.topologyName) || (has(self.nodeLabels) == has(oldSelf.nodeLabels) && "
+     "(!has(self.nodeLabels) || self.nodeLabels == oldSelf.nodeLabels))",
+     "{'topologyName':'t','nodeLabels':{'a':'c'}}", "{'topologyName':'t','nodeLabels':{'a':'b'}}",
+     0},
+    {"!has(oldSelf.topologyName) || (has(self.tolerations) == has(oldSelf.tolerations) && "
+     "(!has(self.tolerations) || self.tolerations == oldSelf.tolerations))",
+     "{'topologyName':'t'}", "{'topologyName':'t'}", 1},
+    {"!has(oldSelf.topologyName) || (has(self.tolerations) == has(oldSelf.tolerations) && "
+     "(!has(self.tolerations) || self.tolerations == oldSelf.tolerations))",
+     "{'topologyName':'t','tolerations':[{'key':'k','operator':'Exists'}]}", "{'topologyName':'t'}",
+     0},
+    {"self.all(x, !has(x.key) ? x.operator == 'Exists' : true)",
+     "[{'operator':'Exists'},{'key':'k'}]", NULL, 1},
+    {"self.all(x, !has(x.key) ? x.operator == 'Exists' : true)", "[{'operator':'Equal'}]", NULL, 0},
+    {"self.all(x, !has(x.key) ? x.operator == 'Exists' : true)", "[{'effect':'NoSchedule'}]", NULL,
+     -1},
+    {"self.all(x, has(x.tolerationSeconds) ? x.effect == 'NoExecute' : true)",
+     "[{'key':'k','effect':'NoExecute','tolerationSeconds':5},{'key':'j'}]", NULL, 1},
+    {"self.all(x, has(x.tolerationSeconds) ? x.effect == 'NoExecute' : true)",
+     "[{'key':'k','effect':'NoSchedule','tolerationSeconds':5}]", NULL, 0},
+    {"self.all(x, has(x.operator) && x.operator == 'Exists' ? !has(x.value) : true)",
+     "[{'key':'k','operator':'Exists'},{'key':'j','value':'v'}]", NULL, 1},
+    {"self.all(x, has(x.operator) && x.operator == 'Exists' ? !has(x.value) : true)",
+     "[{'key':'k','operator':'Exists','value':'v'}]", NULL, 0},
 };
 
 static void test_rule_table(void **state)

@@ -228,7 +228,8 @@ static const char *schema_text =
     "\"properties\":{\"name\":{\"type\":\"string\",\"maxLength\":5,\"pattern\":\"^[a-z]+$\"},"
     "\"mode\":{\"type\":\"string\",\"enum\":[\"A\",\"B\"],\"default\":\"A\"},"
     "\"n\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":10},"
-    "\"re2\":{\"type\":\"string\",\"pattern\":\"(?i)^a$\"},"
+    "\"re2\":{\"type\":\"string\",\"pattern\":\"a(?=b)\"},"
+    "\"ci\":{\"type\":\"string\",\"pattern\":\"^(?i)a$\"},"
     "\"q\":{\"x-kubernetes-int-or-string\":true},"
     "\"opt\":{\"type\":\"object\",\"default\":{},\"properties\":{\"w\":{\"type\":\"integer\","
     "\"default\":1}}},"
@@ -250,6 +251,10 @@ static void test_schema(void **state)
          "", "spec.zz,metadata.bogus"},
         /* a pattern POSIX cannot compile is not checked */
         {"{\"spec\":{\"name\":\"ab\",\"re2\":\"zzz\"}}", NULL, "", ""},
+        /* RE2's leading case-insensitive flag */
+        {"{\"spec\":{\"name\":\"ab\",\"ci\":\"A\"}}", NULL, "", ""},
+        {"{\"spec\":{\"name\":\"ab\",\"ci\":\"zzz\"}}", NULL,
+         "spec.ci: Invalid value: \"zzz\": spec.ci in body should match '^(?i)a$'", ""},
         {"{\"spec\":{\"mode\":\"C\",\"n\":0,\"q\":\"1Gi\"}}", NULL,
          "spec.name: Required value|spec.mode: Unsupported value: \"C\": supported values: "
          "\"A\", \"B\"|spec.n: Invalid value: 0: spec.n in body should be greater than or equal "
