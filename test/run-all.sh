@@ -6,7 +6,9 @@
 #      Kueue's own scheduler and by Turnstile's engine; a difference not listed
 #      in test/oracle/known-differences.txt fails; then a fixed set of random
 #      scenarios (make fidelity-seeds: seeds 0-29 of every family of
-#      test/oracle/gen.py, known-fuzz-differences.txt);
+#      test/oracle/gen.py, known-fuzz-differences.txt), and Kueue's API
+#      rules (make api-fidelity SEEDS=3: CRDs, webhooks and conversion on
+#      generated objects, known-api-differences.txt);
 #   3. make bench-vs-kueue's harness on test/perf/smoke.yaml (Kueue's own
 #      performance runner and minimalkueue, then Turnstile, on envtest's
 #      control plane): the table comes out whole;
@@ -70,6 +72,17 @@ else
         failed=$((failed + 1))
         echo "[  FAILED  ] fidelity-seeds (log: $logs/fidelity-seeds.log)"
         tail -30 "$logs/fidelity-seeds.log"
+    fi
+    # Kueue's API rules (CRDs, webhooks, conversion) on a fixed set of
+    # generated objects: seeds 1-3 of test/oracle/apigen.py
+    if $MAKE --no-print-directory api-fidelity SEEDS=3 ORACLE_SIM="$build/bin/turnstilectl" \
+        API_FIDELITY_ARGS=--strict >"$logs/api-fidelity.log" 2>&1; then
+        passed=$((passed + 1))
+        echo "[  PASSED  ] api-fidelity: $(awk '$2 ~ /^[0-9]+$/ {n += $2} END {print n}' "$logs/api-fidelity.log") objects, every difference listed with its reason"
+    else
+        failed=$((failed + 1))
+        echo "[  FAILED  ] api-fidelity (log: $logs/api-fidelity.log)"
+        tail -30 "$logs/api-fidelity.log"
     fi
     echo
     echo "== Kueue beside Turnstile (make bench-vs-kueue's harness on test/perf/smoke.yaml) =="

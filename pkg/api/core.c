@@ -49,10 +49,20 @@ static void exprs_decode(struct ts_dec *d, const cJSON *a, struct ts_label_selec
         struct ts_selector_req *r = &s->exprs[i];
         size_t mark = ts_path_push_index(&d->path, i++);
         int op = 0;
+        char *opname = NULL;
 
         ts_dec_string(d, e, "key", &r->key);
-        if (ts_dec_enum(d, e, "operator", selector_ops, &op) == 0)
+        /* apimachinery's ValidateLabelSelector: any string decodes, an
+         * unknown one is "not a valid selector operator" */
+        if (ts_dec_string(d, e, "operator", &opname) == 0)
             ts_dec_error(d, TS_FIELD_REQUIRED, "operator", NULL, "%s", "");
+        while (opname && selector_ops[op] && strcmp(selector_ops[op], opname))
+            op++;
+        if (opname && !selector_ops[op]) {
+            ts_dec_error(d, TS_FIELD_INVALID, "operator", opname, "not a valid selector operator");
+            op = 0;
+        }
+        free(opname);
         r->op = (enum ts_selector_op)op;
         ts_dec_strlist(d, e, "values", &r->values);
         ts_path_pop(&d->path, mark);

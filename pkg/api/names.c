@@ -163,18 +163,20 @@ int ts_names_dns1123_label(const char *v, const char *path, struct ts_field_erro
     return n + 1;
 }
 
-static int subdomain_errors(const char *v, const char *prefix, const char *unit, const char *path,
-                            struct ts_field_errors *errs)
+/* The DNS-1123 subdomain errors of v, each message after `prefix`,
+ * showing `shown` as the bad value. */
+static int subdomain_errors(const char *v, const char *shown, const char *prefix, const char *unit,
+                            const char *path, struct ts_field_errors *errs)
 {
     int n = 0;
 
     if (strlen(v) > 253) {
-        ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1, "%smust be no more than 253 %s",
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, shown, 1, "%smust be no more than 253 %s",
                             prefix, unit);
         n++;
     }
     if (!subdomain_pattern(v)) {
-        ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1, "%s%s", prefix,
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, shown, 1, "%s%s", prefix,
                             DNS1123_SUBDOMAIN_MSG);
         n++;
     }
@@ -183,7 +185,7 @@ static int subdomain_errors(const char *v, const char *prefix, const char *unit,
 
 int ts_names_dns1123_subdomain(const char *v, const char *path, struct ts_field_errors *errs)
 {
-    return subdomain_errors(v, "", "characters", path, errs);
+    return subdomain_errors(v, v, "", "characters", path, errs);
 }
 
 /* Whether s matches the name-part pattern, whatever its length. */
@@ -221,7 +223,7 @@ int ts_names_qualified(const char *v, const char *path, struct ts_field_errors *
                                 "prefix part must be non-empty");
             n++;
         } else {
-            n += subdomain_errors(prefix, "prefix part ", "bytes", path, errs);
+            n += subdomain_errors(prefix, v, "prefix part ", "bytes", path, errs);
         }
         free(prefix);
     }

@@ -5,8 +5,10 @@
  */
 #include "api/schema.h"
 
+#include <errno.h>
 #include <math.h>
 #include <regex.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +94,44 @@ static void check_enum(const cJSON *schema, const cJSON *v, const char *path,
     ts_buf_release(&one);
 }
 
+/* Whether the number v fits an integer of `format` (int32, int64 or none:
+ * int64), as kube-openapi's IsValueValidAgainstRange asks. */
+static int integer_fits(const cJSON *v, const char *format)
+{
+    double d = v->valuedouble;
+
+    if (cJSON_IsRaw(v)) { /* an integer too long for a double: past 2^53 */
+        errno = 0;
+        (void)strtoll(v->valuestring, NULL, 10);
+        return errno == 0 && format && strcmp(format, "int32") != 0;
+    }
+    if (floor(d) != d)
+        return 0;
+    if (format && !strcmp(format, "int32"))
+        return d >= INT32_MIN && d <= INT32_MAX;
+    return d >= -9223372036854775808.0 && d < 9223372036854775808.0;
+}
+
+/* kube-openapi's range check of an integer field's value against its
+ * format: "<nil>: Invalid value: "": Checked value must be of type integer
+ * with format int32 in <path>" ("(default format)" without one). */
+static void check_integer_range(const cJSON *schema, const cJSON *v, const char *path,
+                                struct ts_field_errors *errs)
+{
+    const char *type = cJSON_GetStringValue(get(schema, "type"));
+    const char *format = cJSON_GetStringValue(get(schema, "format"));
+
+    if (!type || strcmp(type, "integer") || !cJSON_IsNumber(v) || integer_fits(v, format))
+        return;
+    if (format && *format)
+        ts_field_errors_add(errs, TS_FIELD_INVALID, "<nil>", "", 1,
+                            "Checked value must be of type integer with format %s in %s", format,
+                            path);
+    else
+        ts_field_errors_add(errs, TS_FIELD_INVALID, "<nil>", "", 1,
+                            "Checked value must be of type integer (default format) in %s", path);
+}
+
 static void check_number(const cJSON *schema, const cJSON *v, const char *path,
                          struct ts_field_errors *errs)
 {
@@ -101,6 +141,7 @@ static void check_number(const cJSON *schema, const cJSON *v, const char *path,
     struct ts_buf val = TS_BUF_INIT, lim = TS_BUF_INIT;
     double d = v->valuedouble;
 
+    check_integer_range(schema, v, path, errs);
     render(v, &val);
     if (cJSON_IsNumber(mn) && (exmin ? d <= mn->valuedouble : d < mn->valuedouble)) {
         render(mn, &lim);
@@ -381,9 +422,38 @@ static void validate(const struct vctx *x, const cJSON *schema, const cJSON *obj
     }
     if (!type_ok(schema, obj)) {
         const char *want = cJSON_GetStringValue(get(schema, "type"));
+        const char *format = cJSON_GetStringValue(get(schema, "format"));
+
+        if (!want && cJSON_IsArray(get(schema, "anyOf"))) {
+            /* an int-or-string written as anyOf [integer, string], as
+             * kube-apiserver reports it: the combined type, the anyOf and
+             * the first branch's type */
+            ts_field_errors_add(errs, TS_FIELD_TYPE_INVALID, path, type_of(obj), 1,
+                                "%s in body must be of type integer,string: \"%s\"", path,
+                                type_of(obj));
+            ts_field_errors_add(errs, TS_FIELD_INVALID, "<nil>", "", 1,
+                                "\"%s\" must validate at least one schema (anyOf)", path);
+            ts_field_errors_add(errs, TS_FIELD_TYPE_INVALID, path, type_of(obj), 1,
+                                "%s in body must be of type integer: \"%s\"", path, type_of(obj));
+            check_integer_range(schema, obj, path, errs);
+            return;
+        }
+        if (want && !strcmp(want, "integer") && format && *format && !cJSON_IsString(obj) &&
+            !cJSON_IsArray(obj)) {
+            /* a formatted integer against a value of another kind: the
+             * format is named, and the value's own format (float64 for a
+             * number, none for a boolean or an object) */
+            const char *own = cJSON_IsNumber(obj) ? "float64" : "";
+
+            ts_field_errors_add(errs, TS_FIELD_TYPE_INVALID, path, own, 1,
+                                "%s in body must be of type %s: \"%s\"", path, format, own);
+            check_integer_range(schema, obj, path, errs);
+            return;
+        }
         ts_field_errors_add(errs, TS_FIELD_TYPE_INVALID, path, type_of(obj), 1,
                             "%s in body must be of type %s: \"%s\"", path,
                             want ? want : "int-or-string", type_of(obj));
+        check_integer_range(schema, obj, path, errs);
         return;
     }
     check_enum(schema, obj, path, errs);

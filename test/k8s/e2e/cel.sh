@@ -89,13 +89,43 @@ wl w2 "  priorityClassRef: {name: p, kind: WorkloadPriorityClass, group: kueue.x
 $POD" >"$T/obj.yaml"
 refused "priority with priorityClassRef" "priority should not be nil when priorityClassRef is set"
 
+# Kueue v0.17's schema rules as crds/ carries them, and kube-apiserver's
+# own checks (ObjectMeta, number formats, int-or-string)
+cq c6 '  admissionChecksStrategy: {admissionChecks: []}' >"$T/obj.yaml"
+refused "admissionChecks minItems" "should have at least 1 items"
+cq c7 '  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: f
+      resources:
+      - {name: cpu, nominalQuota: true}' >"$T/obj.yaml"
+refused "nominalQuota of the wrong type (anyOf)" "must validate at least one schema (anyOf)"
+cq c8 '  preemption:
+    reclaimWithinCohort: Any
+    borrowWithinCohort: {policy: LowerPriority, maxPriorityThreshold: 2147483648}' >"$T/obj.yaml"
+refused "maxPriorityThreshold past int32" "int32"
+printf 'apiVersion: kueue.x-k8s.io/v1beta2\nkind: WorkloadPriorityClass\nmetadata: {name: w1}\nvalue: 1.5\n' >"$T/obj.yaml"
+refused "WorkloadPriorityClass value not an integer" "must be of type integer"
+printf 'apiVersion: kueue.x-k8s.io/v1beta2\nkind: WorkloadPriorityClass\nmetadata: {name: w2, labels: {a: %s}}\nvalue: 1\n' \
+    "$(printf 'x%.0s' $(seq 64))" >"$T/obj.yaml"
+refused "label value too long (ObjectMeta)" "must be no more than 63"
+wl w5 "  podSets:
+  - name: main
+    count: 1
+    template: {spec: {containers: [{image: busybox}]}}" >"$T/obj.yaml"
+refused "pod template container without a name" "name: Required value"
+wl w6 "  podSets:
+$(for i in 1 2 3 4 5 6 7 8 9; do printf '  - name: p%s\n    count: 1\n%s\n' "$i" "$POD"; done)" >"$T/obj.yaml"
+refused "at most 8 pod sets" "must have at most 8 items"
+
 # a transition rule (oldSelf): a ResourceFlavor's topologyName is immutable
 rf r4 '  nodeLabels: {a: b}
   topologyName: t' >"$T/r4.yaml"
 for KC in $KC_REAL $KC_OURS; do K create -f "$T/r4.yaml" >/dev/null; done
 real=$(KC=$KC_REAL K patch resourceflavor r4 --type=merge -p '{"spec":{"topologyName":"u"}}' 2>&1)
 ours=$(KC=$KC_OURS K patch resourceflavor r4 --type=merge -p '{"spec":{"topologyName":"u"}}' 2>&1)
-check "kube-apiserver: topologyName immutable (oldSelf rule)" contains "$real" "field is immutable"
+check "kube-apiserver: topologyName immutable (oldSelf rule)" contains "$real" \
+    "topologyName is immutable when topologyName is set"
 [ "$real" = "$ours" ] || {
     differ=$((differ + 1))
     printf 'difference for the topologyName update:\n  kube-apiserver:      %s\n  turnstile-apiserver: %s\n' "$real" "$ours"
