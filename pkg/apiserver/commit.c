@@ -31,11 +31,15 @@ static void copy_member(cJSON *dst, const cJSON *src, const char *key)
         cJSON_AddItemToObject(dst, key, cJSON_Duplicate(v, 1));
 }
 
+/* ObjectMeta's rules for built-in kinds (a custom resource's are checked
+ * with its schema, ts__as_cr_prepare()). */
 static void validate_meta(const struct ts__as_res *res, const cJSON *obj,
                           struct ts_field_errors *errs)
 {
     enum ts_meta_name_rule rule = TS_META_NAME_SUBDOMAIN;
 
+    if (res->kindid == TS__AS_CR)
+        return;
     if (res->kindid == TS__AS_NAMESPACE)
         rule = TS_META_NAME_LABEL;
     else if (res->kindid == TS__AS_CONFIGMAP || res->kindid == TS__AS_SECRET ||

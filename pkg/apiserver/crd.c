@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "api/names.h"
+#include "api/meta_validate.h"
 #include "api/schema.h"
 #include "json/json.h"
 #include "util/alloc.h"
@@ -318,6 +319,44 @@ static void strict_error(struct ts__as_req *q, struct ts__as_resp *r,
     ts_buf_release(&msg);
 }
 
+/* Go's JSON name of v's type, as encoding/json's UnmarshalTypeError says. */
+static const char *go_json_type(const cJSON *v)
+{
+    if (cJSON_IsNumber(v) || cJSON_IsRaw(v))
+        return "number";
+    if (cJSON_IsBool(v))
+        return "bool";
+    if (cJSON_IsArray(v))
+        return "array";
+    if (cJSON_IsObject(v))
+        return "object";
+    return "string";
+}
+
+/* kube-apiserver decodes a custom resource's metadata into ObjectMeta
+ * before anything else: a string field of another type is a 400.  0, or
+ * -1 after replying. */
+static int metadata_types(struct ts__as_req *q, struct ts__as_resp *r, const cJSON *obj)
+{
+    static const char *const strings[] = {"name", "generateName", "namespace", NULL};
+    const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+    char msg[512];
+
+    for (size_t i = 0; strings[i]; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(md, strings[i]);
+
+        if (!v || cJSON_IsString(v) || cJSON_IsNull(v))
+            continue;
+        snprintf(msg, sizeof(msg),
+                 "%s in version \"%s\" cannot be handled as a %s: json: cannot unmarshal %s into "
+                 "Go struct field ObjectMeta.%s of type string",
+                 q->res->kind, q->ver->name, q->res->kind, go_json_type(v), strings[i]);
+        ts__as_reply_status(r, 400, "BadRequest", msg, NULL);
+        return -1;
+    }
+    return 0;
+}
+
 int ts__as_cr_prepare(struct ts__as_req *q, struct ts__as_resp *r, const cJSON *old, cJSON *obj)
 {
     const char *fv = ts__as_query(q, "fieldValidation");
@@ -330,6 +369,8 @@ int ts__as_cr_prepare(struct ts__as_req *q, struct ts__as_resp *r, const cJSON *
         ts__as_reply_badreq(r, "fieldValidation must be one of Ignore, Warn, or Strict");
         return -1;
     }
+    if (metadata_types(q, r, obj))
+        return -1;
     ts_schema_prune(schema, obj, 1, &pruned);
     if (pruned.n && fv && !strcmp(fv, "Strict")) {
         strict_error(q, r, &pruned);
@@ -342,6 +383,9 @@ int ts__as_cr_prepare(struct ts__as_req *q, struct ts__as_resp *r, const cJSON *
     }
     ts_strlist_release(&pruned);
     ts_schema_default(schema, obj);
+    /* ObjectMeta's errors count before the CEL rules, as in kube-apiserver's
+     * custom resource strategy */
+    ts_meta_validate(obj, TS_META_NAME_SUBDOMAIN, q->res->namespaced, &errs);
     ts_schema_validate_with(schema, q->ver->patterns, obj, "", &errs);
     ts_cel_rules_check(q->ver->cel, obj, old, &errs, &r->warnings);
     if (errs.n) {

@@ -58,9 +58,19 @@ DEFAULTS_IGNORED = {"Workload": [("metadata", "finalizers")]}
 ASPECTS = ["accept/refuse", "paths", "messages", "defaults", "round trip", "conversion"]
 
 
+CHUNK = 4000  # documents per call: turnstilectl reads files of at most 64 MiB
+
+
 def run_lines(cmd, docs):
-    """Runs cmd on docs written as one multi-document file; returns one
-    parsed JSON line per document."""
+    """Runs cmd on docs, CHUNK at a time written as one multi-document
+    file; returns one parsed JSON line per document."""
+    out = []
+    for i in range(0, len(docs), CHUNK):
+        out += run_chunk(cmd, docs[i:i + CHUNK])
+    return out
+
+
+def run_chunk(cmd, docs):
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
         for d in docs:
             f.write("---\n" + json.dumps(d) + "\n")
