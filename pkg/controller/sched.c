@@ -261,6 +261,13 @@ static void verify_admission(struct ts_ctl *c, struct write *w)
     }
 }
 
+/* A write the API server refused for what it says (400 Bad Request, 422
+ * Invalid): the same write would be refused again. */
+static int refused_for_good(const struct ts_kube_result *res)
+{
+    return res->http_status == 400 || res->http_status == 422;
+}
+
 static void written(struct ts_kube_client *kc, struct ts_kube_result *res, void *data)
 {
     struct write *w = data;
@@ -284,7 +291,9 @@ static void written(struct ts_kube_client *kc, struct ts_kube_result *res, void 
         else
             ts_log_info("controller", "workload=%s/%s status write failed: %s", w->ns, w->name,
                         res->err.msg);
-        if (w->kind == TS_DECISION_ADMIT && !w->victim)
+        if (w->kind == TS_DECISION_ADMIT && !w->victim && refused_for_good(res))
+            ts_engine_admit_refused(c->engine, w->ns, w->name);
+        else if (w->kind == TS_DECISION_ADMIT && !w->victim)
             ts_engine_admit_forget(c->engine, w->ns, w->name);
         else if (w->victim && w->unsent) /* the cache has the newer version already */
             ts_engine_evict_forget(c->engine, w->ns, w->name);

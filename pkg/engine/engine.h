@@ -195,6 +195,11 @@ size_t ts_engine_cycle(struct ts_engine *e, ts_time now, struct ts_cycle *out);
  * requeueing the workload).  Unknown or not-assumed workloads are ignored. */
 void ts_engine_admit_confirm(struct ts_engine *e, const char *ns, const char *name);
 void ts_engine_admit_forget(struct ts_engine *e, const char *ns, const char *name);
+/* Forgets an assumed admission that the API server refused for good (the
+ * write was invalid, not merely late): its usage is released and the
+ * workload waits outside the queues until its object is put again, so
+ * cycles do not admit and refuse it in a loop. */
+void ts_engine_admit_refused(struct ts_engine *e, const char *ns, const char *name);
 
 /* The latest pending verdict (QuotaReserved=False reason and message) of a
  * workload that is still pending: 0 and *reason, *message set, or

@@ -699,14 +699,22 @@ void ts_engine_admit_confirm(struct ts_engine *e, const char *ns, const char *na
     ts__eng_touch(wl);
 }
 
-static void release(struct ts_engine *e, struct ts__eng_wl *wl);
+static void release(struct ts_engine *e, struct ts__eng_wl *wl, int requeue);
 
 void ts_engine_admit_forget(struct ts_engine *e, const char *ns, const char *name)
 {
     struct ts__eng_wl *wl = find(e, ns, name);
 
     if (wl && wl->state == TS__ENG_WL_ASSUMED)
-        release(e, wl);
+        release(e, wl, 1);
+}
+
+void ts_engine_admit_refused(struct ts_engine *e, const char *ns, const char *name)
+{
+    struct ts__eng_wl *wl = find(e, ns, name);
+
+    if (wl && wl->state == TS__ENG_WL_ASSUMED)
+        release(e, wl, 0);
 }
 
 void ts_engine_evict_forget(struct ts_engine *e, const char *ns, const char *name)
@@ -739,11 +747,12 @@ void ts_engine_release(struct ts_engine *e, const char *ns, const char *name)
     struct ts__eng_wl *wl = find(e, ns, name);
 
     if (wl && (wl->state == TS__ENG_WL_ASSUMED || wl->state == TS__ENG_WL_ADMITTED))
-        release(e, wl);
+        release(e, wl, 1);
 }
 
-/* Drops the quota wl holds and queues it again. */
-static void release(struct ts_engine *e, struct ts__eng_wl *wl)
+/* Drops the quota wl holds and queues it again, or (requeue 0) holds it
+ * idle until its object is put again. */
+static void release(struct ts_engine *e, struct ts__eng_wl *wl, int requeue)
 {
     struct ts_quota_node *freed;
 
@@ -753,8 +762,9 @@ static void release(struct ts_engine *e, struct ts__eng_wl *wl)
     wl->admission = NULL;
     free(wl->admission_cq);
     wl->admission_cq = NULL;
-    wl->state = TS__ENG_WL_PENDING;
-    ts__eng_wl_enqueue(e, wl);
+    wl->state = requeue ? TS__ENG_WL_PENDING : TS__ENG_WL_IDLE;
+    if (requeue)
+        ts__eng_wl_enqueue(e, wl);
     ts__eng_touch(wl);
     if (freed)
         ts__eng_requeue_tree(e, freed);

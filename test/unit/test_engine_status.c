@@ -1,7 +1,8 @@
 /* Tests for the queue status versions (engine/status.h): the controller
  * computes a queue's status again only when its version changes, so every
  * change the status or the queue metrics show must change it, and changes
- * elsewhere should not (that is the saving). */
+ * elsewhere should not (that is the saving).  And for admissions whose
+ * write the controller could not land (ts_engine_admit_forget/refused). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -323,6 +324,52 @@ static void test_fair_sharing_has_no_version(void **state)
     ts_sim_free(s);
 }
 
+static size_t admissions(struct ts_sim *s)
+{
+    struct ts_cycle c;
+    size_t n = 0;
+
+    ts_cycle_init(&c);
+    ts_engine_cycle(ts_sim_engine(s), NOW, &c); /* not applied: no write lands */
+    for (size_t i = 0; i < c.n; i++)
+        n += c.items[i].kind == TS_DECISION_ADMIT;
+    ts_cycle_release(&c);
+    return n;
+}
+
+/* An admission whose write was lost is given back and decided again at
+ * the next cycle; one the API server refused for good gives its quota
+ * back and waits until the Workload changes: cycles do not admit and
+ * refuse it in a loop. */
+static void test_refused_admission_waits_for_a_change(void **state)
+{
+    struct ts_sim *s = ts_sim_new(NULL);
+    struct ts_engine *e = ts_sim_engine(s);
+    struct ts_engine_cq_stats st;
+    int64_t used;
+
+    (void)state;
+    sim_add_yaml(s, queues, NOW);
+    add_workload(s, "w1", "la", "2");
+    assert_int_equal(admissions(s), 1);
+    ts_engine_admit_forget(e, "default", "w1");
+    assert_int_equal(admissions(s), 1);
+    ts_engine_admit_refused(e, "default", "w1");
+    assert_int_equal(ts_engine_usage(e, "a", 0, "default", "cpu", &used), 0);
+    assert_int_equal(used, 0);
+    assert_int_equal(ts_engine_cq_stats(e, "a", &st), 0);
+    assert_int_equal(st.reserving, 0);
+    assert_int_equal(admissions(s), 0);
+    assert_int_equal(admissions(s), 0);
+    assert_int_equal(ts_engine_check(e, NULL, 0), 0);
+    /* the Workload changes (here: its request): it is decided again */
+    add_workload(s, "w1", "la", "3");
+    assert_int_equal(admissions(s), 1);
+    assert_int_equal(ts_engine_usage(e, "a", 0, "default", "cpu", &used), 0);
+    assert_int_equal(used, 3000);
+    ts_sim_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -331,6 +378,7 @@ int main(void)
         cmocka_unit_test(test_refilled_local_queue_has_a_new_version),
         cmocka_unit_test(test_fair_sharing_has_no_version),
         cmocka_unit_test(test_finished_workloads_forgotten),
+        cmocka_unit_test(test_refused_admission_waits_for_a_change),
     };
 
     ts_alloc_init();
