@@ -22,8 +22,9 @@
     "  what-if    which workloads a proposed change would admit, preempt or keep waiting\n"        \
     "  get        list a cluster's workloads, queues, ... using your kubeconfig\n"                 \
     "  bench      Kueue's scheduler performance test on a generator file, ideal or live\n"         \
-    "  validate   what the webhook makes of Kueue objects: defaults, accepted or refused and "     \
+    "  validate   what the cluster makes of Kueue objects: defaults, accepted or refused and "     \
     "why\n"                                                                                        \
+    "             (--crds DIR adds the API server's checks from the CRDs in DIR)\n"                \
     "  convert    Kueue objects converted between kueue.x-k8s.io/v1beta1 and v1beta2\n"
 
 int main(int argc, char **argv)

@@ -81,3 +81,37 @@ metadata: {name: x}' >"$tmp/cm.yaml"
 if "$bin" validate -f "$tmp/cm.yaml" -o json >"$tmp/cm.json"; then exit 1; fi
 grep -q '"error":"unsupported object: apiVersion \\"v1\\", kind \\"ConfigMap\\""' "$tmp/cm.json"
 echo "ok: errors"
+
+# --crds: the API server's own checks from the CRDs come first, as in a
+# cluster: a CRD-only rule (admissionChecks minItems), ObjectMeta (a label
+# value), the namespace of a cluster-scoped object dropped
+cat >"$tmp/crd.yaml" <<'YAML'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: acs, namespace: team-a}
+spec:
+  admissionChecksStrategy: {admissionChecks: []}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata:
+  name: rf
+  labels: {team: "not a label value"}
+YAML
+"$bin" validate -f "$tmp/crd.yaml" >"$tmp/nocrd.txt" || true
+grep -q '^ClusterQueue/acs: accepted$' "$tmp/nocrd.txt"
+rc=0
+"$bin" validate --crds crds -f "$tmp/crd.yaml" -o json >"$tmp/crd.json" || rc=$?
+test "$rc" = 1
+python3 - "$tmp/crd.json" <<'PY'
+import json, sys
+cq, rf = [json.loads(l) for l in open(sys.argv[1])]
+assert cq["allowed"] is False and "namespace" not in cq, cq
+assert [e["field"] for e in cq["errors"]] == ["spec.admissionChecksStrategy.admissionChecks"], cq
+assert "should have at least 1 items" in cq["errors"][0]["message"], cq
+assert rf["allowed"] is False and rf["errors"][0]["field"] == "metadata.labels", rf
+assert "a valid label must be an empty string" in rf["errors"][0]["message"], rf
+PY
+if "$bin" validate --crds "$tmp/no-such-dir" -f "$tmp/crd.yaml" 2>"$tmp/err"; then exit 1; fi
+grep -q -- "--crds $tmp/no-such-dir: cannot read the directory" "$tmp/err"
+echo "ok: --crds"
