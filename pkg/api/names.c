@@ -33,9 +33,11 @@ static int alnum(char c)
     return lower_alnum(c) || (c >= 'A' && c <= 'Z');
 }
 
-static int label_n(const char *s, size_t n)
+/* The patterns, whatever the length (the limits are checked apart, with
+ * messages of their own). */
+static int label_chars(const char *s, size_t n)
 {
-    if (n == 0 || n > 63 || !lower_alnum(s[0]) || !lower_alnum(s[n - 1]))
+    if (n == 0 || !lower_alnum(s[0]) || !lower_alnum(s[n - 1]))
         return 0;
     for (size_t i = 0; i < n; i++) {
         if (!lower_alnum(s[i]) && s[i] != '-')
@@ -44,44 +46,48 @@ static int label_n(const char *s, size_t n)
     return 1;
 }
 
-int ts_names_is_dns1123_label(const char *v)
+/* Dot-separated labels; those inside a subdomain have no 63-char limit of
+ * their own. */
+static int subdomain_pattern(const char *v)
 {
-    return label_n(v, strlen(v));
-}
-
-int ts_names_is_dns1123_subdomain(const char *v)
-{
-    size_t n = strlen(v);
-    const char *p = v;
-
-    if (n == 0 || n > 253)
-        return 0;
     for (;;) {
-        const char *dot = strchr(p, '.');
-        size_t len = dot ? (size_t)(dot - p) : strlen(p);
+        const char *dot = strchr(v, '.');
+        size_t len = dot ? (size_t)(dot - v) : strlen(v);
 
-        /* labels inside a subdomain have no 63-char limit of their own */
-        if (len == 0 || !lower_alnum(p[0]) || !lower_alnum(p[len - 1]))
+        if (!label_chars(v, len))
             return 0;
-        for (size_t i = 0; i < len; i++) {
-            if (!lower_alnum(p[i]) && p[i] != '-')
-                return 0;
-        }
         if (!dot)
             return 1;
-        p = dot + 1;
+        v = dot + 1;
     }
 }
 
-static int name_part(const char *s, size_t n)
+static int name_pattern(const char *s, size_t n)
 {
-    if (n == 0 || n > 63 || !alnum(s[0]) || !alnum(s[n - 1]))
+    if (n == 0 || !alnum(s[0]) || !alnum(s[n - 1]))
         return 0;
     for (size_t i = 0; i < n; i++) {
         if (!alnum(s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
             return 0;
     }
     return 1;
+}
+
+int ts_names_is_dns1123_label(const char *v)
+{
+    size_t n = strlen(v);
+
+    return n <= 63 && label_chars(v, n);
+}
+
+int ts_names_is_dns1123_subdomain(const char *v)
+{
+    return strlen(v) <= 253 && subdomain_pattern(v);
+}
+
+static int name_part(const char *s, size_t n)
+{
+    return n <= 63 && name_pattern(s, n);
 }
 
 int ts_names_is_qualified(const char *v)
@@ -107,41 +113,6 @@ int ts_names_is_label_value(const char *v)
     return n == 0 || name_part(v, n);
 }
 
-/* Whether v matches the DNS label pattern, whatever its length. */
-static int label_pattern(const char *v)
-{
-    size_t n = strlen(v);
-
-    if (n == 0 || !lower_alnum(v[0]) || !lower_alnum(v[n - 1]))
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!lower_alnum(v[i]) && v[i] != '-')
-            return 0;
-    }
-    return 1;
-}
-
-/* Whether v matches the subdomain pattern, whatever its length. */
-static int subdomain_pattern(const char *v)
-{
-    const char *p = v;
-
-    for (;;) {
-        const char *dot = strchr(p, '.');
-        size_t len = dot ? (size_t)(dot - p) : strlen(p);
-
-        if (len == 0 || !lower_alnum(p[0]) || !lower_alnum(p[len - 1]))
-            return 0;
-        for (size_t i = 0; i < len; i++) {
-            if (!lower_alnum(p[i]) && p[i] != '-')
-                return 0;
-        }
-        if (!dot)
-            return 1;
-        p = dot + 1;
-    }
-}
-
 /* The messages are apimachinery's: DNS names say "characters"
  * (pkg/util/validation), label keys and values "bytes"
  * (pkg/api/validate/content); every rule broken gives its own error. */
@@ -154,7 +125,7 @@ int ts_names_dns1123_label(const char *v, const char *path, struct ts_field_erro
                             "must be no more than 63 characters");
         n++;
     }
-    if (label_pattern(v))
+    if (label_chars(v, strlen(v)))
         return n;
     if (subdomain_pattern(v))
         ts_field_errors_add(errs, TS_FIELD_INVALID, path, v, 1, "must not contain dots");
@@ -186,18 +157,6 @@ static int subdomain_errors(const char *v, const char *shown, const char *prefix
 int ts_names_dns1123_subdomain(const char *v, const char *path, struct ts_field_errors *errs)
 {
     return subdomain_errors(v, v, "", "characters", path, errs);
-}
-
-/* Whether s matches the name-part pattern, whatever its length. */
-static int name_pattern(const char *s, size_t n)
-{
-    if (n == 0 || !alnum(s[0]) || !alnum(s[n - 1]))
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!alnum(s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
-            return 0;
-    }
-    return 1;
 }
 
 int ts_names_qualified(const char *v, const char *path, struct ts_field_errors *errs)

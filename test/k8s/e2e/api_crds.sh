@@ -10,14 +10,7 @@ cd "$(dirname "$0")/../../.." || exit 1
 . test/e2e/lib/apiserver.sh
 need_kubectl
 . test/k8s/e2e/lib/k8s.sh
-[ -x "$BIN" ] || { echo "skip: $BIN not built"; exit 77; }
-[ "${TS_SERVER:-real}" != ours ] || { echo "skip: compares turnstile-apiserver with kube-apiserver"; exit 77; }
-as_start
-K apply -f crds/ >/dev/null
-KC_OURS=$KC
-k8s_up
-KC_REAL=$KC
-crds_apply
+crds_on_both
 $PY test/k8s/e2e/lib/api_crds.py --real "$KC_REAL" --ours "$KC_OURS" --seeds 2 >"$T/out" 2>&1
 rc=$?
 cat "$T/out"

@@ -11,14 +11,7 @@ cd "$(dirname "$0")/../../.." || exit 1
 . test/e2e/lib/apiserver.sh
 need_kubectl
 . test/k8s/e2e/lib/k8s.sh
-[ -x "$BIN" ] || { echo "skip: $BIN not built"; exit 77; }
-[ "${TS_SERVER:-real}" != ours ] || { echo "skip: compares turnstile-apiserver with kube-apiserver"; exit 77; }
-as_start
-K apply -f crds/ >/dev/null
-KC_OURS=$KC
-k8s_up
-KC_REAL=$KC
-crds_apply
+crds_on_both
 
 cq() { # NAME SPEC-YAML (indented by 2)
     printf 'apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: %s}\nspec:\n%s\n' "$1" "$2"

@@ -13,6 +13,10 @@
 #                        sets WH_PID, WH_PORT, WH_CA (base64)
 #   k8s_with_turnstile QUEUES  k8s_up, crds_apply, wh_start, QUEUES applied
 #   pods_of JOB, no_pods JOB   the Pods of a Job of team-a ("name node phase")
+#   crds_on_both         turnstile-apiserver and the real control plane, crds/
+#                        on both and no webhook; sets KC_OURS, KC_REAL (KC is
+#                        the real one's).  Exits 77 when the binaries are not
+#                        built or TS_SERVER=ours (it compares the two)
 #   crds_apply           kubectl apply --server-side the CRDs (crds/ and the
 #                        Kubeflow ones), wait until Established
 #   k8s_logs             tail of every component's log (on failure)
@@ -56,6 +60,17 @@ k8s_logs() {
         echo "--- $c"
         tail -"${1:-15}" "$K8S_DIR/$c.log" 2>/dev/null
     done
+}
+
+crds_on_both() {
+    [ -x "$BIN" ] || { echo "skip: $BIN not built"; exit 77; }
+    [ "${TS_SERVER:-real}" != ours ] || { echo "skip: compares turnstile-apiserver with kube-apiserver"; exit 77; }
+    as_start
+    K apply -f crds/ >/dev/null
+    KC_OURS=$KC
+    k8s_up
+    KC_REAL=$KC
+    crds_apply
 }
 
 crds_apply() {
