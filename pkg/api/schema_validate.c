@@ -5,7 +5,6 @@
  */
 #include "api/schema.h"
 
-#include <errno.h>
 #include <math.h>
 #include <regex.h>
 #include <stdint.h>
@@ -100,11 +99,6 @@ static int integer_fits(const cJSON *v, const char *format)
 {
     double d = v->valuedouble;
 
-    if (cJSON_IsRaw(v)) { /* an integer too long for a double: past 2^53 */
-        errno = 0;
-        (void)strtoll(v->valuestring, NULL, 10);
-        return errno == 0 && format && strcmp(format, "int32") != 0;
-    }
     if (floor(d) != d)
         return 0;
     if (format && !strcmp(format, "int32"))
