@@ -125,7 +125,7 @@ struct ts_admission *ts_admission_dup(const struct ts_admission *a)
 
 /* --- status arrays ---------------------------------------------------------- */
 
-static void psu_release(struct ts_podset_update *u)
+void ts_podset_update_release(struct ts_podset_update *u)
 {
     free(u->name);
     ts_strmap_release(&u->labels);
@@ -134,13 +134,13 @@ static void psu_release(struct ts_podset_update *u)
     ts_tolerations_free(u->tolerations, u->n_tolerations);
 }
 
-static void check_release(struct ts_admission_check_state *c)
+void ts_admission_check_state_release(struct ts_admission_check_state *c)
 {
     free(c->name);
     free(c->state);
     free(c->message);
     for (size_t i = 0; i < c->n_podset_updates; i++)
-        psu_release(&c->podset_updates[i]);
+        ts_podset_update_release(&c->podset_updates[i]);
     free(c->podset_updates);
 }
 
@@ -185,7 +185,7 @@ static void status_release(struct ts_workload_status *s)
         free(s->reclaimable_pods[i].name);
     free(s->reclaimable_pods);
     for (size_t i = 0; i < s->n_admission_checks; i++)
-        check_release(&s->admission_checks[i]);
+        ts_admission_check_state_release(&s->admission_checks[i]);
     free(s->admission_checks);
     for (size_t i = 0; i < s->n_resource_requests; i++) {
         free(s->resource_requests[i].name);

@@ -283,6 +283,10 @@ struct ts_admission *ts_admission_dup(const struct ts_admission *a);
 /* Appends an assignment named `name` (copied); returns it.  Borrowed until
  * the next append. */
 struct ts_podset_assignment *ts_admission_add(struct ts_admission *a, const char *name);
+/* Free what an admission check state / pod set update owns (not the
+ * struct itself). */
+void ts_podset_update_release(struct ts_podset_update *u);
+void ts_admission_check_state_release(struct ts_admission_check_state *c);
 
 /* --- JSON ------------------------------------------------------------------ */
 

@@ -2,6 +2,7 @@
  * queue).  Objects the engine cannot take are logged with the object and
  * field named, and a Warning event InvalidObject says the same on the
  * object; they never stop the others. */
+#include "api/admissioncheck.h"
 #include "api/object.h"
 #include "api/unhonoured.h"
 #include "controller/manager_int.h"
@@ -110,6 +111,19 @@ static void put(struct ts_ctl *c, const cJSON *obj)
     ts__ctl_kick(c);
 }
 
+/* An AdmissionCheck: the engine needs its controller and whether it is
+ * Active (status condition Active=True, set by the check's controller). */
+static void put_check(struct ts_ctl *c, const cJSON *obj)
+{
+    const char *name, *controller;
+    int active;
+
+    if (ts_admission_check_read(obj, &name, &controller, &active))
+        return;
+    ts_engine_put_admission_check(c->engine, name, controller, active);
+    ts__ctl_kick(c);
+}
+
 static void del(struct ts_ctl *c, enum ts__ctl_inf which, const cJSON *obj)
 {
     const char *ns = ts_json_get_string(obj, "metadata.namespace");
@@ -143,6 +157,9 @@ static void del(struct ts_ctl *c, enum ts__ctl_inf which, const cJSON *obj)
     case TS__CTL_NS:
         ts_engine_delete_namespace(c->engine, name);
         break;
+    case TS__CTL_AC:
+        ts_engine_delete_admission_check(c->engine, name);
+        break;
     case TS__CTL_WL:
         ts_engine_delete_workload(c->engine, orempty(ns), name);
         break;
@@ -169,6 +186,10 @@ static void on_add(struct ts_informer *inf, const cJSON *obj, void *data)
     (void)inf;
     if (TS__CTL_IS_JOB_INF(f->which)) {
         job_key(f->c, f->which, obj);
+        return;
+    }
+    if (f->which == TS__CTL_AC) {
+        put_check(f->c, obj);
         return;
     }
     put(f->c, obj);

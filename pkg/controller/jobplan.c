@@ -1,4 +1,5 @@
 #include "controller/jobplan.h"
+#include "controller/jobplan_int.h"
 
 #include "api/object.h"
 #include "controller/jobkind.h"
@@ -24,10 +25,8 @@ void ts_jobplan_release(struct ts_jobplan *p)
     ts_jobplan_init(p);
 }
 
-static void event(struct ts_jobplan *p, const char *type, const char *reason, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void event(struct ts_jobplan *p, const char *type, const char *reason, const char *fmt, ...)
+void ts__jobplan_event(struct ts_jobplan *p, const char *type, const char *reason, const char *fmt,
+                       ...)
 {
     va_list ap;
 
@@ -85,7 +84,7 @@ static int plan_create(const struct ts_object *o, const cJSON *job, const struct
     int rc = build(o, env, &p->workload, &e);
 
     if (rc == TS_ENOTFOUND) { /* Kueue creates nothing and warns on the job */
-        event(p, "Warning", "WorkloadPriorityClassNotFound", "%s", e.msg);
+        ts__jobplan_event(p, "Warning", "WorkloadPriorityClassNotFound", "%s", e.msg);
         return 0;
     }
     if (rc)
@@ -100,8 +99,8 @@ static int plan_create(const struct ts_object *o, const cJSON *job, const struct
         return rc;
     }
     p->ops |= TS_JOBPLAN_CREATE_WORKLOAD;
-    event(p, "Normal", "CreatedWorkload", "Created Workload: %s/%s", p->workload.meta.namespace_,
-          p->workload.meta.name);
+    ts__jobplan_event(p, "Normal", "CreatedWorkload", "Created Workload: %s/%s",
+                      p->workload.meta.namespace_, p->workload.meta.name);
     if (!ts_jobkind_is_suspended(k, job)) {
         p->job = cJSON_Duplicate(job, 1);
         ts_jobkind_set_suspend(k, p->job, 1);
@@ -119,8 +118,8 @@ static void plan_finished(const struct job_facts *f, const struct ts_workload *w
                       f->message ? f->message : "", wl->meta.generation, now);
     p->ops |= TS_JOBPLAN_WORKLOAD_STATUS;
     p->metric = TS_JOBPLAN_METRIC_FINISHED;
-    event(p, "Normal", "FinishedWorkload", "Workload '%s/%s' is declared finished",
-          wl->meta.namespace_, wl->meta.name);
+    ts__jobplan_event(p, "Normal", "FinishedWorkload", "Workload '%s/%s' is declared finished",
+                      wl->meta.namespace_, wl->meta.name);
 }
 
 /* Kueue's Job.Stop (pkg/controller/jobs/job/job_controller.go): a batch/v1
@@ -139,7 +138,7 @@ static int plan_stop(const cJSON *job, const struct ts_jobkind *k, const struct 
     if (!k->kf && was_running) {
         ts_jobkind_set_suspend(k, p->job, 1);
         p->ops |= TS_JOBPLAN_UPDATE_JOB;
-        event(p, "Normal", "Stopped", "%s", why);
+        ts__jobplan_event(p, "Normal", "Stopped", "%s", why);
         return 1;
     }
     if ((rc = ts_jobkind_stop(k, p->job, wl, &changed, err)))
@@ -160,7 +159,7 @@ static int plan_stop(const cJSON *job, const struct ts_jobkind *k, const struct 
     }
     p->ops |= TS_JOBPLAN_UPDATE_JOB;
     if (was_running)
-        event(p, "Normal", "Stopped", "%s", why);
+        ts__jobplan_event(p, "Normal", "Stopped", "%s", why);
     return 1;
 }
 
@@ -236,8 +235,8 @@ static int plan_sync(const struct ts_object *o, const struct ts_workload *wl,
         fresh.spec.podsets = ps;
         fresh.spec.n_podsets = n;
         p->ops |= TS_JOBPLAN_UPDATE_WORKLOAD;
-        event(p, "Normal", "UpdatedWorkload", "Updated not matching Workload for suspended job: %s",
-              wl->meta.name);
+        ts__jobplan_event(p, "Normal", "UpdatedWorkload",
+                          "Updated not matching Workload for suspended job: %s", wl->meta.name);
     }
     ts_workload_release(&fresh);
     return rc;
@@ -251,8 +250,8 @@ static int plan_start(const cJSON *job, const struct ts_jobkind *k, const struct
     p->job = cJSON_Duplicate(job, 1);
     if (ts_jobkind_start(k, p->job, wl, env->flavor, env->flavor_ctx, &e) == 0) {
         p->ops |= TS_JOBPLAN_UPDATE_JOB;
-        event(p, "Normal", "Started", "Admitted by clusterQueue %s",
-              wl->status.admission ? wl->status.admission->cluster_queue : "");
+        ts__jobplan_event(p, "Normal", "Started", "Admitted by clusterQueue %s",
+                          wl->status.admission ? wl->status.admission->cluster_queue : "");
         return 0;
     }
     /* a template that contradicts the flavor can never start (Kueue) */
@@ -260,7 +259,7 @@ static int plan_start(const cJSON *job, const struct ts_jobkind *k, const struct
     ts_conditions_set(&p->workload.status.conditions, TS_WL_COND_FINISHED, "True",
                       TS_WL_REASON_FAILED_TO_START, e.msg, wl->meta.generation, now);
     p->ops |= TS_JOBPLAN_WORKLOAD_STATUS;
-    event(p, "Warning", "FailedToStart", "%s", e.msg);
+    ts__jobplan_event(p, "Warning", "FailedToStart", "%s", e.msg);
     return 0;
 }
 
@@ -362,8 +361,8 @@ static void plan_pods_ready(const struct job_facts *f, const struct ts_workload 
         p->metric = TS_JOBPLAN_METRIC_PODS_READY_TIMEOUT;
         p->metric_cause = reason;
         p->metric_first = p->workload.status.requeue_state.count.v <= 1;
-        event(p, "Normal", "Stopped", "Exceeded the PodsReady timeout %s/%s", wl->meta.namespace_,
-              wl->meta.name);
+        ts__jobplan_event(p, "Normal", "Stopped", "Exceeded the PodsReady timeout %s/%s",
+                          wl->meta.namespace_, wl->meta.name);
         return;
     }
     if (c && c->status && !strcmp(c->status, status) && c->reason && !strcmp(c->reason, reason))
@@ -381,10 +380,14 @@ static void plan_pods_ready(const struct job_facts *f, const struct ts_workload 
 static int plan_backoff(const struct ts_workload *wl, ts_time now, struct ts_jobplan *p)
 {
     const struct ts_requeue_state *rq = &wl->status.requeue_state;
+    const struct ts_condition *c = ts_conditions_find(&wl->status.conditions, TS_WL_COND_REQUEUED);
+    /* released after a Retry check: requeued once any backoff it asked for is over */
+    int by_check = c && c->status && !strcmp(c->status, "False") && c->reason &&
+                   !strcmp(c->reason, TS_WL_REASON_ADMISSION_CHECK);
 
-    if (!rq->set || !rq->requeue_at || ts_workload_has_quota_reservation(wl))
+    if ((!by_check && (!rq->set || !rq->requeue_at)) || ts_workload_has_quota_reservation(wl))
         return 0;
-    if (now < rq->requeue_at) {
+    if (rq->set && now < rq->requeue_at) {
         p->requeue_after = rq->requeue_at - now;
         return 1;
     }
@@ -471,7 +474,7 @@ static int plan_deactivation(const struct ts_workload *wl, ts_time now, struct t
     p->metric = TS_JOBPLAN_METRIC_DEACTIVATED;
     p->metric_cause = cause;
     p->metric_first = !wl->status.requeue_state.count.v;
-    event(p, "Normal", p->event_reason_buf, "%s", message);
+    ts__jobplan_event(p, "Normal", p->event_reason_buf, "%s", message);
     snprintf(p->event_reason_buf, sizeof(p->event_reason_buf), "EvictedDueTo%s", reason);
     p->event_on_workload = 1;
     return 1;
@@ -506,7 +509,7 @@ static int plan_queue_stop(const struct ts_workload *wl, const struct ts_jobplan
             p->metric_first = 1;
             snprintf(p->event_reason_buf, sizeof(p->event_reason_buf), "%sDueTo%s",
                      TS_WL_COND_EVICTED, q[i].stopped);
-            event(p, "Normal", p->event_reason_buf, "%s", q[i].stop_msg);
+            ts__jobplan_event(p, "Normal", p->event_reason_buf, "%s", q[i].stop_msg);
             p->event_on_workload = 1;
             return 1;
         }
@@ -558,8 +561,8 @@ static int plan_max_exec_time(const struct ts_workload *wl, ts_time now, struct 
                       "exceeding the maximum execution time", wl->meta.generation, now);
     p->workload.status.accumulated_past_execution_time_seconds.set = 0;
     p->ops |= TS_JOBPLAN_WORKLOAD_STATUS;
-    event(p, "Warning", TS_WL_REASON_MAXIMUM_EXECUTION_TIME_EXCEEDED,
-          "The maximum execution time (%ds) exceeded", (int)max->v);
+    ts__jobplan_event(p, "Warning", TS_WL_REASON_MAXIMUM_EXECUTION_TIME_EXCEEDED,
+                      "The maximum execution time (%ds) exceeded", (int)max->v);
     p->event_on_workload = 1;
     return 1;
 }
@@ -584,7 +587,8 @@ static int plan_owned(const struct ts_object *o, const cJSON *job, const struct 
         return 0;
     }
     if (plan_deactivation(wl, now, p) || plan_backoff(wl, now, p) ||
-        plan_queue_stop(wl, env, now, p) || plan_max_exec_time(wl, now, p, &left))
+        ts__jobplan_checks(wl, env, now, p) || plan_queue_stop(wl, env, now, p) ||
+        plan_max_exec_time(wl, now, p, &left))
         return 0;
     rc = plan_running(o, job, k, wl, env, now, p, err);
     if (left > 0 && (!p->requeue_after || p->requeue_after > left))

@@ -66,6 +66,9 @@ struct ts_jobplan_env {
     /* the stopPolicy of the Workload's LocalQueue and of the ClusterQueue
      * it is admitted to (or queued for): HoldAndDrain evicts it */
     enum ts_stop_policy lq_stop, cq_stop;
+    /* the admission checks the Workload must have (its ClusterQueue's, for
+     * its flavors); NULL: its ClusterQueue is not known */
+    const struct ts_strlist *checks;
 };
 
 /* What a landed WORKLOAD_STATUS write means for Kueue's metrics. */
@@ -75,6 +78,8 @@ enum ts_jobplan_metric {
     TS_JOBPLAN_METRIC_PODS_READY_TIMEOUT, /* evicted_workloads_total{PodsReadyTimeout} */
     TS_JOBPLAN_METRIC_DEACTIVATED,        /* evicted_workloads_total{Deactivated} */
     TS_JOBPLAN_METRIC_QUEUE_STOPPED,      /* evicted_workloads_total{metric_cause} */
+    TS_JOBPLAN_METRIC_EVICTED = TS_JOBPLAN_METRIC_QUEUE_STOPPED,
+    TS_JOBPLAN_METRIC_ADMITTED, /* admitted_workloads_total, admission checks wait time */
 };
 
 struct ts_jobplan {
@@ -91,7 +96,8 @@ struct ts_jobplan {
     /* static: the eviction's underlying cause ("" none); for QUEUE_STOPPED
      * the eviction's reason */
     const char *metric_cause;
-    int metric_first; /* the workload's first eviction */
+    int metric_first;            /* the workload's first eviction */
+    double metric_checks_wait_s; /* ADMITTED: since the quota reservation */
 };
 
 void ts_jobplan_init(struct ts_jobplan *p);

@@ -87,6 +87,7 @@ struct jobwrite {
     char *cause;    /* the eviction's underlying cause (WaitForStart, RequeuingLimitExceeded...) */
     double seconds; /* execution time (finished) */
     int first;      /* first eviction (PodsReadyTimeout) */
+    double checks_wait; /* admitted: seconds since the quota reservation */
     /* the Workload status write to send once this job write landed */
     struct jobwrite *then;
     cJSON *then_body;
@@ -159,8 +160,12 @@ static void measure(struct jobwrite *w)
         ts_kmetrics_evicted(w->c->metrics, &m, TS_WL_REASON_PODS_READY_TIMEOUT, w->cause, w->first);
     else if (w->metric == TS_JOBPLAN_METRIC_DEACTIVATED)
         ts_kmetrics_evicted(w->c->metrics, &m, TS_WL_REASON_DEACTIVATED, w->cause, w->first);
-    else if (w->metric == TS_JOBPLAN_METRIC_QUEUE_STOPPED)
+    else if (w->metric == TS_JOBPLAN_METRIC_EVICTED)
         ts_kmetrics_evicted(w->c->metrics, &m, w->cause, "", w->first);
+    else if (w->metric == TS_JOBPLAN_METRIC_ADMITTED) {
+        ts_kmetrics_admitted(w->c->metrics, &m, w->seconds, NULL, 0);
+        ts_kmetrics_admission_checks_waited(w->c->metrics, &m, w->checks_wait);
+    }
 }
 
 /* The cached job of a work queue key ("<Kind>/ns/name"), NULL when gone
@@ -280,6 +285,9 @@ static struct jobwrite *prepare(struct ts_ctl *c, const char *key,
         w->priority_class =
             wl->spec.priority_class_ref.name ? ts_xstrdup(wl->spec.priority_class_ref.name) : NULL;
         w->seconds = adm ? (double)(ts__ctl_now(c) - adm->last_transition_time) / 1e9 : 0;
+        if (metric_of->metric == TS_JOBPLAN_METRIC_ADMITTED) /* queued: since creation */
+            w->seconds = (double)(ts__ctl_now(c) - wl->meta.creation_timestamp) / 1e9;
+        w->checks_wait = metric_of->metric_checks_wait_s;
         w->first = metric_of->metric_first;
         w->cause = ts_xstrdup(metric_of->metric_cause ? metric_of->metric_cause : "");
     }
@@ -435,6 +443,22 @@ static void queue_stops(struct ts_ctl *c, const struct ts_workload *wl, struct t
     env->cq_stop = cq ? stop_policy_of(cq) : TS_STOP_NONE;
 }
 
+/* The admission checks wl must have: its ClusterQueue's (the one it is
+ * admitted to, else the one its LocalQueue names) for its flavors.
+ * TS_ENOTFOUND when that queue is not known. */
+static int checks_of(struct ts_ctl *c, const struct ts_workload *wl, struct ts_strlist *out)
+{
+    const cJSON *lq =
+        wl->spec.queue_name
+            ? ts_informer_get_ns(c->inf[TS__CTL_LQ], wl->meta.namespace_, wl->spec.queue_name)
+            : NULL;
+    const char *cq = wl->status.admission && wl->status.admission->cluster_queue
+                         ? wl->status.admission->cluster_queue
+                         : ts_json_get_string(lq, "spec.clusterQueue");
+
+    return cq ? ts_engine_checks_for(c->engine, cq, wl->status.admission, out) : TS_ENOTFOUND;
+}
+
 void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
 {
     struct ts_ctl *c = data;
@@ -454,7 +478,9 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
                                  c->opts.config.backoff_limit_count,
                                  &c->opts.config.label_keys_to_copy,
                                  TS_STOP_NONE,
-                                 TS_STOP_NONE};
+                                 TS_STOP_NONE,
+                                 NULL};
+    struct ts_strlist checks = TS_STRLIST_INIT;
     struct ts_workload wl;
     struct ts_jobplan p;
     struct ts_err err = {0};
@@ -491,8 +517,11 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
         return;
     }
     has = owned(c, job, k->res.kind, k->res.group, &wl);
-    if (has)
+    if (has) {
         queue_stops(c, &wl, &env);
+        if (checks_of(c, &wl, &checks) == 0)
+            env.checks = &checks;
+    }
     ts_jobplan_init(&p);
     if (ts_jobplan_make(job, has ? &wl : NULL, &env, ts__ctl_now(c), &p, &err)) {
         ts_log_warn("controller", "job=%s cannot be reconciled: %s", key, err.msg);
@@ -504,6 +533,7 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
     if (p.requeue_after > 0) /* a PodsReady timeout or a backoff ends then */
         ts_workqueue_add_after(q, key, p.requeue_after, ts_loop_now(c->loop));
     ts_jobplan_release(&p);
+    ts_strlist_release(&checks);
     if (has)
         ts_workload_release(&wl);
     for (size_t i = 0; i < fl.n; i++)

@@ -23,6 +23,7 @@ const struct ts_kube_resource *const ts__ctl_resources[TS__CTL_N] = {
     [TS__CTL_WPC] = &ts_kube_res_workloadpriorityclasses,
     [TS__CTL_PC] = &ts_kube_res_priorityclasses,
     [TS__CTL_NS] = &ts_kube_res_namespaces,
+    [TS__CTL_AC] = &ts_kube_res_admissionchecks,
     [TS__CTL_WL] = &ts_kube_res_workloads,
     [TS__CTL_JOB] = &ts_jobkinds[0].res,
     [TS__CTL_PTJ] = &ts_jobkinds[1].res,

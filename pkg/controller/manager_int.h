@@ -29,6 +29,7 @@ enum ts__ctl_inf {
     TS__CTL_WPC,
     TS__CTL_PC,
     TS__CTL_NS,
+    TS__CTL_AC,
     TS__CTL_WL,
     TS__CTL_JOB, /* the job kinds, in ts_jobkind_all() order */
     TS__CTL_PTJ,

@@ -65,18 +65,18 @@ static cJSON *toleration_json(const struct ts_toleration *t)
     return o;
 }
 
-static void add_tolerations(cJSON *spec, const struct ts_resource_flavor *rf)
+static void add_tolerations(cJSON *spec, const struct ts_toleration *tols, size_t n)
 {
     cJSON *list = cJSON_GetObjectItemCaseSensitive(spec, "tolerations");
 
-    if (!rf->spec.n_tolerations)
+    if (!n)
         return;
     if (!cJSON_IsArray(list)) {
         cJSON_DeleteItemFromObjectCaseSensitive(spec, "tolerations");
         list = cJSON_AddArrayToObject(spec, "tolerations");
     }
-    for (size_t i = 0; i < rf->spec.n_tolerations; i++) {
-        cJSON *t = toleration_json(&rf->spec.tolerations[i]);
+    for (size_t i = 0; i < n; i++) {
+        cJSON *t = toleration_json(&tols[i]);
         const cJSON *e;
         int dup = 0;
 
@@ -102,8 +102,53 @@ static int inject_flavor(cJSON *spec, const struct ts_resource_flavor *rf, struc
     }
     if (!cJSON_GetArraySize(sel))
         cJSON_DeleteItemFromObjectCaseSensitive(spec, "nodeSelector");
-    add_tolerations(spec, rf);
+    add_tolerations(spec, rf->spec.tolerations, rf->spec.n_tolerations);
     return 0;
+}
+
+static int merge_map(cJSON *parent, const char *key, const char *what, const struct ts_strmap *m,
+                     struct ts_err *err)
+{
+    cJSON *map;
+    int rc = 0;
+
+    if (!m->n)
+        return 0;
+    map = object_at(parent, key);
+    for (size_t i = 0; i < m->n && !rc; i++)
+        rc = merge_kv(map, what, m->items[i].key, m->items[i].value, err);
+    return rc;
+}
+
+/* The podSetUpdates of every admission check for pod set ps (Kueue's
+ * PodSetInfo.Merge of each update): labels, annotations and nodeSelector
+ * merged, a key with another value a conflict; tolerations added. */
+static int inject_updates(cJSON *tmpl, const struct ts_workload *wl, const char *ps,
+                          struct ts_err *err)
+{
+    int rc = 0;
+
+    for (size_t i = 0; i < wl->status.n_admission_checks && !rc; i++) {
+        const struct ts_admission_check_state *c = &wl->status.admission_checks[i];
+
+        for (size_t j = 0; j < c->n_podset_updates && !rc; j++) {
+            const struct ts_podset_update *u = &c->podset_updates[j];
+            cJSON *meta = object_at(tmpl, "metadata"), *spec = object_at(tmpl, "spec");
+
+            if (strcmp(u->name ? u->name : "", ps))
+                continue;
+            rc = merge_map(meta, "labels", "label", &u->labels, err);
+            if (!rc)
+                rc = merge_map(meta, "annotations", "annotation", &u->annotations, err);
+            if (!rc)
+                rc = merge_map(spec, "nodeSelector", "nodeSelector", &u->node_selector, err);
+            if (!rc)
+                add_tolerations(spec, u->tolerations, u->n_tolerations);
+            if (rc)
+                ts_err_prefix(err, "admission check %s", c->name ? c->name : "");
+        }
+    }
+    return rc;
 }
 
 static int inject_labels(cJSON *tmpl, const struct ts_workload *wl, const char *ps,
@@ -144,6 +189,8 @@ int ts_podset_inject(cJSON *tmpl, const struct ts_workload *wl, const char *ps,
             rc = inject_flavor(spec, rf, err);
     }
     ts_strlist_release(&done);
+    if (!rc)
+        rc = inject_updates(tmpl, wl, ps, err);
     if (!rc)
         rc = inject_labels(tmpl, wl, ps, err);
     if (rc)

@@ -8,8 +8,9 @@
  * flavor assigned to it, tolerations gain the flavors' tolerations (no
  * duplicates), and the pod labels kueue.x-k8s.io/podset,
  * kueue.x-k8s.io/local-queue-name and kueue.x-k8s.io/cluster-queue-name are
- * set.  A key already present with another value is a conflict: Kueue then
- * finishes the Workload with reason FailedToStart.
+ * set; the podSetUpdates of the Workload's admission checks add their
+ * labels, annotations, nodeSelector and tolerations.  A key already present with another value is a
+ * conflict: Kueue then finishes the Workload with reason FailedToStart.
  *
  * Stop: labels, annotations, nodeSelector, tolerations and schedulingGates
  * of each template become exactly those of the Workload's pod set template

@@ -29,6 +29,7 @@ struct write {
     char *base_rv;          /* the version the write was built on */
     cJSON *body;            /* what it writes: read back until the cache shows it */
     int unsent;             /* write_current() held it back */
+    int admitted;           /* ADMIT: Admitted=True too (no admission checks to wait for) */
 };
 
 /* The fields of a written Workload that its events and metrics name.  The
@@ -103,10 +104,13 @@ static void landed(struct ts_ctl *c, const struct write *w, const cJSON *obj, ts
         ts_recorder_event(c->events, obj, "Normal", "QuotaReserved",
                           "Quota reserved in ClusterQueue %s, wait time since queued was %llds",
                           w->cq, (long long)((now - created) / TS_TIME_SECOND));
-        ts_recorder_event(c->events, obj, "Normal", "Admitted",
-                          "Admitted by ClusterQueue %s, wait time since reservation was 0s", w->cq);
         ts_kmetrics_quota_reserved(c->metrics, &m, wait);
-        ts_kmetrics_admitted(c->metrics, &m, wait, NULL, 0);
+        if (w->admitted) {
+            ts_recorder_event(c->events, obj, "Normal", "Admitted",
+                              "Admitted by ClusterQueue %s, wait time since reservation was 0s",
+                              w->cq);
+            ts_kmetrics_admitted(c->metrics, &m, wait, NULL, 0);
+        }
     } else if (w->kind == TS_DECISION_PENDING && w->reason) {
         ts_recorder_event(c->events, obj, "Warning", w->reason, "%s", w->message);
     }
@@ -352,6 +356,7 @@ void ts__ctl_put_status(struct ts_ctl *c, const struct ts_workload *wl, enum ts_
     w->c = c;
     w->kind = kind;
     w->victim = target != NULL;
+    w->admitted = kind == TS_DECISION_ADMIT && ts_workload_is_admitted(wl);
     if (why) {
         w->cq = dup_or_null(why->cluster_queue);
         w->reason = dup_or_null(why->reason);

@@ -1,5 +1,6 @@
 #include "engine/apply.h"
 
+#include "api/workload_checks.h"
 #include "engine/amount.h"
 #include "util/alloc.h"
 #include "util/buf.h"
@@ -66,8 +67,8 @@ static void reactivated(struct ts_workload *wl, ts_time now)
 
 int ts_apply_admit(struct ts_workload *wl, const struct ts_decision *d, ts_time now)
 {
+    struct ts_strlist checks = TS_STRLIST_INIT;
     char msg[512];
-    int changed = 1;
 
     reactivated(wl, now);
 
@@ -79,9 +80,12 @@ int ts_apply_admit(struct ts_workload *wl, const struct ts_decision *d, ts_time 
                       TS_WL_REASON_QUOTA_RESERVED, msg, wl->meta.generation, now);
     supersede(wl, TS_WL_COND_EVICTED, now);
     supersede(wl, TS_WL_COND_PREEMPTED, now);
-    ts_conditions_set(&wl->status.conditions, TS_WL_COND_ADMITTED, "True", TS_WL_REASON_ADMITTED,
-                      "The workload is admitted", wl->meta.generation, now);
-    return changed;
+    for (size_t i = 0; i < d->n_checks; i++)
+        ts_strlist_push(&checks, d->checks[i]);
+    ts_workload_sync_checks(wl, &checks, now);
+    ts_strlist_release(&checks);
+    ts_workload_sync_admitted(wl, now);
+    return 1;
 }
 
 int ts_apply_pending(struct ts_workload *wl, const struct ts_decision *d, ts_time now)
@@ -95,7 +99,7 @@ int ts_apply_decision(struct ts_workload *wl, const struct ts_decision *d, ts_ti
     return d->kind == TS_DECISION_ADMIT ? ts_apply_admit(wl, d, now) : ts_apply_pending(wl, d, now);
 }
 
-static void count_eviction(struct ts_workload *wl, const char *reason, const char *cause)
+void ts_apply_count_eviction(struct ts_workload *wl, const char *reason, const char *cause)
 {
     struct ts_workload_status *st = &wl->status;
     struct ts_eviction_stat *ev;
@@ -121,26 +125,9 @@ int ts_apply_preempted(struct ts_workload *wl, const struct ts_decision_target *
                       t->message, wl->meta.generation, now);
     ts_conditions_set(&wl->status.conditions, TS_WL_COND_PREEMPTED, "True", t->reason, t->message,
                       wl->meta.generation, now);
-    count_eviction(wl, TS_WL_REASON_PREEMPTED, t->reason);
+    ts_workload_reset_checks(wl, now);
+    ts_apply_count_eviction(wl, TS_WL_REASON_PREEMPTED, t->reason);
     return 1;
-}
-
-/* Kueue's SyncAdmittedCondition: when Admitted turns False the time it was
- * True adds to status.accumulatedPastExecutionTimeSeconds (whole seconds,
- * saturating), which spec.maximumExecutionTimeSeconds counts. */
-static void accumulate_execution_time(struct ts_workload *wl, ts_time now)
-{
-    const struct ts_condition *adm =
-        ts_conditions_find(&wl->status.conditions, TS_WL_COND_ADMITTED);
-    struct ts_opt_i32 *past = &wl->status.accumulated_past_execution_time_seconds;
-    int64_t d, sum;
-
-    if (!adm || !adm->status || strcmp(adm->status, "True") || now < adm->last_transition_time)
-        return;
-    d = (now - adm->last_transition_time) / TS_TIME_SECOND;
-    sum = (past->set ? past->v : 0) + d;
-    past->set = 1;
-    past->v = sum > INT32_MAX ? INT32_MAX : (int32_t)sum;
 }
 
 int ts_apply_quota_released(struct ts_workload *wl, ts_time now)
@@ -155,16 +142,13 @@ int ts_apply_quota_released(struct ts_workload *wl, ts_time now)
     message = ts_xstrdup(ev->message ? ev->message : "");
     requeue =
         !strcmp(reason, TS_WL_REASON_PREEMPTED) || !strcmp(reason, TS_WL_REASON_NODE_FAILURES);
-    accumulate_execution_time(wl, now);
     ts_conditions_set(&wl->status.conditions, TS_WL_COND_REQUEUED, requeue ? "True" : "False",
                       reason, message, wl->meta.generation, now);
     ts_conditions_set(&wl->status.conditions, TS_WL_COND_QUOTA_RESERVED, "False",
                       TS_WL_REASON_PENDING_EVALUATION, message, wl->meta.generation, now);
-    ts_conditions_set(&wl->status.conditions, TS_WL_COND_ADMITTED, "False",
-                      TS_WL_REASON_NO_RESERVATION, "The workload has no reservation",
-                      wl->meta.generation, now);
     ts_admission_free(wl->status.admission);
     wl->status.admission = NULL;
+    ts_workload_sync_admitted(wl, now);
     free(reason);
     free(message);
     return 1;

@@ -34,6 +34,10 @@ int ts_apply_decision(struct ts_workload *wl, const struct ts_decision *d, ts_ti
  * until the job has stopped (ts_apply_quota_released()).  Returns 1. */
 int ts_apply_preempted(struct ts_workload *wl, const struct ts_decision_target *t, ts_time now);
 
+/* Counts an eviction in status.schedulingStats.evictions (reason and
+ * underlying cause, NULL: none), as Kueue's workloadEvictionStateInc. */
+void ts_apply_count_eviction(struct ts_workload *wl, const char *reason, const char *cause);
+
 /* The job of an evicted workload has stopped (Kueue's workload controller,
  * pkg/controller/core/workload_controller.go): Requeued (True for
  * Preempted/NodeFailures, else False with the eviction reason),

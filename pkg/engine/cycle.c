@@ -32,6 +32,7 @@ void ts_cycle_release(struct ts_cycle *c)
         for (size_t t = 0; t < c->items[i].n_targets; t++)
             free(c->items[i].targets[t].message);
         free(c->items[i].targets);
+        free(c->items[i].checks);
     }
     free(c->items);
     ts_cycle_init(c);
@@ -340,6 +341,8 @@ static void assume(struct ts_engine *e, struct entry *en, struct ts_cycle *c, ts
     wl->last_reason = wl->last_message = NULL;
     d = decision_add(c, TS_DECISION_ADMIT, wl);
     admit_decision(e, d, wl, en->a.borrow_level > 0);
+    ts__eng_decision_checks(e, en->cq, wl, d);
+    wl->awaiting_checks = d->n_checks > 0;
 }
 
 /* The assignment's total per flavor-resource (pod sets may share one). */

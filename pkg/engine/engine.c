@@ -64,6 +64,7 @@ void ts_engine_free(struct ts_engine *e)
         return;
     ts__eng_free_workloads(e);
     ts__eng_free_queues(e);
+    ts__eng_free_checks(e);
     while (ts_hmap_next(&e->flavors, &it, &k, &v))
         flavor_free(v);
     it = 0;

@@ -39,6 +39,7 @@
 #include <stdint.h>
 
 #include "util/err.h"
+#include "util/strlist.h"
 #include "util/strmap.h"
 #include "util/time.h"
 
@@ -48,6 +49,7 @@ struct ts_cluster_queue;
 struct ts_cohort;
 struct ts_local_queue;
 struct ts_workload;
+struct ts_admission;
 
 /* Kueue's fairSharing.preemptionStrategies. */
 enum ts_fs_strategy {
@@ -111,6 +113,22 @@ void ts_engine_put_priority_class(struct ts_engine *e, const char *name, int32_t
                                   int global_default);
 void ts_engine_delete_priority_class(struct ts_engine *e, const char *name);
 
+/* AdmissionChecks by name: the controller that answers them
+ * (spec.controllerName) and whether status condition Active is True.  A
+ * ClusterQueue naming a missing or inactive check admits nothing (Kueue's
+ * AdmissionCheckNotFound / AdmissionCheckInactive). */
+void ts_engine_put_admission_check(struct ts_engine *e, const char *name, const char *controller,
+                                   int active);
+void ts_engine_delete_admission_check(struct ts_engine *e, const char *name);
+
+/* The checks a workload of ClusterQueue `cq` must pass (Kueue's
+ * AdmissionChecksForWorkload): every check of the queue when each applies
+ * to all its flavors; otherwise, with an admission, the checks whose
+ * onFlavors hold a flavor it was assigned, and none without one.  Names
+ * are pushed onto out sorted.  Returns TS_ENOTFOUND for an unknown queue. */
+int ts_engine_checks_for(const struct ts_engine *e, const char *cq,
+                         const struct ts_admission *admission, struct ts_strlist *out);
+
 /* Looks up a WorkloadPriorityClass (wpc = 1) or PriorityClass value;
  * returns 1 when found.  ts_engine_default_priority_class() finds the
  * globalDefault PriorityClass (the lowest value if several); *name is
@@ -172,6 +190,10 @@ struct ts_decision {
     struct ts_decision_podset *podsets; /* ADMIT only */
     size_t n_targets;
     struct ts_decision_target *targets; /* PREEMPT only */
+    /* ADMIT: the admission checks the workload must pass before it is
+     * Admitted (the queue's checks that apply to its flavors), sorted */
+    size_t n_checks;
+    const char **checks;
 };
 
 struct ts_cycle {

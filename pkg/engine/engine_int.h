@@ -15,6 +15,7 @@
 #include "api/clusterqueue.h"
 #include "api/core.h"
 #include "api/podtemplate.h"
+#include "util/buf.h"
 #include "util/hmap.h"
 #include "util/strlist.h"
 #include "util/strmap.h"
@@ -54,6 +55,19 @@ struct ts__eng_cohort {
     size_t refs; /* CQs and cohorts naming it as parent/cohort */
 };
 
+/* An AdmissionCheck (checks.c). */
+struct ts__eng_check {
+    char *name;
+    char *controller; /* spec.controllerName */
+    int active;       /* status condition Active is True */
+};
+
+/* One entry of a ClusterQueue's admissionChecksStrategy. */
+struct ts__eng_cq_check {
+    char *name;
+    struct ts_strlist on_flavors; /* empty: every flavor of the queue */
+};
+
 struct ts__eng_cq {
     char *name;
     struct ts_quota_node node;
@@ -68,6 +82,8 @@ struct ts__eng_cq {
     int terminating; /* being deleted: admits nothing new (Kueue's terminating status) */
     size_t n_rgs;
     struct ts__eng_rg *rgs;
+    size_t n_checks;
+    struct ts__eng_cq_check *checks; /* sorted by name */
     struct ts_heap pending;
     /* Parked (inadmissible) workloads, grouped in equivalence classes by
      * shape: a requeue releases one workload per class, the next follows
@@ -198,6 +214,9 @@ struct ts__eng_wl {
     char *job_uid;        /* label kueue.x-k8s.io/job-uid, for preemption messages */
     char *limits_message; /* requests above limits (Misconfigured), or NULL */
     int pods_ready;       /* PodsReady=True (waitForPodsReady.blockAdmission) */
+    /* holds quota but is not Admitted: its admission checks are not all
+     * Ready (admittedWorkloads and flavorsUsage leave it out) */
+    int awaiting_checks;
     char *last_reason;
     char *last_message;
 };
@@ -263,6 +282,7 @@ struct ts_engine {
     struct ts_hmap wpcs;       /* name -> int32 (boxed) */
     struct ts_hmap pcs;        /* name -> int32 (boxed) */
     struct ts_hmap workloads;  /* ns/name -> ts__eng_wl */
+    struct ts_hmap checks;     /* name -> ts__eng_check */
     /* "ns/queueName" -> struct ts__eng_members: the workloads naming each
      * LocalQueue (whether it exists or not), so a LocalQueue's status
      * costs its own workloads, not all of them */
@@ -311,6 +331,19 @@ static inline void ts__eng_config_changed(struct ts_engine *e)
 size_t ts__eng_resource_id(struct ts_engine *e, const char *name);
 size_t ts__eng_fr_id(struct ts_engine *e, const char *flavor, const char *resource);
 long ts__eng_find_fr(const struct ts_engine *e, const char *flavor, const char *resource);
+
+/* checks.c */
+void ts__eng_cq_set_checks(struct ts__eng_cq *cq, const struct ts_admission_checks_strategy *s);
+void ts__eng_cq_free_checks(struct ts__eng_cq *cq);
+void ts__eng_free_checks(struct ts_engine *e);
+/* Appends the names of cq's checks that are missing (inactive = 0) or
+ * exist but are not active (inactive = 1), comma-separated, to out;
+ * returns how many. */
+size_t ts__eng_cq_bad_checks(const struct ts_engine *e, const struct ts__eng_cq *cq, int inactive,
+                             struct ts_buf *out);
+/* Fills d's checks for wl's assumed admission in cq. */
+void ts__eng_decision_checks(const struct ts_engine *e, const struct ts__eng_cq *cq,
+                             const struct ts__eng_wl *wl, struct ts_decision *d);
 
 /* queues.c */
 void ts__eng_resize_nodes(struct ts_engine *e);

@@ -265,6 +265,7 @@ int ts_engine_put_cluster_queue(struct ts_engine *e, const struct ts_cluster_que
         cq = cq_new(e, in->meta.name);
     rgs_free(cq);
     rgs_build(e, cq, &s->resource_groups);
+    ts__eng_cq_set_checks(cq, &s->admission_checks_strategy);
     set_quotas(e, &cq->node, &s->resource_groups);
     cq->queueing = s->queueing_strategy;
     {
@@ -309,6 +310,7 @@ static void cq_free(struct ts_engine *e, struct ts__eng_cq *cq)
     link_parent(e, &cq->node, cq->cohort_name, NULL);
     ts_hmap_del(&e->cqs, cq->name);
     rgs_free(cq);
+    ts__eng_cq_free_checks(cq);
     ts_heap_release(&cq->pending);
     ts__eng_free_classes(cq);
     blocked_free(cq);
@@ -350,6 +352,10 @@ const char *ts__eng_cq_inactive(const struct ts_engine *e, const struct ts__eng_
                 return "FlavorNotFound";
         }
     }
+    if (ts__eng_cq_bad_checks(e, cq, 0, NULL))
+        return "AdmissionCheckNotFound";
+    if (ts__eng_cq_bad_checks(e, cq, 1, NULL))
+        return "AdmissionCheckInactive";
     return NULL;
 }
 

@@ -16,7 +16,7 @@ static int64_t *admitted_usage(const struct ts_engine *e, const struct ts__eng_c
     for (size_t h = 0; h < cq->n_holders; h++) {
         const struct ts__eng_wl *wl = cq->holders[h];
 
-        if (wl->state != TS__ENG_WL_ADMITTED)
+        if (wl->state != TS__ENG_WL_ADMITTED || wl->awaiting_checks)
             continue;
         for (size_t p = 0; p < wl->n_podsets; p++)
             for (size_t j = 0; j < wl->admission[p].n; j++)
@@ -57,36 +57,60 @@ static void usages(const struct ts_engine *e, const struct ts__eng_cq *cq,
     free(adm);
 }
 
+/* Kueue's inactiveReason (pkg/cache/scheduler/clusterqueue.go): every
+ * cause in its order, the first one's reason, their messages joined. */
 static void active(const struct ts_engine *e, const struct ts__eng_cq *cq, ts_time now,
                    struct ts_cluster_queue_status *st)
 {
-    struct ts_buf msg = TS_BUF_INIT, missing = TS_BUF_INIT;
+    struct ts_buf msg = TS_BUF_INIT, missing = TS_BUF_INIT, bad = TS_BUF_INIT;
     const char *reason = NULL;
 
     for (size_t g = 0; g < cq->n_rgs; g++) {
         for (size_t f = 0; f < cq->rgs[g].n_flavors; f++) {
             if (!ts_hmap_get(&e->flavors, cq->rgs[g].flavors[f].name))
-                ts_buf_addf(&missing, "%s%s", missing.len ? " " : "", cq->rgs[g].flavors[f].name);
+                ts_buf_addf(&missing, "%s%s", missing.len ? "," : "", cq->rgs[g].flavors[f].name);
         }
     }
     if (cq->terminating) {
         reason = "Terminating";
         ts_buf_adds(&msg, "Can't admit new workloads; clusterQueue is terminating");
-    } else if (cq->stopped) {
-        reason = "Stopped";
-        ts_buf_adds(&msg, "Can't admit new workloads: is stopped.");
-    } else if (missing.len) {
-        reason = "FlavorNotFound";
-        ts_buf_addf(&msg, "Can't admit new workloads: references missing ResourceFlavor(s): [%s].",
-                    missing.ptr);
+    } else {
+        if (cq->stopped) {
+            reason = "Stopped";
+            ts_buf_adds(&msg, "is stopped");
+        }
+        if (missing.len) {
+            reason = reason ? reason : "FlavorNotFound";
+            ts_buf_addf(&msg, "%sreferences missing ResourceFlavor(s): %s", msg.len ? ", " : "",
+                        missing.ptr);
+        }
+        if (ts__eng_cq_bad_checks(e, cq, 0, &bad)) {
+            reason = reason ? reason : "AdmissionCheckNotFound";
+            ts_buf_addf(&msg, "%sreferences missing AdmissionCheck(s): %s", msg.len ? ", " : "",
+                        bad.ptr);
+        }
+        ts_buf_reset(&bad);
+        if (ts__eng_cq_bad_checks(e, cq, 1, &bad)) {
+            reason = reason ? reason : "AdmissionCheckInactive";
+            ts_buf_addf(&msg, "%sreferences inactive AdmissionCheck(s): %s", msg.len ? ", " : "",
+                        bad.ptr);
+        }
     }
-    if (reason)
+    if (reason && !cq->terminating) {
+        struct ts_buf full = TS_BUF_INIT;
+
+        ts_buf_addf(&full, "Can't admit new workloads: %s.", msg.ptr);
+        ts_conditions_set(&st->conditions, "Active", "False", reason, full.ptr, 0, now);
+        ts_buf_release(&full);
+    } else if (reason) {
         ts_conditions_set(&st->conditions, "Active", "False", reason, msg.ptr, 0, now);
-    else
+    } else {
         ts_conditions_set(&st->conditions, "Active", "True", "Ready", "Can admit new workloads", 0,
                           now);
+    }
     ts_buf_release(&msg);
     ts_buf_release(&missing);
+    ts_buf_release(&bad);
 }
 
 int ts_engine_cq_status(const struct ts_engine *e, const char *name, ts_time now,

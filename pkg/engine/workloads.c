@@ -164,7 +164,7 @@ void ts__eng_wl_add_usage(struct ts__eng_wl *wl, int sign)
         struct ts__eng_cq *cq = wl->cq;
 
         cq->n_reserving++;
-        if (wl->state == TS__ENG_WL_ADMITTED)
+        if (wl->state == TS__ENG_WL_ADMITTED && !wl->awaiting_checks)
             cq->n_admitted++;
         TS_GROW(cq->holders, cq->cap_holders, cq->n_holders + 1);
         wl->holder_pos = cq->n_holders;
@@ -175,7 +175,7 @@ void ts__eng_wl_add_usage(struct ts__eng_wl *wl, int sign)
         struct ts__eng_wl *last = cq->holders[--cq->n_holders];
 
         cq->n_reserving--;
-        if (wl->state == TS__ENG_WL_ADMITTED)
+        if (wl->state == TS__ENG_WL_ADMITTED && !wl->awaiting_checks)
             cq->n_admitted--;
         cq->holders[wl->holder_pos] = last;
         last->holder_pos = wl->holder_pos;
@@ -585,6 +585,7 @@ static int put_admitted(struct ts_engine *e, struct ts__eng_wl *wl, const struct
         return rc;
     }
     wl->state = TS__ENG_WL_ADMITTED;
+    wl->awaiting_checks = !ts_workload_is_admitted(src);
     wl->cq = ts_hmap_get(&e->cqs, wl->admission_cq);
     ts__eng_wl_add_usage(wl, 1);
     /* an eviction that landed is under way until the quota is released:
@@ -595,6 +596,16 @@ static int put_admitted(struct ts_engine *e, struct ts__eng_wl *wl, const struct
     return rc; /* TS_EOVERFLOW: held, clamped */
 }
 
+/* Released after a Retry admission check: Kueue queues it again only once
+ * its job reconciler wrote Requeued=True BackoffFinished. */
+static int released_by_check(const struct ts_workload *src)
+{
+    const struct ts_condition *c = ts_conditions_find(&src->status.conditions, TS_WL_COND_REQUEUED);
+
+    return c && c->status && !strcmp(c->status, "False") && c->reason &&
+           !strcmp(c->reason, TS_WL_REASON_ADMISSION_CHECK);
+}
+
 int ts_engine_put_workload(struct ts_engine *e, const struct ts_workload *src, ts_time now,
                            struct ts_err *err)
 {
@@ -603,8 +614,9 @@ int ts_engine_put_workload(struct ts_engine *e, const struct ts_workload *src, t
     struct ts_quota_node *freed = NULL;
     int reserved = ts_workload_has_quota_reservation(src) && src->status.admission;
     /* a requeue backoff not over yet keeps it out of the queue (Kueue) */
-    int backoff =
-        !reserved && src->status.requeue_state.set && src->status.requeue_state.requeue_at > now;
+    int backoff = !reserved &&
+                  ((src->status.requeue_state.set && src->status.requeue_state.requeue_at > now) ||
+                   released_by_check(src));
     int idle = !ts_workload_is_active(src) || backoff;
     uint64_t admitted_config = 0;
     int rc = 0;
@@ -694,7 +706,7 @@ void ts_engine_admit_confirm(struct ts_engine *e, const char *ns, const char *na
     if (!wl || wl->state != TS__ENG_WL_ASSUMED)
         return;
     wl->state = TS__ENG_WL_ADMITTED;
-    if (wl->cq)
+    if (wl->cq && !wl->awaiting_checks)
         wl->cq->n_admitted++;
     ts__eng_touch(wl);
 }

@@ -1,5 +1,6 @@
 #include "sim/sim.h"
 
+#include "api/admissioncheck.h"
 #include "api/jobworkload.h"
 #include "api/object.h"
 #include "engine/apply.h"
@@ -315,6 +316,19 @@ static int add_typed(struct ts_sim *s, struct ts_object *o, ts_time now, struct 
     return ts_err_set(err, TS_EUNSUPPORTED, "unsupported object");
 }
 
+/* An AdmissionCheck: its controller and whether its status says Active
+ * (nothing plays its controller here, so it stays as written). */
+static int add_admission_check(struct ts_sim *s, const cJSON *obj, struct ts_err *err)
+{
+    const char *name, *controller;
+    int active;
+
+    if (ts_admission_check_read(obj, &name, &controller, &active))
+        return ts_err_set(err, TS_EINVAL, "AdmissionCheck: metadata.name: Required value");
+    ts_engine_put_admission_check(s->e, name, controller, active);
+    return 0;
+}
+
 int ts_sim_add(struct ts_sim *s, const cJSON *obj, ts_time now, struct ts_err *err)
 {
     return ts_sim_add_errs(s, obj, now, NULL, err);
@@ -326,7 +340,11 @@ int ts_sim_add_errs(struct ts_sim *s, const cJSON *obj, ts_time now,
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
     struct ts_object o;
     char what[600];
-    int rc = ts_object_decode(obj, &o, &errs, err);
+    int rc;
+
+    if (ts_admission_check_is(obj))
+        return add_admission_check(s, obj, err);
+    rc = ts_object_decode(obj, &o, &errs, err);
 
     if (rc) {
         ts_field_errors_release(&errs);
