@@ -10,8 +10,6 @@
  * the two agree. */
 static const struct ts_unhonoured_field table[] = {
     {"ResourceFlavor", "spec.topologyName", NULL},
-    {"ClusterQueue", "spec.admissionChecksStrategy.admissionChecks[].name", NULL},
-    {"ClusterQueue", "spec.admissionChecksStrategy.admissionChecks[].onFlavors", NULL},
     {"ClusterQueue", "spec.admissionScope.admissionMode", "NoAdmissionFairSharing"},
     {"ClusterQueue", "spec.concurrentAdmissionPolicy.migration.mode", NULL},
     {"ClusterQueue",
@@ -27,10 +25,6 @@ static const struct ts_unhonoured_field table[] = {
     {"Workload", "spec.podSets[].topologyRequest.podSetSliceRequiredTopology", NULL},
     {"Workload", "spec.podSets[].topologyRequest.podSetSliceSize", NULL},
     {"Workload", "spec.preemptionGates[].name", NULL},
-    {"AdmissionCheck", "spec.controllerName", NULL},
-    {"AdmissionCheck", "spec.parameters.apiGroup", NULL},
-    {"AdmissionCheck", "spec.parameters.kind", NULL},
-    {"AdmissionCheck", "spec.parameters.name", NULL},
     {"Topology", "spec.levels[].nodeLabel", NULL},
     {TS_UNHONOURED_CONFIG, "managedJobsNamespaceSelector", NULL},
     {TS_UNHONOURED_CONFIG, "waitForPodsReady.requeuingStrategy.timestamp", "Eviction"},

@@ -336,7 +336,8 @@ static cJSON *check_encode(const struct ts_admission_check_state *c)
     ts_enc_string(o, "name", c->name);
     ts_enc_string(o, "state", c->state);
     ts_enc_time(o, "lastTransitionTime", c->last_transition_time);
-    ts_enc_string(o, "message", c->message);
+    /* required, and always written by Kueue's Go types, empty or not */
+    ts_enc_string(o, "message", c->message ? c->message : "");
     ts_enc_opt_i32(o, "requeueAfterSeconds", &c->requeue_after_seconds);
     ts_enc_opt_i32(o, "retryCount", &c->retry_count);
     if (c->n_podset_updates) {

@@ -192,14 +192,14 @@ static void lq_scan(const struct ts_engine *e, const char *ns, const char *name,
         if (!holds || !wl->admission)
             continue;
         st->reserving_workloads++;
-        if (wl->state == TS__ENG_WL_ADMITTED)
+        if (wl->state == TS__ENG_WL_ADMITTED && !wl->awaiting_checks)
             st->admitted_workloads++;
         for (size_t p = 0; p < wl->n_podsets; p++) {
             for (size_t j = 0; j < wl->admission[p].n; j++) {
                 size_t fr = wl->admission[p].fr[j];
 
                 reserved[fr] = ts_amount_add(reserved[fr], wl->admission[p].amount[j]);
-                if (wl->state == TS__ENG_WL_ADMITTED)
+                if (wl->state == TS__ENG_WL_ADMITTED && !wl->awaiting_checks)
                     admitted[fr] = ts_amount_add(admitted[fr], wl->admission[p].amount[j]);
             }
         }

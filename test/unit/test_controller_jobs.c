@@ -14,6 +14,7 @@
 #include "api/jobworkload.h"
 #include "api/object.h"
 #include "controller/jobkind.h"
+#include "api/workload_checks.h"
 #include "controller/jobplan.h"
 #include "engine/apply.h"
 #include "json/json.h"
@@ -924,6 +925,162 @@ static void test_plan_queue_stop_policy(void **state)
     }
 }
 
+/* Sets check `name` of wl to state (lastTransitionTime now). */
+static void check_state(struct ts_workload *wl, const char *name, const char *state,
+                        int32_t requeue_after, ts_time now)
+{
+    for (size_t i = 0; i < wl->status.n_admission_checks; i++) {
+        struct ts_admission_check_state *c = &wl->status.admission_checks[i];
+
+        if (strcmp(c->name, name))
+            continue;
+        free(c->state);
+        c->state = ts_xstrdup(state);
+        c->last_transition_time = now;
+        c->requeue_after_seconds.set = requeue_after > 0;
+        c->requeue_after_seconds.v = requeue_after;
+        return;
+    }
+    fail_msg("no check %s", name);
+}
+
+/* Admission checks (Kueue's workload controller): the Workload's checks
+ * follow its queue's; quota reserved with checks Pending keeps the job
+ * suspended; all Ready admits it (event, metric) and the job starts with
+ * the checks' podSetUpdates; a Rejected check deactivates it; a Retry
+ * check first sets requeueAt from requeueAfterSeconds, then evicts it
+ * (checks reset to Pending, retryCount 1), and once released the backoff
+ * ends with Requeued=True BackoffFinished. */
+static void test_plan_admission_checks(void **state)
+{
+    cJSON *job = cJSON_Parse(job_json);
+    struct ts_strlist checks = TS_STRLIST_INIT;
+    struct ts_jobplan_env e = env;
+    struct ts_workload wl, base;
+    struct ts_jobplan p;
+    struct ts_err err = {0};
+    const struct ts_condition *c;
+
+    (void)state;
+    ts_jobplan_init(&p);
+    ts_strlist_push(&checks, "zeta");
+    ts_strlist_push(&checks, "alpha");
+    e.checks = &checks;
+    admitted_workload(job, "gpu", 0, &base);
+    reserve(&base, 0);
+    ts_workload_init(&wl);
+    ts_workload_copy(&wl, &base);
+    /* the queue's checks are added Pending, sorted */
+    assert_int_equal(ts_jobplan_make(job, &wl, &e, NOW, &p, &err), 0);
+    assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS);
+    assert_int_equal(p.workload.status.n_admission_checks, 2);
+    assert_string_equal(p.workload.status.admission_checks[0].name, "alpha");
+    assert_string_equal(p.workload.status.admission_checks[1].state, "Pending");
+    ts_workload_copy(&wl, &p.workload);
+    /* Pending: the job stays suspended, nothing to write */
+    assert_int_equal(ts_jobplan_make(job, &wl, &e, NOW, &p, &err), 0);
+    assert_int_equal(p.ops, 0);
+    /* one Ready is not enough */
+    check_state(&wl, "alpha", "Ready", 0, NOW);
+    assert_int_equal(ts_jobplan_make(job, &wl, &e, NOW, &p, &err), 0);
+    assert_int_equal(p.ops, 0);
+    /* all Ready: Admitted, with Kueue's event and the metric */
+    check_state(&wl, "zeta", "Ready", 0, NOW);
+    {
+        struct ts_admission_check_state *z = &wl.status.admission_checks[1];
+
+        z->podset_updates = ts_xcalloc(1, sizeof(*z->podset_updates));
+        z->n_podset_updates = 1;
+        z->podset_updates[0].name = ts_xstrdup("main");
+        ts_strmap_set(&z->podset_updates[0].node_selector, "provisioned", "yes");
+        ts_strmap_set(&z->podset_updates[0].annotations, "booking", "b-1");
+    }
+    c = status_write(job, &wl, &e, NOW + 7 * TS_TIME_SECOND, &p, "Admitted", "True", "Admitted");
+    assert_string_equal(c->message, "The workload is admitted");
+    assert_string_equal(p.event_reason, "Admitted");
+    assert_string_equal(p.event_message,
+                        "Admitted by ClusterQueue cq, wait time since reservation was 7s");
+    assert_true(p.event_on_workload);
+    assert_int_equal(p.metric, TS_JOBPLAN_METRIC_ADMITTED);
+    ts_workload_copy(&wl, &p.workload);
+    /* admitted: the job starts with the flavor's and the check's updates */
+    assert_int_equal(ts_jobplan_make(job, &wl, &e, NOW, &p, &err), 0);
+    assert_int_equal(p.ops, TS_JOBPLAN_UPDATE_JOB);
+    assert_string_equal(at(p.job, "spec.template.spec.nodeSelector[instance-type]"), "gpu");
+    assert_string_equal(at(p.job, "spec.template.spec.nodeSelector[provisioned]"), "yes");
+    assert_string_equal(at(p.job, "spec.template.metadata.annotations[booking]"), "b-1");
+    /* an update contradicting the template cannot start: FailedToStart */
+    ts_strmap_set(&wl.status.admission_checks[1].podset_updates[0].node_selector, "zone", "b");
+    assert_int_equal(ts_jobplan_make(job, &wl, &e, NOW, &p, &err), 0);
+    assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS);
+    assert_string_equal(p.event_reason, "FailedToStart");
+    assert_non_null(strstr(p.event_message, "admission check zeta"));
+
+    /* Rejected: DeactivationTarget with Kueue's message, then deactivation */
+    ts_workload_copy(&wl, &base);
+    ts_workload_sync_checks(&wl, &checks, NOW);
+    check_state(&wl, "alpha", "Rejected", 0, NOW);
+    free(wl.status.admission_checks[0].message);
+    wl.status.admission_checks[0].message = ts_xstrdup("no capacity");
+    c = status_write(job, &wl, &e, NOW, &p, "DeactivationTarget", "True", "AdmissionCheck");
+    assert_string_equal(c->message, "Admission check(s): alpha, were rejected");
+    assert_string_equal(p.event_reason, "AdmissionCheckRejected");
+    assert_string_equal(p.event_message, "Deactivating workload because AdmissionCheck for alpha "
+                                         "was Rejected: no capacity");
+    ts_workload_copy(&wl, &p.workload);
+    assert_int_equal(ts_jobplan_make(job, &wl, &e, NOW, &p, &err), 0);
+    assert_int_equal(p.ops, TS_JOBPLAN_UPDATE_WORKLOAD);
+    assert_int_equal(p.workload.spec.active.v, 0);
+
+    /* Retry with requeueAfterSeconds: requeueAt first, then the eviction */
+    ts_workload_copy(&wl, &base);
+    ts_workload_sync_checks(&wl, &checks, NOW);
+    check_state(&wl, "zeta", "Retry", 30, NOW);
+    assert_int_equal(ts_jobplan_make(job, &wl, &e, NOW + TS_TIME_SECOND, &p, &err), 0);
+    assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS);
+    assert_int_equal(p.workload.status.requeue_state.requeue_at, NOW + 30 * TS_TIME_SECOND);
+    ts_workload_copy(&wl, &p.workload);
+    c = status_write(job, &wl, &e, NOW + TS_TIME_SECOND, &p, "Evicted", "True", "AdmissionCheck");
+    assert_string_equal(c->message, "At least one admission check is false");
+    assert_string_equal(p.event_reason, "EvictedDueToAdmissionCheck");
+    assert_int_equal(p.metric, TS_JOBPLAN_METRIC_EVICTED);
+    assert_string_equal(p.workload.status.admission_checks[1].state, "Pending");
+    assert_string_equal(p.workload.status.admission_checks[1].message,
+                        "Reset to Pending after eviction. Previously: Retry");
+    assert_int_equal(p.workload.status.admission_checks[1].retry_count.v, 1);
+    assert_int_equal(p.workload.status.n_evictions, 1);
+    assert_string_equal(p.workload.status.evictions[0].reason, "AdmissionCheck");
+    ts_workload_copy(&wl, &p.workload);
+    assert_int_equal(ts_jobkind_start(ts_jobkind_of(job), job, &wl, lookup, NULL, &err), 0);
+    job = stop_then_release(job, &wl, &e, NOW + TS_TIME_SECOND, &p, "AdmissionCheck");
+    /* never Admitted: Kueue leaves the Admitted condition unset */
+    assert_null(ts_conditions_find(&wl.status.conditions, "Admitted"));
+    /* in backoff until requeueAt, then requeued */
+    assert_int_equal(ts_jobplan_make(job, &wl, &e, NOW + 2 * TS_TIME_SECOND, &p, &err), 0);
+    assert_int_equal(p.ops, 0);
+    assert_int_equal(p.requeue_after, 28 * TS_TIME_SECOND);
+    status_write(job, &wl, &e, NOW + 30 * TS_TIME_SECOND, &p, "Requeued", "True",
+                 "BackoffFinished");
+    assert_int_equal(p.workload.status.requeue_state.requeue_at, 0);
+
+    /* the queue dropped its checks: the Workload's go too */
+    ts_strlist_release(&checks);
+    ts_workload_copy(&wl, &base);
+    ts_workload_sync_checks(&wl, &(struct ts_strlist)TS_STRLIST_INIT, NOW);
+    ts_strlist_push(&checks, "alpha");
+    ts_workload_sync_checks(&wl, &checks, NOW);
+    ts_strlist_release(&checks);
+    assert_int_equal(ts_jobplan_make(job, &wl, &e, NOW, &p, &err), 0);
+    assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS);
+    assert_int_equal(p.workload.status.n_admission_checks, 0);
+    assert_null(p.workload.status.admission_checks);
+
+    ts_workload_release(&wl);
+    ts_workload_release(&base);
+    ts_jobplan_release(&p);
+    cJSON_Delete(job);
+}
+
 /* kueue.x-k8s.io/max-exec-time-seconds on the job becomes the Workload's
  * spec.maximumExecutionTimeSeconds (a bad value is ignored); an admitted
  * Workload is watched until its time, counting the time it was admitted
@@ -1164,6 +1321,7 @@ int main(void)
         cmocka_unit_test(test_plan_running_without_admission_is_stopped),
         cmocka_unit_test(test_plan_evicted_stops_then_releases),
         cmocka_unit_test(test_plan_queue_stop_policy),
+        cmocka_unit_test(test_plan_admission_checks),
         cmocka_unit_test(test_plan_maximum_execution_time),
         cmocka_unit_test(test_plan_reclaimable_pods),
         cmocka_unit_test(test_release_accumulates_execution_time),

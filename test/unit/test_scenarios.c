@@ -22,12 +22,18 @@
  *       messageContains: "substring"
  *       conditions: {Evicted: {status: "True", reason: Preempted,
  *                    messageContains: "..."}}   # any condition type
+ *       checks: {name: Pending}         # status.admissionChecks, exactly
  *     - localQueue: ns/name               # the LocalQueue status
  *       pending: N
  *       reserving: N
  *       admitted: N
  *       active: Ready                     # Active condition reason
  *       usage: {flavor: {resource: quantity}}
+ *     - clusterQueue: name                # the ClusterQueue status
+ *       reserving: N
+ *       admitted: N
+ *       active: Ready                     # Active condition reason
+ *       activeMessage: "exact message"
  *   - finish: [ns/name, ...]
  *   - delete: [ns/name, ...]
  */
@@ -236,6 +242,64 @@ static void check_local_queue(struct ts_sim *sim, const cJSON *exp, struct ts_bu
     ts_flavor_usages_release(&st.flavors_usage);
 }
 
+/* {clusterQueue: name, reserving: N, admitted: N, active: Reason,
+ *  activeMessage: "..."} against the status the controller would write. */
+static void check_cluster_queue(struct ts_sim *sim, const cJSON *exp, struct ts_buf *out)
+{
+    const char *key = str(exp, "clusterQueue"), *want;
+    struct ts_cluster_queue_status st;
+    const struct ts_condition *active;
+    const cJSON *n;
+
+    memset(&st, 0, sizeof(st));
+    if (ts_engine_cq_status(ts_sim_engine(sim), key, NOW, &st)) {
+        problem(out, key, "no such cluster queue");
+        return;
+    }
+    if ((n = cJSON_GetObjectItemCaseSensitive(exp, "reserving")) &&
+        n->valueint != st.reserving_workloads)
+        problem(out, key, "reserving %d, want %d", (int)st.reserving_workloads, n->valueint);
+    if ((n = cJSON_GetObjectItemCaseSensitive(exp, "admitted")) &&
+        n->valueint != st.admitted_workloads)
+        problem(out, key, "admitted %d, want %d", (int)st.admitted_workloads, n->valueint);
+    active = ts_conditions_find(&st.conditions, "Active");
+    if ((want = str(exp, "active")) && (!active || strcmp(active->reason, want)))
+        problem(out, key, "Active reason %s, want %s", active ? active->reason : "(none)", want);
+    if ((want = str(exp, "activeMessage")) && (!active || strcmp(active->message, want)))
+        problem(out, key, "Active message \"%s\"\n      want \"%s\"",
+                active ? active->message : "(none)", want);
+    ts_conditions_release(&st.conditions);
+    ts_flavor_usages_release(&st.flavors_reservation);
+    ts_flavor_usages_release(&st.flavors_usage);
+}
+
+/* checks: {name: State}: status.admissionChecks holds exactly these. */
+static void check_checks(const struct ts_workload *wl, const cJSON *exp, const char *key,
+                         struct ts_buf *out)
+{
+    const cJSON *want = cJSON_GetObjectItemCaseSensitive(exp, "checks"), *c;
+
+    if (!want)
+        return;
+    if ((size_t)cJSON_GetArraySize(want) != wl->status.n_admission_checks)
+        problem(out, key, "%zu admission checks, want %d", wl->status.n_admission_checks,
+                cJSON_GetArraySize(want));
+    cJSON_ArrayForEach(c, want)
+    {
+        const struct ts_admission_check_state *got = NULL;
+
+        for (size_t i = 0; i < wl->status.n_admission_checks; i++) {
+            if (!strcmp(wl->status.admission_checks[i].name, c->string))
+                got = &wl->status.admission_checks[i];
+        }
+        if (!got)
+            problem(out, key, "no admission check %s", c->string);
+        else if (!cJSON_IsString(c) || strcmp(got->state, c->valuestring))
+            problem(out, key, "admission check %s is %s, want %s", c->string, got->state,
+                    cJSON_IsString(c) ? c->valuestring : "?");
+    }
+}
+
 static void check_one(struct ts_sim *sim, const cJSON *exp, struct ts_buf *out)
 {
     const char *key = str(exp, "workload"), *name, *want;
@@ -247,6 +311,10 @@ static void check_one(struct ts_sim *sim, const cJSON *exp, struct ts_buf *out)
 
     if (!key && str(exp, "localQueue")) {
         check_local_queue(sim, exp, out);
+        return;
+    }
+    if (!key && str(exp, "clusterQueue")) {
+        check_cluster_queue(sim, exp, out);
         return;
     }
     if (!key) {
@@ -280,6 +348,7 @@ static void check_one(struct ts_sim *sim, const cJSON *exp, struct ts_buf *out)
     check_podset_maps(wl, exp, key, out);
     check_counts_usage(wl, exp, key, out);
     check_conditions(wl, exp, key, out);
+    check_checks(wl, exp, key, out);
 }
 
 static void names_step(struct ts_sim *sim, const cJSON *list, int finish, struct ts_buf *out)

@@ -1,0 +1,4 @@
+#!/bin/sh
+# Admission checks through the controller on turnstile-apiserver: the same
+# script as on the real control plane (test/k8s/e2e/admission_checks.sh).
+TS_SERVER=ours exec "$(dirname "$0")/../k8s/e2e/admission_checks.sh"
