@@ -15,7 +15,10 @@
  *      O: factor adds factor x (that amount rounded up to an integer) to O;
  *      Retain keeps R at the multiplied amount, Replace drops it.  Other
  *      resources are kept.  Outputs of several transformations (and a
- *      kept resource of the same name) add up.
+ *      kept resource of the same name) add up: Kueue walks a Go map and
+ *      sets the kept ones, so its result there depends on the order, and
+ *      the sum is one of its outcomes; a retained R replaces T's own
+ *      output named R, as Kueue's always does.
  * Arithmetic is exact and saturates, never wraps: an amount beyond the
  * representable range becomes TS_RESOURCE_TRANSFORM_HUGE (of its sign),
  * which the engine counts as too large to count.
