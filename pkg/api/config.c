@@ -142,6 +142,7 @@ void ts_config_release(struct ts_config *c)
     free(c->namespace_);
     free(c->webhook_service_name);
     free(c->webhook_secret_name);
+    ts_resource_transforms_release(&c->resources);
     ts_config_init(c);
 }
 
@@ -279,6 +280,7 @@ void ts_config_decode(const cJSON *obj, struct ts_config *c, struct ts_field_err
     decode_wait_for_pods_ready(&d, obj, v1beta1, c);
     decode_integrations(&d, obj, c);
     decode_manager(&d, obj, c);
+    ts_resource_transforms_decode(&d, obj, &c->resources);
     ts_dec_bool(&d, obj, "manageJobsWithoutQueueName", &c->manage_jobs_without_queue_name);
     ts_dec_string(&d, obj, "namespace", &c->namespace_);
     {

@@ -16,6 +16,7 @@
 #include "api/core.h"
 #include "api/field.h"
 #include "api/opt.h"
+#include "api/resource_transform.h"
 
 /* fairSharing.preemptionStrategies values. */
 enum ts_config_fs_strategy {
@@ -73,6 +74,9 @@ struct ts_config {
     /* internalCertManagement.enable, .webhookServiceName, .webhookSecretName */
     struct ts_opt_bool internal_certs;
     char *webhook_service_name, *webhook_secret_name;
+    /* resources.excludeResourcePrefixes and resources.transformations:
+     * how pod requests become Workload requests (api/resource_transform.h) */
+    struct ts_resource_transforms resources;
 };
 
 /* Kueue's defaults (no fair sharing, 300 QPS / 500 burst in v1beta2). */

@@ -39,11 +39,6 @@ static const struct ts_unhonoured_field table[] = {
     {TS_UNHONOURED_CONFIG, "admissionFairSharing.usageHalfLifeTime", NULL},
     {TS_UNHONOURED_CONFIG, "admissionFairSharing.usageSamplingInterval", NULL},
     {TS_UNHONOURED_CONFIG, "admissionFairSharing.resourceWeights", NULL},
-    {TS_UNHONOURED_CONFIG, "resources.excludeResourcePrefixes", NULL},
-    {TS_UNHONOURED_CONFIG, "resources.transformations[].input", NULL},
-    {TS_UNHONOURED_CONFIG, "resources.transformations[].strategy", NULL},
-    {TS_UNHONOURED_CONFIG, "resources.transformations[].multiplyBy", NULL},
-    {TS_UNHONOURED_CONFIG, "resources.transformations[].outputs", NULL},
     {TS_UNHONOURED_CONFIG, "resources.deviceClassMappings[].name", NULL},
     {TS_UNHONOURED_CONFIG, "resources.deviceClassMappings[].deviceClassNames", NULL},
     /* the gates Turnstile acts on (api/config.c) are not reported */

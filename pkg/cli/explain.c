@@ -2,6 +2,7 @@
 
 #include "cli/live.h"
 #include "cli/load.h"
+#include "cli/simulate.h"
 #include "engine/amount.h"
 #include "engine/explain.h"
 #include "json/json.h"
@@ -15,6 +16,8 @@
 #define USAGE                                                                                      \
     "usage: turnstilectl explain [-f FILE...] [-n NAMESPACE] WORKLOAD|KIND/NAME\n"                 \
     "         [-o table|json] [--now RFC3339] [--kubeconfig FILE] [--context NAME]\n"              \
+    "         [--config FILE]\n"                                                                   \
+    "  --config: Kueue's Configuration (fair sharing, resource transformations, ...)\n"            \
     "  KIND/NAME: the job that owns the Workload (job, pytorchjob, tfjob, mpijob)\n"               \
     "  without -f the state is read from the cluster (kubeconfig); nothing is written\n"
 
@@ -22,6 +25,7 @@ struct opts {
     const char *files[64];
     size_t n_files;
     const char *ns, *target;
+    const char *config; /* --config FILE */
     struct ts_cli_live_opts live;
     int json;
     ts_time now;
@@ -46,6 +50,8 @@ static int parse(int argc, char **argv, struct opts *o, FILE *err)
             o->live.kubeconfig = argv[++i];
         else if (!strcmp(a, "--context") && v)
             o->live.context = argv[++i];
+        else if (!strcmp(a, "--config") && v)
+            o->config = argv[++i];
         else if (!strcmp(a, "-o") && v && (!strcmp(v, "json") || !strcmp(v, "table")))
             o->json = !strcmp(argv[++i], "json");
         else if (!strcmp(a, "--now") && v && !ts_time_parse(v, &o->now))
@@ -164,11 +170,18 @@ int ts_cli_explain(int argc, char **argv, FILE *out, FILE *err)
     struct ts_sim *sim;
     const struct ts_workload *w;
     struct ts_explanation x;
+    struct ts_engine_config ec;
     int rc = parse(argc, argv, &o, err), bad;
 
     if (rc)
         return rc;
-    sim = ts_sim_new(NULL);
+    rc = ts_cli_engine_config(o.config, 0, &ec, err);
+    if (rc) {
+        ts_engine_config_release(&ec);
+        return rc;
+    }
+    sim = ts_sim_new(&ec);
+    ts_engine_config_release(&ec);
     bad = o.n_files ? ts_cli_load(sim, o.files, o.n_files, o.now, err)
                     : ts_cli_load_live(sim, &o.live, o.now, err);
     if (bad >= 0)

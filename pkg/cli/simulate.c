@@ -186,8 +186,7 @@ static void print_list(const struct ts_sim *sim, enum ts_cli_output fmt, cJSON *
     cJSON_Delete(list);
 }
 
-/* Engine settings from --config (Kueue's Configuration) and --fair-sharing. */
-static int engine_config(const struct ts_cli_simulate_opts *o, struct ts_engine_config *ec,
+int ts_cli_engine_config(const char *config, int fair_sharing, struct ts_engine_config *ec,
                          FILE *err)
 {
     struct ts_yaml_stream st = TS_YAML_STREAM_INIT;
@@ -197,22 +196,22 @@ static int engine_config(const struct ts_cli_simulate_opts *o, struct ts_engine_
     int rc = 0;
 
     ts_config_init(&c);
-    if (o->config && ts_yaml_decode_file(o->config, &st, &e)) {
+    if (config && ts_yaml_decode_file(config, &st, &e)) {
         fprintf(err, "error: %s\n", e.msg);
         rc = 2;
-    } else if (o->config && st.n) {
+    } else if (config && st.n) {
         ts_config_decode(st.docs[0].root, &c, &errs);
         if (errs.n) {
             struct ts_buf b = TS_BUF_INIT;
 
             ts_field_errors_format(&errs, &b);
-            fprintf(err, "error: %s:%d: %s\n", o->config,
+            fprintf(err, "error: %s:%d: %s\n", config,
                     ts_yaml_doc_line(&st.docs[0], errs.items[0].field), b.ptr);
             ts_buf_release(&b);
             rc = 2;
         }
     }
-    if (o->fair_sharing)
+    if (fair_sharing)
         c.fair_sharing = 1;
     ts_engine_config_from(ec, &c);
     ts_field_errors_release(&errs);
@@ -226,12 +225,14 @@ int ts_cli_simulate(const struct ts_cli_simulate_opts *o, FILE *out, FILE *err)
     struct ts_engine_config ec;
     struct ts_sim *sim;
     cJSON *queues;
-    int bad = 0, rc = engine_config(o, &ec, err);
+    int bad = 0, rc = ts_cli_engine_config(o->config, o->fair_sharing, &ec, err);
 
-    if (rc)
+    if (rc) {
+        ts_engine_config_release(&ec);
         return rc;
+    }
     sim = ts_sim_new(&ec);
-
+    ts_engine_config_release(&ec);
     bad = ts_cli_load(sim, o->files, o->n_files, o->now, err);
     if (bad < 0) {
         ts_sim_free(sim);

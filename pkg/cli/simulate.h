@@ -37,6 +37,16 @@ struct ts_cli_simulate_opts {
  * printed — 2 usage or I/O errors). */
 int ts_cli_simulate(const struct ts_cli_simulate_opts *o, FILE *out, FILE *err);
 
+struct ts_engine_config;
+/* The engine settings of a Kueue Configuration file (`config`, NULL:
+ * Kueue's defaults), with fair sharing forced on by `fair_sharing`
+ * (--fair-sharing); shared by simulate, explain and what-if.  Returns 0,
+ * or 2 after printing "error: FILE:LINE: <field errors>" (or the read
+ * error) to err.  Ownership: *ec is filled in either case; the caller
+ * releases it with ts_engine_config_release(). */
+int ts_cli_engine_config(const char *config, int fair_sharing, struct ts_engine_config *ec,
+                         FILE *err);
+
 /* Parses argv after "simulate" into o (files point into argv).  Returns
  * 0, or 2 after printing a usage error to err. */
 int ts_cli_simulate_parse(int argc, char **argv, struct ts_cli_simulate_opts *o, FILE *err);

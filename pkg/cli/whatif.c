@@ -2,6 +2,7 @@
 
 #include "cli/live.h"
 #include "cli/load.h"
+#include "cli/simulate.h"
 #include "util/alloc.h"
 #include "util/hmap.h"
 
@@ -11,7 +12,8 @@
 
 #define USAGE                                                                                      \
     "usage: turnstilectl what-if [-f STATE.yaml...] --change CHANGE.yaml [--change ...]\n"         \
-    "         [--now RFC3339] [--kubeconfig FILE] [--context NAME]\n"                              \
+    "         [--now RFC3339] [--kubeconfig FILE] [--context NAME] [--config FILE]\n"              \
+    "  --config: Kueue's Configuration (fair sharing, resource transformations, ...)\n"            \
     "  without -f the state is read from the cluster (kubeconfig); nothing is written\n"
 
 struct outcome {
@@ -103,7 +105,8 @@ static int print_changes(const struct ts_sim *sim, struct ts_hmap *before, FILE 
 
 int ts_cli_whatif(int argc, char **argv, FILE *out, FILE *err)
 {
-    const char *state[64], *change[64];
+    const char *state[64], *change[64], *config = NULL;
+    struct ts_engine_config ec;
     size_t ns = 0, nc = 0;
     struct timespec tsp;
     ts_time now;
@@ -127,6 +130,8 @@ int ts_cli_whatif(int argc, char **argv, FILE *out, FILE *err)
             live.kubeconfig = argv[++i];
         else if (!strcmp(argv[i], "--context") && v)
             live.context = argv[++i];
+        else if (!strcmp(argv[i], "--config") && v)
+            config = argv[++i];
         else {
             fprintf(err, "turnstilectl what-if: bad argument '%s'\n" USAGE, argv[i]);
             return 2;
@@ -136,7 +141,12 @@ int ts_cli_whatif(int argc, char **argv, FILE *out, FILE *err)
         fprintf(err, "turnstilectl what-if: nothing to try: give --change FILE\n" USAGE);
         return 2;
     }
-    sim = ts_sim_new(NULL);
+    if (ts_cli_engine_config(config, 0, &ec, err)) {
+        ts_engine_config_release(&ec);
+        return 2;
+    }
+    sim = ts_sim_new(&ec);
+    ts_engine_config_release(&ec);
     bad = ns ? ts_cli_load(sim, state, ns, now, err) : ts_cli_load_live(sim, &live, now, err);
     if (bad >= 0) {
         ts_sim_run(sim, 0, now);

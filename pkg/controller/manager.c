@@ -198,6 +198,7 @@ struct ts_ctl *ts_ctl_new(const struct ts_ctl_opts *o, struct ts_err *err)
     c->events = ts_recorder_new(c->event_client, "kueue-admission", NULL);
     ts_engine_config_from(&ec, &o->config);
     c->engine = ts_engine_new(&ec);
+    ts_engine_config_release(&ec);
     c->jobs = ts_workqueue_new(NULL);
     c->registry = ts_metrics_registry_new();
     if (start_metrics(c, err))

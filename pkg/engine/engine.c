@@ -18,6 +18,12 @@ void ts_engine_config_init(struct ts_engine_config *c)
     c->partial_admission = 1;
 }
 
+void ts_engine_config_release(struct ts_engine_config *c)
+{
+    ts_resource_transforms_release(&c->resources);
+    ts_engine_config_init(c);
+}
+
 void ts_engine_config_from(struct ts_engine_config *out, const struct ts_config *c)
 {
     ts_engine_config_init(out);
@@ -30,16 +36,19 @@ void ts_engine_config_from(struct ts_engine_config *out, const struct ts_config 
         out->strategies[i] = c->strategies[i] == TS_CONFIG_FS_LESS_THAN_INITIAL_SHARE
                                  ? TS_FS_LESS_THAN_INITIAL_SHARE
                                  : TS_FS_LESS_THAN_OR_EQUAL_TO_FINAL_SHARE;
+    ts_resource_transforms_copy(&out->resources, &c->resources);
 }
 
 struct ts_engine *ts_engine_new(const struct ts_engine_config *config)
 {
     struct ts_engine *e = ts_xcalloc(1, sizeof(*e));
 
-    if (config)
+    ts_engine_config_init(&e->config);
+    if (config) {
         e->config = *config;
-    else
-        ts_engine_config_init(&e->config);
+        ts_resource_transforms_init(&e->config.resources);
+        ts_resource_transforms_copy(&e->config.resources, &config->resources);
+    }
     return e;
 }
 
@@ -87,6 +96,7 @@ void ts_engine_free(struct ts_engine *e)
     free(e->fr_flavor);
     free(e->fr_resource);
     free(e->scratch);
+    ts_resource_transforms_release(&e->config.resources);
     free(e);
 }
 

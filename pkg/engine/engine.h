@@ -38,6 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api/resource_transform.h"
 #include "util/err.h"
 #include "util/strlist.h"
 #include "util/strmap.h"
@@ -72,16 +73,25 @@ struct ts_engine_config {
     /* tests: every preemption search answered from memory is made again
      * and compared; ts_engine_check() reports a difference (memo.h) */
     int check_memo;
+    /* resources.excludeResourcePrefixes and .transformations: applied to
+     * each pod's requests when a workload is put (owned; empty: none) */
+    struct ts_resource_transforms resources;
 };
 
-/* Kueue's defaults. */
+/* Kueue's defaults.  c is overwritten, not released. */
 void ts_engine_config_init(struct ts_engine_config *c);
+/* Frees what c owns (its resource transformations) and re-initialises it. */
+void ts_engine_config_release(struct ts_engine_config *c);
 
 struct ts_config;
-/* The engine settings a Kueue Configuration implies (api/config.h). */
+/* The engine settings a Kueue Configuration implies (api/config.h).  out
+ * is overwritten, not released.  Ownership: out holds copies of c's
+ * resource transformations; release with ts_engine_config_release() (it
+ * may be released as soon as ts_engine_new() has returned). */
 void ts_engine_config_from(struct ts_engine_config *out, const struct ts_config *c);
 
-/* Ownership: caller frees with ts_engine_free(). */
+/* Ownership: the engine keeps its own copy of config (NULL: Kueue's
+ * defaults); caller frees the engine with ts_engine_free(). */
 struct ts_engine *ts_engine_new(const struct ts_engine_config *config);
 void ts_engine_free(struct ts_engine *e);
 

@@ -378,6 +378,9 @@ static void fill_podset(struct ts_engine *e, struct ts__eng_podset *ps, const st
     ts_pod_template_copy_placement(&ps->tmpl, &src->template);
     if (ts_pod_template_requests(&src->template, &req))
         uncountable_requests(&src->template, &req);
+    /* Kueue's excluded prefixes and transformations, per pod, before the
+     * count (a saturated amount is too large to count, as above) */
+    ts_resource_transforms_apply(&e->config.resources, &req);
     ps->req_res = ts_xcalloc(req.n + 1, sizeof(*ps->req_res));
     ps->req_amount = ts_xcalloc(req.n + 1, sizeof(*ps->req_amount));
     for (size_t i = 0; i < req.n; i++) {

@@ -2,7 +2,8 @@
 # The manager's knobs from the Kueue Configuration file: metrics.bindAddress,
 # health.healthProbeBindAddress (a probes-only listener), leaderElection
 # (leaderElect, resourceNamespace, resourceName) and visibilityServer.bindPort
-# for the controller, and
+# for the controller, resources.transformations and excludeResourcePrefixes
+# (a Workload's requests as admitted), and
 # webhook.port / health.healthProbeBindAddress for `turnstile --webhook-only`;
 # command-line flags win over the file.
 . "$(dirname "$0")/lib/apiserver.sh"
@@ -11,6 +12,7 @@ need_kubectl
 as_start
 
 K apply -f crds/ >/dev/null
+K apply -f "$CD/queues.yaml" >/dev/null 2>&1
 vport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 cat >"$T/config.yaml" <<Y
 apiVersion: config.kueue.x-k8s.io/v1beta2
@@ -19,6 +21,10 @@ metrics: {bindAddress: "127.0.0.1:0"}
 health: {healthProbeBindAddress: "127.0.0.1:0"}
 leaderElection: {leaderElect: true, resourceNamespace: default, resourceName: turnstile-test-lock}
 visibilityServer: {bindPort: $vport}
+resources:
+  excludeResourcePrefixes: [networking.example.com/]
+  transformations:
+  - {input: nvidia.com/mig-1g.5gb, strategy: Replace, outputs: {memory: 1Gi}}
 Y
 
 "$CTL" --kubeconfig "$KC" --config "$T/config.yaml" >"$T/ctl.log" 2>&1 &
@@ -33,6 +39,14 @@ check "metrics.bindAddress: metrics on the loopback address" contains "$(cat "$T
 check "visibilityServer.bindPort" contains "$(cat "$T/ctl.log")" "visibility API serving on *:$vport"
 leader() { [ "$(K get lease -n default turnstile-test-lock -o jsonpath='{.spec.holderIdentity}' 2>/dev/null)" != "" ]; }
 wait_for "leaderElection: the Lease named in the file is taken" leader
+# the MIG slices become memory and the excluded resource needs no quota:
+# neither is covered by cq, so without them the Workload would never fit
+wl_yaml xform 0 | sed 's|requests: {cpu: "1"}|requests: {cpu: "1", nvidia.com/mig-1g.5gb: "2", networking.example.com/vpc1: "1"}|' | K create -f - >/dev/null
+wait_for "resources.transformations: the Workload is admitted" wl_reserved xform
+check "resources.transformations: resourceUsage is the transformed requests" eq \
+    "$(K get workload -n team-a xform -o jsonpath='{.status.admission.podSetAssignments[0].resourceUsage}')" \
+    '{"cpu":"1","memory":"2Gi"}'
+check "resources.* is not reported as unhonoured" eq "$(grep -c 'field=resources' "$T/ctl.log")" "0"
 ready() { [ "$(curl -s "http://127.0.0.1:$hport/readyz")" = ok ]; }
 wait_for "health port /readyz" ready
 check "health port /healthz" eq "$(curl -s "http://127.0.0.1:$hport/healthz")" "ok"

@@ -80,3 +80,29 @@ grep -q 'job-sample-job-partial-admission-.* would be admitted  *cluster-queue' 
 # shellcheck disable=SC2086
 "$bin" what-if --now $now $state --change "$ex/admin-single-clusterqueue-setup.yaml" | grep -q "no workload's outcome changes"
 echo "ok: what-if"
+
+# --config: the Configuration's transformations count the requests as the
+# controller does (cpu replaced by credits, which cluster-queue lacks), for
+# explain and what-if alike; a bad Configuration names the field
+cat >"$tmp/xform.yaml" <<'EOF2'
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+resources:
+  transformations:
+  - {input: cpu, strategy: Replace, outputs: {example.com/credits: "1"}}
+EOF2
+# shellcheck disable=SC2086
+"$bin" explain $files --now $now --config "$tmp/xform.yaml" pytorchjob/pytorch-simple >"$tmp/x.txt"
+grep -q '^Reason:         NoMatchingFlavor' "$tmp/x.txt"
+grep -q 'resource example.com/credits unavailable in ClusterQueue' "$tmp/x.txt"
+# shellcheck disable=SC2086
+"$bin" what-if --now $now $state --config "$tmp/xform.yaml" --change "$ex/admin-single-clusterqueue-setup.yaml" | grep -q "no workload's outcome changes"
+# shellcheck disable=SC2086
+"$bin" what-if --now $now $state --config "$tmp/xform.yaml" --change test/e2e/data/more-quota.yaml | grep -q "no workload's outcome changes"
+printf 'apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nresources: {transformations: [{input: cpu, strategy: Keep}]}\n' >"$tmp/bad.yaml"
+set +e
+# shellcheck disable=SC2086
+"$bin" explain $files --now $now --config "$tmp/bad.yaml" pytorchjob/pytorch-simple >/dev/null 2>"$tmp/err"; rc=$?
+set -e
+[ "$rc" -eq 2 ] && grep -q 'resources.transformations\[0\].strategy: Unsupported value: "Keep": supported values: "Retain", "Replace"' "$tmp/err"
+echo "ok: --config"

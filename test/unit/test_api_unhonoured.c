@@ -369,13 +369,13 @@ static const struct set_case config_cases[] = {
      "internalCertManagement: {enable: true, webhookServiceName: s, webhookSecretName: c}\n"
      "manageJobsWithoutQueueName: false\nintegrations: {frameworks: [batch/job]}\n",
      ""},
-    {"v1beta1 resources excludes and transforms",
+    {"v1beta1 resources excludes and transforms are honoured; DRA mappings are not",
      "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\n"
      "resources:\n  excludeResourcePrefixes: [example.com/]\n"
      "  transformations:\n  - input: nvidia.com/mig-1g.5gb\n    strategy: Replace\n"
-     "    outputs: {example.com/accelerator-memory: 5Gi}\n",
-     "resources.excludeResourcePrefixes,resources.transformations[].input,"
-     "resources.transformations[].strategy,resources.transformations[].outputs"},
+     "    multiplyBy: nvidia.com/gpu\n    outputs: {example.com/accelerator-memory: 5Gi}\n"
+     "  deviceClassMappings: [{name: gpu, deviceClassNames: [gpu.example.com]}]\n",
+     "resources.deviceClassMappings[].name,resources.deviceClassMappings[].deviceClassNames"},
     {"requeuing by eviction time is what Turnstile does",
      "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
      "waitForPodsReady: {timeout: 5m, requeuingStrategy: {timestamp: Eviction}}\n",

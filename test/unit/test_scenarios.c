@@ -423,6 +423,7 @@ static struct ts_sim *new_sim(const cJSON *scenario, struct ts_buf *out)
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
     struct ts_engine_config ec;
     struct ts_config c;
+    struct ts_sim *sim;
 
     ts_config_init(&c);
     if (cfg)
@@ -435,7 +436,9 @@ static struct ts_sim *new_sim(const cJSON *scenario, struct ts_buf *out)
     ec.check_memo = 1; /* every search answered from memory is checked */
     ts_field_errors_release(&errs);
     ts_config_release(&c);
-    return ts_sim_new(&ec);
+    sim = ts_sim_new(&ec);
+    ts_engine_config_release(&ec);
+    return sim;
 }
 
 static void run_scenario(void **state)
