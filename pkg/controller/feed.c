@@ -9,6 +9,7 @@
 #include "util/log.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -89,9 +90,13 @@ static void put(struct ts_ctl *c, const cJSON *obj)
         case TS_KIND_NAMESPACE:
             ts_engine_put_namespace(c->engine, o.u.ns.meta.name, &o.u.ns.meta.labels);
             break;
-        case TS_KIND_WORKLOAD:
-            rc = ts_engine_put_workload(c->engine, &o.u.wl, ts__ctl_now(c), &err);
+        case TS_KIND_WORKLOAD: {
+            char *lr = ts__ctl_adjust_workload(c, &o.u.wl); /* Kueue's AdjustResources */
+
+            rc = ts_engine_put_workload_checked(c->engine, &o.u.wl, ts__ctl_now(c), lr, &err);
+            free(lr);
             break;
+        }
         default:
             break;
         }
@@ -169,6 +174,10 @@ static void on_add(struct ts_informer *inf, const cJSON *obj, void *data)
     (void)inf;
     if (TS__CTL_IS_JOB_INF(f->which)) {
         job_key(f->c, f->which, obj);
+        return;
+    }
+    if (f->which == TS__CTL_LR || f->which == TS__CTL_RC) {
+        ts__ctl_limitrange_changed(f->c, f->which, obj, put);
         return;
     }
     put(f->c, obj);
@@ -270,6 +279,10 @@ static void on_delete(struct ts_informer *inf, const cJSON *obj, void *data)
     (void)inf;
     if (TS__CTL_IS_JOB_INF(f->which)) {
         job_key(f->c, f->which, obj);
+        return;
+    }
+    if (f->which == TS__CTL_LR || f->which == TS__CTL_RC) {
+        ts__ctl_limitrange_changed(f->c, f->which, obj, put);
         return;
     }
     del(f->c, f->which, obj);
