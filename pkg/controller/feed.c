@@ -297,6 +297,7 @@ static void on_delete(struct ts_informer *inf, const cJSON *obj, void *data)
 
 void ts__ctl_feed_handlers(struct ts_ctl *c)
 {
+    ts__ctl_limitrange_index(c);
     for (int i = 0; i < TS__CTL_N; i++) {
         struct ts_informer_handlers h = {on_add, on_update, on_delete, &c->feeds[i]};
 

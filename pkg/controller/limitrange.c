@@ -45,6 +45,23 @@ static const cJSON *runtime_class(void *ctx, const char *name)
     return c->inf[TS__CTL_RC] ? ts_informer_get_ns(c->inf[TS__CTL_RC], NULL, name) : NULL;
 }
 
+#define NS_INDEX "namespace"
+
+static void ns_of(const cJSON *obj, struct ts_strlist *out, void *data)
+{
+    const char *ns = ts_json_get_string(obj, "metadata.namespace");
+
+    (void)data;
+    if (ns)
+        ts_strlist_push(out, ns);
+}
+
+void ts__ctl_limitrange_index(struct ts_ctl *c)
+{
+    if (c->inf[TS__CTL_LR]) /* every Workload event reads its namespace's */
+        ts_informer_add_index(c->inf[TS__CTL_LR], NS_INDEX, ns_of, NULL);
+}
+
 char *ts__ctl_adjust_workload(struct ts_ctl *c, struct ts_workload *wl)
 {
     struct lr_list l = {wl->meta.namespace_ ? wl->meta.namespace_ : "", NULL, 0, 0};
@@ -53,7 +70,7 @@ char *ts__ctl_adjust_workload(struct ts_ctl *c, struct ts_workload *wl)
 
     ts_limitrange_summary_init(&s);
     if (c->inf[TS__CTL_LR])
-        ts_informer_each(c->inf[TS__CTL_LR], collect, &l);
+        ts_informer_by_index(c->inf[TS__CTL_LR], NS_INDEX, l.ns, collect, &l);
     /* the first default wins: in the API server's list order */
     if (l.n > 1)
         qsort(l.items, l.n, sizeof(*l.items), by_name);

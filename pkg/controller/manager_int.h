@@ -257,6 +257,8 @@ void ts__ctl_reconcile_finalizer(struct ts_ctl *c, const char *key);
  * its RuntimeClasses (api/limitrange.h) and returns why they do not
  * satisfy the LimitRanges (NULL: they do).  Ownership: caller frees. */
 char *ts__ctl_adjust_workload(struct ts_ctl *c, struct ts_workload *wl);
+/* Indexes the LimitRange informer by namespace (before it starts). */
+void ts__ctl_limitrange_index(struct ts_ctl *c);
 /* A LimitRange (which TS__CTL_LR) or RuntimeClass (TS__CTL_RC) changed:
  * put() again each Workload without quota it may change. */
 void ts__ctl_limitrange_changed(struct ts_ctl *c, enum ts__ctl_inf which, const cJSON *obj,
