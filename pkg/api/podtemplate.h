@@ -124,7 +124,7 @@ void ts_container_effective_requests(const struct ts_container *c, struct ts_res
 
 /* Kueue's ValidateResources: for every container and init container whose
  * requests exceed its limits, appends
- *   <path>.template.spec.containers[i]: Invalid value: []string{"cpu"}:
+ *   <path>.template.spec.containers[i]: Invalid value: ["cpu"]:
  *   requests must not exceed its limits
  * where `path` is the pod set path (e.g. "podSets[0]").  Returns the number
  * of errors added. */

@@ -126,13 +126,13 @@ static int check_containers(const struct ts_container *c, size_t n, const char *
         struct ts_path p;
         int k = 0;
 
-        ts_buf_adds(&keys, "[]string{");
+        ts_buf_addc(&keys, '['); /* json.Marshal of the names, as Kueue prints them */
         for (size_t j = 0; j < c[i].requests.n; j++) {
             const struct ts_resource *r = &c[i].requests.items[j];
             const struct ts_quantity *lim = ts_resource_list_get(&c[i].limits, r->name);
 
             if (lim && ts_quantity_cmp(&r->q, lim) > 0)
-                ts_buf_addf(&keys, "%s\"%s\"", k++ ? ", " : "", r->name);
+                ts_buf_addf(&keys, "%s\"%s\"", k++ ? "," : "", r->name);
         }
         if (k) {
             ts_path_init(&p, path);
@@ -140,7 +140,7 @@ static int check_containers(const struct ts_container *c, size_t n, const char *
             ts_path_push(&p, "spec");
             ts_path_push(&p, key);
             ts_path_push_index(&p, i);
-            ts_buf_addc(&keys, '}');
+            ts_buf_addc(&keys, ']');
             ts_field_errors_add(errs, TS_FIELD_INVALID, ts_path_str(&p), keys.ptr, 0,
                                 "requests must not exceed its limits");
             found++;

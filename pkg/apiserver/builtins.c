@@ -1,7 +1,8 @@
 /*
  * builtins.c - the built-in resource types with kube-apiserver's scope,
- * short names, categories and Table columns, the seeded namespaces, and
- * batch/v1 Job defaulting (kube-apiserver's SetDefaults_Job).
+ * short names, categories and Table columns, the seeded namespaces,
+ * batch/v1 Job defaulting (kube-apiserver's SetDefaults_Job) and core/v1
+ * LimitRange defaulting (SetDefaults_LimitRangeItem).
  */
 #include "apiserver/server_int.h"
 
@@ -41,6 +42,8 @@ static const struct ts__as_col ev_cols[] = {{"Last Seen", "string", "#lastseen",
                                             {"Reason", "string", ".reason", 0},
                                             {"Object", "string", "#involved", 0},
                                             {"Message", "string", ".message", 0}};
+static const struct ts__as_col lr_cols[] = {{"Created At", "date", "#createdat", 0}};
+static const struct ts__as_col rtc_cols[] = {{"Handler", "string", ".handler", 0}, AGE};
 static const struct ts__as_col hook_cols[] = {{"Webhooks", "integer", "#webhooks", 0}, AGE};
 
 struct builtin {
@@ -85,6 +88,12 @@ static const struct builtin builtins[] = {
     {"admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations",
      "ValidatingWebhookConfiguration", 0, 0, 1, 0, "", "api-extensions", hook_cols,
      NCOLS(hook_cols)},
+    /* read by the controller: LimitRange defaults and RuntimeClass
+     * overhead enter a pod set's requests (nothing enforces them on pods) */
+    {"", "v1", "limitranges", "LimitRange", 1, TS__AS_LIMITRANGE, 0, 0, "limits", "", lr_cols,
+     NCOLS(lr_cols)},
+    {"node.k8s.io", "v1", "runtimeclasses", "RuntimeClass", 0, 0, 0, 0, "", "", rtc_cols,
+     NCOLS(rtc_cols)},
 };
 
 static void push_csv(struct ts_strlist *l, const char *csv)
@@ -271,4 +280,42 @@ void ts__as_job_default(cJSON *job)
     job_selector(job, spec, tmd);
     set_default(tmd, "creationTimestamp", cJSON_CreateNull());
     default_pod_spec(obj_member(tmpl, "spec"));
+}
+
+/* --- LimitRange defaulting ---------------------------------------------- */
+
+/* Names of src missing from dst's list `key` are copied there. */
+static void fill_missing(cJSON *item, const char *key, const cJSON *src)
+{
+    const cJSON *q;
+    cJSON *dst;
+
+    if (!cJSON_IsObject(src) || !src->child)
+        return;
+    dst = obj_member(item, key);
+    cJSON_ArrayForEach(q, src) if (!cJSON_GetObjectItemCaseSensitive(dst, q->string))
+        cJSON_AddItemToObject(dst, q->string, cJSON_Duplicate(q, 1));
+}
+
+void ts__as_limitrange_default(cJSON *lr)
+{
+    static const char *const lists[] = {"max", "min", "default", "defaultRequest",
+                                        "maxLimitRequestRatio"};
+    cJSON *item;
+
+    cJSON_ArrayForEach(item, ts_json_get(lr, "spec.limits"))
+    {
+        const char *type = ts_json_get_string(item, "type");
+
+        if (!cJSON_IsObject(item))
+            continue;
+        for (size_t i = 0; i < NCOLS(lists); i++)
+            canon_quantities(cJSON_GetObjectItemCaseSensitive(item, lists[i]));
+        if (!type || strcmp(type, "Container"))
+            continue;
+        /* max -> default, default -> defaultRequest, min -> defaultRequest */
+        fill_missing(item, "default", cJSON_GetObjectItemCaseSensitive(item, "max"));
+        fill_missing(item, "defaultRequest", cJSON_GetObjectItemCaseSensitive(item, "default"));
+        fill_missing(item, "defaultRequest", cJSON_GetObjectItemCaseSensitive(item, "min"));
+    }
 }

@@ -211,6 +211,9 @@ static int prepare_kind(struct ts__as_req *q, struct ts__as_resp *r, const cJSON
             return -1;
         }
         break;
+    case TS__AS_LIMITRANGE:
+        ts__as_limitrange_default(obj);
+        break;
     case TS__AS_CR:
         return ts__as_cr_prepare(q, r, old, obj);
     case TS__AS_CRD:

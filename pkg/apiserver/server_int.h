@@ -42,6 +42,7 @@ enum ts__as_kindid {
     TS__AS_CONFIGMAP,
     TS__AS_SECRET,
     TS__AS_CR,
+    TS__AS_LIMITRANGE,
 };
 
 /* One served version of a resource. */
@@ -249,6 +250,9 @@ void ts__as_builtins_register(struct ts_apiserver *s);
 void ts__as_builtins_seed(struct ts_apiserver *s, ts_time now);
 /* Job defaults per the batch/v1 registry (uid from metadata). */
 void ts__as_job_default(cJSON *job);
+/* kube-apiserver's SetDefaults_LimitRangeItem on every item of a core/v1
+ * LimitRange, quantities in canonical form (builtins.c). */
+void ts__as_limitrange_default(cJSON *lr);
 
 /* --- job_validate.c ----------------------------------------------------- */
 /* Appends what kube-apiserver refuses in a Job (create and update):

@@ -10,6 +10,7 @@
 #include "util/log.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -90,9 +91,13 @@ static void put(struct ts_ctl *c, const cJSON *obj)
         case TS_KIND_NAMESPACE:
             ts_engine_put_namespace(c->engine, o.u.ns.meta.name, &o.u.ns.meta.labels);
             break;
-        case TS_KIND_WORKLOAD:
-            rc = ts_engine_put_workload(c->engine, &o.u.wl, ts__ctl_now(c), &err);
+        case TS_KIND_WORKLOAD: {
+            char *lr = ts__ctl_adjust_workload(c, &o.u.wl); /* Kueue's AdjustResources */
+
+            rc = ts_engine_put_workload_checked(c->engine, &o.u.wl, ts__ctl_now(c), lr, &err);
+            free(lr);
             break;
+        }
         default:
             break;
         }
@@ -190,6 +195,10 @@ static void on_add(struct ts_informer *inf, const cJSON *obj, void *data)
     }
     if (f->which == TS__CTL_AC) {
         put_check(f->c, obj);
+        return;
+    }
+    if (f->which == TS__CTL_LR || f->which == TS__CTL_RC) {
+        ts__ctl_limitrange_changed(f->c, f->which, obj, put);
         return;
     }
     put(f->c, obj);
@@ -293,6 +302,10 @@ static void on_delete(struct ts_informer *inf, const cJSON *obj, void *data)
         job_key(f->c, f->which, obj);
         return;
     }
+    if (f->which == TS__CTL_LR || f->which == TS__CTL_RC) {
+        ts__ctl_limitrange_changed(f->c, f->which, obj, put);
+        return;
+    }
     del(f->c, f->which, obj);
     if (f->which == TS__CTL_WL) {
         ts__ctl_written_seen(f->c, obj); /* gone from the cache: ends it */
@@ -305,6 +318,7 @@ static void on_delete(struct ts_informer *inf, const cJSON *obj, void *data)
 
 void ts__ctl_feed_handlers(struct ts_ctl *c)
 {
+    ts__ctl_limitrange_index(c);
     for (int i = 0; i < TS__CTL_N; i++) {
         struct ts_informer_handlers h = {on_add, on_update, on_delete, &c->feeds[i]};
 

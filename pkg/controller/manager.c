@@ -29,6 +29,8 @@ const struct ts_kube_resource *const ts__ctl_resources[TS__CTL_N] = {
     [TS__CTL_PTJ] = &ts_jobkinds[1].res,
     [TS__CTL_TFJ] = &ts_jobkinds[2].res,
     [TS__CTL_MPIJ] = &ts_jobkinds[3].res,
+    [TS__CTL_LR] = &ts_kube_res_limitranges,
+    [TS__CTL_RC] = &ts_kube_res_runtimeclasses,
 };
 
 #define DRAIN_NS (5 * TS_TIME_SECOND)

@@ -35,6 +35,8 @@ enum ts__ctl_inf {
     TS__CTL_PTJ,
     TS__CTL_TFJ,
     TS__CTL_MPIJ,
+    TS__CTL_LR, /* core/v1 LimitRanges and node.k8s.io RuntimeClasses (limitrange.c) */
+    TS__CTL_RC,
     TS__CTL_N,
 };
 
@@ -251,5 +253,16 @@ int ts__ctl_is_finalize_key(const char *key);
 /* Handles a "Finalize/..." key (marks it done; a failure is retried with
  * the queue's backoff). */
 void ts__ctl_reconcile_finalizer(struct ts_ctl *c, const char *key);
+
+/* limitrange.c: adjusts wl's pod sets to its namespace's LimitRanges and
+ * its RuntimeClasses (api/limitrange.h) and returns why they do not
+ * satisfy the LimitRanges (NULL: they do).  Ownership: caller frees. */
+char *ts__ctl_adjust_workload(struct ts_ctl *c, struct ts_workload *wl);
+/* Indexes the LimitRange informer by namespace (before it starts). */
+void ts__ctl_limitrange_index(struct ts_ctl *c);
+/* A LimitRange (which TS__CTL_LR) or RuntimeClass (TS__CTL_RC) changed:
+ * put() again each Workload without quota it may change. */
+void ts__ctl_limitrange_changed(struct ts_ctl *c, enum ts__ctl_inf which, const cJSON *obj,
+                                void (*put)(struct ts_ctl *c, const cJSON *wl));
 
 #endif

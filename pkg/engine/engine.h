@@ -154,6 +154,14 @@ int ts_engine_default_priority_class(const struct ts_engine *e, const char **nam
  * an admission naming a flavor/resource pair its queue does not cover. */
 int ts_engine_put_workload(struct ts_engine *e, const struct ts_workload *wl, ts_time now,
                            struct ts_err *err);
+/* The same, with `inadmissible` (NULL: none, else copied): why the
+ * workload may not be admitted as it stands, found by the caller (Kueue's
+ * scheduler check against the namespace's LimitRanges,
+ * api/limitrange.h).  A queued workload with one waits with that message
+ * (after the requests-above-limits check, as in Kueue) and is not
+ * considered for quota. */
+int ts_engine_put_workload_checked(struct ts_engine *e, const struct ts_workload *wl, ts_time now,
+                                   const char *inadmissible, struct ts_err *err);
 /* Removes a workload, releasing its usage. */
 void ts_engine_delete_workload(struct ts_engine *e, const char *ns, const char *name);
 /* How many workloads the engine knows (finished ones are not kept). */

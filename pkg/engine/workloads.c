@@ -523,12 +523,14 @@ static char *limits_message(const struct ts_workload *wl)
     }
     if (!errs.n)
         return NULL;
+    ts_buf_adds(&b, "resources validation failed: "); /* Kueue's scheduler */
     ts_field_errors_format(&errs, &b);
     ts_field_errors_release(&errs);
     return ts_buf_take(&b);
 }
 
-static void fill(struct ts_engine *e, struct ts__eng_wl *wl, const struct ts_workload *src)
+static void fill(struct ts_engine *e, struct ts__eng_wl *wl, const struct ts_workload *src,
+                 const char *inadmissible)
 {
     const char *job_uid = ts_strmap_get(&src->meta.labels, "kueue.x-k8s.io/job-uid");
     const struct ts_condition *qr =
@@ -555,6 +557,8 @@ static void fill(struct ts_engine *e, struct ts__eng_wl *wl, const struct ts_wor
     }
     wl->shape = shape_of(wl);
     wl->limits_message = limits_message(src);
+    if (!wl->limits_message && inadmissible) /* Kueue checks limits first */
+        wl->limits_message = ts_xstrdup(inadmissible);
 }
 
 /* --- put / delete ------------------------------------------------------------- */
@@ -612,6 +616,12 @@ static int released_by_check(const struct ts_workload *src)
 int ts_engine_put_workload(struct ts_engine *e, const struct ts_workload *src, ts_time now,
                            struct ts_err *err)
 {
+    return ts_engine_put_workload_checked(e, src, now, NULL, err);
+}
+
+int ts_engine_put_workload_checked(struct ts_engine *e, const struct ts_workload *src, ts_time now,
+                                   const char *inadmissible, struct ts_err *err)
+{
     char key[512];
     struct ts__eng_wl *wl;
     struct ts_quota_node *freed = NULL;
@@ -654,7 +664,7 @@ int ts_engine_put_workload(struct ts_engine *e, const struct ts_workload *src, t
         wl->heap_pos = TS_HEAP_NOT_IN;
         ts_hmap_put(&e->workloads, key, wl);
     }
-    fill(e, wl, src);
+    fill(e, wl, src, inadmissible);
     if (idle) {
         wl->state = TS__ENG_WL_IDLE;
     } else if (reserved) {

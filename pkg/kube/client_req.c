@@ -32,7 +32,9 @@ const struct ts_kube_resource
     ts_kube_res_priorityclasses = {"scheduling.k8s.io", "v1", "priorityclasses",
                                    "PriorityClass", 0},
     ts_kube_res_crds = {"apiextensions.k8s.io", "v1", "customresourcedefinitions",
-                        "CustomResourceDefinition", 0};
+                        "CustomResourceDefinition", 0},
+    ts_kube_res_limitranges = {"", "v1", "limitranges", "LimitRange", 1},
+    ts_kube_res_runtimeclasses = {"node.k8s.io", "v1", "runtimeclasses", "RuntimeClass", 0};
 /* clang-format on */
 
 const char *ts_kube_api_version(const struct ts_kube_resource *res, char *buf, size_t len)
