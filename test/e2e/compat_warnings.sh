@@ -3,8 +3,8 @@
 # not honour yet is accepted with a warning.  Real kubectl against
 # turnstile-apiserver with Turnstile's webhooks registered prints
 # "Warning: <field>: accepted but not yet honoured by Turnstile ..." for a
-# ClusterQueue with admission checks (v1beta2 and v1beta1) and nothing for
-# one without; the controller logs each field and records a Warning Event
+# ClusterQueue with admission fair sharing (v1beta2 and v1beta1) and nothing
+# for one without (admission checks are honoured: no warning); the controller logs each field and records a Warning Event
 # UnhonouredField on the object (a Workload once, however often it is
 # written); `turnstile --config` logs the Configuration's unhonoured fields
 # at start.
@@ -19,8 +19,8 @@ K apply -f config/webhook/manifests.yaml >/dev/null
 cat >"$T/config.yaml" <<YAML
 apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
-resources:
-  excludeResourcePrefixes: [example.com/]
+tls:
+  minVersion: VersionTLS13
 YAML
 $WRAP "$CTL" --webhook-only --webhook-port "$PORT" --health-port -1 --kubeconfig "$KC" \
     --namespace turnstile-system --service-name turnstile-webhook-service \
@@ -35,8 +35,8 @@ wait_for "CA injected into the webhook configurations" ca_set
 ctl_start --config "$T/config.yaml"
 
 SUFFIX=": accepted but not yet honoured by Turnstile (docs/compatibility.md)"
-NAME="spec.admissionChecksStrategy.admissionChecks[].name"
-FLAVORS="spec.admissionChecksStrategy.admissionChecks[].onFlavors"
+NAME="spec.admissionScope.admissionMode"
+CHECKS="spec.admissionChecksStrategy.admissionChecks[]"
 
 cq() { # NAME APIVERSION SPEC-EXTRA
     cat <<YAML
@@ -54,14 +54,17 @@ $3
 YAML
 }
 
-out=$(cq checked v1beta2 "  admissionChecksStrategy:
+out=$(cq checked v1beta2 "  admissionScope: {admissionMode: UsageBasedAdmissionFairSharing}
+  admissionChecksStrategy:
     admissionChecks: [{name: prov, onFlavors: [default]}]" | K apply -f - 2>&1)
 check "kubectl apply: created" contains "$out" "clusterqueue.kueue.x-k8s.io/checked created"
-check "kubectl apply: Warning for admissionChecks[].name" contains "$out" "Warning: $NAME$SUFFIX"
-check "kubectl apply: Warning for admissionChecks[].onFlavors" contains "$out" "Warning: $FLAVORS$SUFFIX"
+check "kubectl apply: Warning for admissionScope.admissionMode" contains "$out" "Warning: $NAME$SUFFIX"
+check "kubectl apply: no Warning for the honoured admission checks" eq \
+    "$(echo "$out" | grep -cF "$CHECKS")" 0
 
-out=$(cq old v1beta1 "  admissionChecks: [prov]" | K apply -f - 2>&1)
-check "v1beta1 admissionChecks: Warning by the v1beta2 path" contains "$out" "Warning: $NAME$SUFFIX"
+out=$(cq old v1beta1 "  admissionScope: {admissionMode: UsageBasedAdmissionFairSharing}
+  admissionChecks: [prov]" | K apply -f - 2>&1)
+check "v1beta1 admissionScope: Warning by the v1beta2 path" contains "$out" "Warning: $NAME$SUFFIX"
 
 out=$(cq plain v1beta2 "" | K apply -f - 2>&1)
 check "no unhonoured field: created" contains "$out" "clusterqueue.kueue.x-k8s.io/plain created"
@@ -71,12 +74,12 @@ events() { # OBJECT: "reason: message" of the events about it
     api GET /api/v1/events | jq_py "'\n'.join(e['reason'] + ': ' + e['message'] for e in d['items'] if e['involvedObject']['name'] == '$1')"
 }
 event_of() { events "$1" | grep -qF "UnhonouredField: $2$SUFFIX"; }
-wait_for "Warning Event UnhonouredField naming admissionChecks[].name" event_of checked "$NAME"
-wait_for "Warning Event UnhonouredField naming admissionChecks[].onFlavors" event_of checked "$FLAVORS"
+wait_for "Warning Event UnhonouredField naming admissionScope.admissionMode" event_of checked "$NAME"
+check "no UnhonouredField event for the admission checks" eq "$(events checked | grep -cF "$CHECKS")" 0
 check "no UnhonouredField event for the plain queue" eq "$(events plain | grep -c UnhonouredField)" 0
 check "controller log names the field" contains "$(cat "$T/ctl.log")" "object=/checked kind=ClusterQueue field=$NAME"
-check "controller logs the Configuration's field" contains "$(cat "$T/ctl.log")" "field=resources.excludeResourcePrefixes$SUFFIX"
-check "webhook server logs the Configuration's field" contains "$(cat "$T/webhook.log")" "field=resources.excludeResourcePrefixes$SUFFIX"
+check "controller logs the Configuration's field" contains "$(cat "$T/ctl.log")" "field=tls.minVersion$SUFFIX"
+check "webhook server logs the Configuration's field" contains "$(cat "$T/webhook.log")" "field=tls.minVersion$SUFFIX"
 
 # a Workload is written many times (quota reserved, admitted): told once
 TOPO="spec.podSets[].topologyRequest.required"
