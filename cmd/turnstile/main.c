@@ -137,6 +137,8 @@ static int apply_config(struct flags *f)
         return -1;
     }
     f->wh.manage_jobs_without_queue_name |= f->config.manage_jobs_without_queue_name;
+    f->wh.partial_admission = c->partial_admission;
+    f->wh.priority_boost = c->priority_boost;
     return 0;
 }
 

@@ -332,10 +332,8 @@ int32_t ts_workload_priority_boost(const struct ts_workload *w)
     const char *s = ts_strmap_get(&w->meta.annotations, TS_WL_ANNOTATION_PRIORITY_BOOST);
     int64_t boost;
 
-    if (!s || ts_parse_i64_c(s, &boost) != 0)
+    if (!s || ts_parse_i64_c(s, &boost) != 0 || boost > INT32_MAX || boost < INT32_MIN)
         return 0;
-    if (boost > INT32_MAX || boost < INT32_MIN)
-        return boost > 0 ? INT32_MAX : INT32_MIN;
     return (int32_t)boost;
 }
 

@@ -317,6 +317,12 @@ int ts_workload_equal(const struct ts_workload *a, const struct ts_workload *b);
  * Errors are appended to errs. */
 void ts_workload_validate(const struct ts_workload *w, struct ts_field_errors *errs);
 
+/* With feature gate PriorityBoost, Kueue's workload webhook refuses an
+ * annotation kueue.x-k8s.io/priority-boost that is empty or not a base-10
+ * int32 (metadata.annotations[kueue.x-k8s.io/priority-boost]: Invalid
+ * value).  Errors are appended to errs. */
+void ts_workload_validate_priority_boost(const struct ts_workload *w, struct ts_field_errors *errs);
+
 /* Update rules: everything ts_workload_validate() checks on nw, plus the
  * immutability rules of Kueue's webhook and CRD between old and nw (pod
  * sets, queueName and priority class while QuotaReserved,
@@ -340,8 +346,9 @@ int32_t ts_workload_priority(const struct ts_workload *w);
  * kueue.x-k8s.io/priority-boost (ignored when not an integer); saturates
  * at the int32 range. */
 int32_t ts_workload_effective_priority(const struct ts_workload *w, int boost_enabled);
-/* The integer of annotation kueue.x-k8s.io/priority-boost, clamped to the
- * int32 range; 0 when absent or not an integer. */
+/* The integer of annotation kueue.x-k8s.io/priority-boost; 0 when absent
+ * or not a base-10 int32 (Kueue's webhook refuses those, see
+ * ts_workload_validate_priority_boost(); its scheduler then ignores them). */
 int32_t ts_workload_priority_boost(const struct ts_workload *w);
 /* priority + boost, saturating at the int32 range. */
 int32_t ts_priority_add(int32_t priority, int32_t boost);

@@ -9,6 +9,7 @@
 #include "api/resourcegroup.h"
 #include "util/alloc.h"
 #include "util/buf.h"
+#include "util/parse.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -347,4 +348,22 @@ void ts_workload_validate(const struct ts_workload *w, struct ts_field_errors *e
     if (ts_workload_has_quota_reservation(w))
         check_admission(w, errs);
     ts__workload_validate_status(w, errs);
+}
+
+void ts_workload_validate_priority_boost(const struct ts_workload *w, struct ts_field_errors *errs)
+{
+    const char *v = ts_strmap_get(&w->meta.annotations, TS_WL_ANNOTATION_PRIORITY_BOOST);
+    int64_t boost;
+
+    if (!v)
+        return;
+    if (!*v)
+        ts_field_errors_add(errs, TS_FIELD_INVALID,
+                            "metadata.annotations[" TS_WL_ANNOTATION_PRIORITY_BOOST "]", v, 1,
+                            "must be a valid signed integer; use \"0\" explicitly, empty string "
+                            "is not allowed");
+    else if (ts_parse_i64_c(v, &boost) || boost > INT32_MAX || boost < INT32_MIN)
+        ts_field_errors_add(errs, TS_FIELD_INVALID,
+                            "metadata.annotations[" TS_WL_ANNOTATION_PRIORITY_BOOST "]", v, 1,
+                            "must be a valid signed integer");
 }

@@ -78,6 +78,9 @@ struct ts_webhook_options {
      * makes the Workload webhook drop podSets[].minCount. */
     int partial_admission;
     int wpc_defaulting;
+    /* Feature gate PriorityBoost (Kueue's default: off): the Workload
+     * webhook checks the kueue.x-k8s.io/priority-boost annotation. */
+    int priority_boost;
     /* Turnstile's namespace (default TS_WEBHOOK_DEFAULT_NAMESPACE). */
     const char *system_namespace;
     struct ts_webhook_lookup lookup;

@@ -111,7 +111,6 @@ void ts__wh_validate_kueue(const struct ts_webhook *wh, const struct ts__wh_req 
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
     struct ts_object nw;
 
-    (void)wh;
     /* Kueue registers CREATE and UPDATE only; anything else passes. */
     if (!ts__wh_op_is(rq, "CREATE") && !ts__wh_op_is(rq, "UPDATE"))
         return;
@@ -123,6 +122,8 @@ void ts__wh_validate_kueue(const struct ts_webhook *wh, const struct ts__wh_req 
         check_update(rq, kind, &nw, &errs, rs);
     else
         ts_object_validate(&nw, &errs);
+    if (wh->opts.priority_boost && kind == TS_KIND_WORKLOAD)
+        ts_workload_validate_priority_boost(&nw.u.wl, &errs);
     if (rs->allowed)
         ts__wh_deny_errs(rs, &errs);
     if (rs->allowed && !*rq->sub_resource)

@@ -8,8 +8,9 @@
  *   name, path, operation (CREATE), namespace, subResource,
  *   object: file name under test/data/ or an inline object,
  *   patch / old_patch: RFC 6902 edits giving the new and (UPDATE) old object,
- *   options: {manageJobsWithoutQueueName, partialAdmission, defaultLocalQueue
- *             (namespaces having LocalQueue "default"), defaultWPC},
+ *   options: {manageJobsWithoutQueueName, partialAdmission, priorityBoost,
+ *             defaultLocalQueue (namespaces having LocalQueue "default"),
+ *             defaultWPC},
  *   want: {allowed, code, message (substring or list of substrings),
  *          patch (exact ops, or null for none), mutated ({pointer: value}),
  *          warnings (the response's exact warnings; [] for none)}.
@@ -175,6 +176,7 @@ static inline struct ts_webhook *wt_webhook(const cJSON *opts, struct wt_lookup 
         cJSON_IsTrue(cJSON_GetObjectItem(opts, "manageJobsWithoutQueueName"));
     if (pa)
         o.partial_admission = cJSON_IsTrue(pa);
+    o.priority_boost = cJSON_IsTrue(cJSON_GetObjectItem(opts, "priorityBoost"));
     o.lookup.local_queue_exists = wt_lq_exists;
     o.lookup.wpc_exists = wt_wpc_exists;
     o.lookup.ctx = l;
