@@ -668,6 +668,17 @@ static int plan_running(const struct ts_object *o, const cJSON *job, const struc
     return 0;
 }
 
+void ts_jobplan_make_standalone(const struct ts_workload *wl, const struct ts_jobplan_env *env,
+                                ts_time now, struct ts_jobplan *p)
+{
+    ts_jobplan_release(p);
+    if (ts_workload_is_finished(wl))
+        return;
+    if (plan_deactivation(wl, now, p) || plan_backoff(wl, now, p))
+        return;
+    ts__jobplan_checks(wl, env, now, p);
+}
+
 int ts_jobplan_make(const cJSON *job, const struct ts_workload *wl,
                     const struct ts_jobplan_env *env, ts_time now, struct ts_jobplan *p,
                     struct ts_err *err)

@@ -111,4 +111,11 @@ int ts_jobplan_make(const cJSON *job, const struct ts_workload *wl,
                     const struct ts_jobplan_env *env, ts_time now, struct ts_jobplan *p,
                     struct ts_err *err);
 
+/* Plans what Kueue's workload controller does for a Workload no job owns
+ * (created directly): deactivation, the end of a requeue backoff and its
+ * admission checks (Admitted once all are Ready, Rejected, Retry).  Only
+ * plan->workload's writes and events on it are planned. */
+void ts_jobplan_make_standalone(const struct ts_workload *wl, const struct ts_jobplan_env *env,
+                                ts_time now, struct ts_jobplan *p);
+
 #endif

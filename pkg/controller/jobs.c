@@ -16,9 +16,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define STANDALONE "Workload/"
+
+/* Whether a Workload no job owns needs the workload controller's steps:
+ * it has admission check states, or its ClusterQueue names checks, or it
+ * is being deactivated or waits out a backoff.  Others are the engine's
+ * alone, and are not reconciled for nothing on every write. */
+static int standalone_needed(struct ts_ctl *c, const cJSON *wl)
+{
+    const char *cq = ts_json_get_string(wl, "status.admission.clusterQueue");
+    const cJSON *active = ts_json_get(wl, "spec.active");
+
+    if (cJSON_GetArraySize(ts_json_get(wl, "status.admissionChecks")) > 0 ||
+        ts_json_get(wl, "status.requeueState") || cJSON_IsFalse(active))
+        return 1;
+    if (!cq) {
+        const char *lq = ts_json_get_string(wl, "spec.queueName");
+        const cJSON *q = lq ? ts_informer_get_ns(c->inf[TS__CTL_LQ],
+                                                 ts_json_get_string(wl, "metadata.namespace"), lq)
+                            : NULL;
+
+        cq = ts_json_get_string(q, "spec.clusterQueue");
+    }
+    return cq && ts_engine_cq_has_checks(c->engine, cq);
+}
+
 void ts__ctl_enqueue_owner(struct ts_ctl *c, const cJSON *wl)
 {
     const cJSON *ref;
+    int owned = 0;
 
     cJSON_ArrayForEach(ref, ts_json_get(wl, "metadata.ownerReferences"))
     {
@@ -30,6 +56,14 @@ void ts__ctl_enqueue_owner(struct ts_ctl *c, const cJSON *wl)
             continue;
         snprintf(key, sizeof(key), "%s/%s/%s", kind, ts_json_get_string(wl, "metadata.namespace"),
                  ts_json_get_string(ref, "name"));
+        ts_workqueue_add(c->jobs, key);
+        owned = 1;
+    }
+    if (!owned && standalone_needed(c, wl)) {
+        char key[600];
+
+        snprintf(key, sizeof(key), STANDALONE "%s/%s", ts_json_get_string(wl, "metadata.namespace"),
+                 ts_json_get_string(wl, "metadata.name"));
         ts_workqueue_add(c->jobs, key);
     }
 }
@@ -388,7 +422,7 @@ static void execute(struct ts_ctl *c, const char *key, const cJSON *job,
 
         ts_recorder_event(c->events, wl, p->event_type, p->event_reason, "%s", p->event_message);
         cJSON_Delete(wl);
-    } else if (p->event_reason) {
+    } else if (p->event_reason && job) {
         ts_recorder_event(c->events, job, p->event_type, p->event_reason, "%s", p->event_message);
     }
 }
@@ -459,6 +493,36 @@ static int checks_of(struct ts_ctl *c, const struct ts_workload *wl, struct ts_s
     return cq ? ts_engine_checks_for(c->engine, cq, wl->status.admission, out) : TS_ENOTFOUND;
 }
 
+/* A Workload no job owns (key "Workload/ns/name"): the workload
+ * controller's steps only (jobplan.h, ts_jobplan_make_standalone()). */
+static void reconcile_standalone(struct ts_ctl *c, struct ts_workqueue *q, const char *key)
+{
+    const char *rest = key + strlen(STANDALONE), *slash = strchr(rest, '/');
+    struct ts_strlist checks = TS_STRLIST_INIT;
+    struct ts_jobplan_env env;
+    struct ts_workload wl;
+    struct ts_jobplan p;
+    char ns[256];
+
+    memset(&env, 0, sizeof(env));
+    ts_jobplan_init(&p);
+    snprintf(ns, sizeof(ns), "%.*s", slash ? (int)(slash - rest) : 0, rest);
+    if (c->synced && slash && !ts__ctl_cached_workload(c, ns, slash + 1, &wl)) {
+        if (checks_of(c, &wl, &checks) == 0)
+            env.checks = &checks;
+        ts_jobplan_make_standalone(&wl, &env, ts__ctl_now(c), &p);
+        execute(c, key, NULL, NULL, &p);
+        if (p.requeue_after > 0) /* a backoff ends then */
+            ts_workqueue_add_after(q, key, p.requeue_after, ts_loop_now(c->loop));
+        ts_workload_release(&wl);
+    } else if (!c->synced) {
+        ts_workqueue_add_after(q, key, 100 * 1000 * 1000, ts_loop_now(c->loop));
+    }
+    ts_jobplan_release(&p);
+    ts_strlist_release(&checks);
+    ts_workqueue_done(q, key);
+}
+
 void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
 {
     struct ts_ctl *c = data;
@@ -488,6 +552,10 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
 
     if (ts__ctl_is_finalize_key(key)) {
         ts__ctl_reconcile_finalizer(c, key);
+        return;
+    }
+    if (!strncmp(key, STANDALONE, strlen(STANDALONE))) {
+        reconcile_standalone(c, q, key);
         return;
     }
     if (ts_hmap_get(&c->job_writes, key)) {

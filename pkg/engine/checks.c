@@ -198,3 +198,10 @@ int ts_engine_checks_for(const struct ts_engine *e, const char *name,
     }
     return 0;
 }
+
+int ts_engine_cq_has_checks(const struct ts_engine *e, const char *name)
+{
+    const struct ts__eng_cq *cq = ts_hmap_get(&e->cqs, name);
+
+    return cq && cq->n_checks > 0;
+}

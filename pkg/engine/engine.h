@@ -138,6 +138,8 @@ void ts_engine_delete_admission_check(struct ts_engine *e, const char *name);
  * are pushed onto out sorted.  Returns TS_ENOTFOUND for an unknown queue. */
 int ts_engine_checks_for(const struct ts_engine *e, const char *cq,
                          const struct ts_admission *admission, struct ts_strlist *out);
+/* 1 when ClusterQueue `cq` is known and names admission checks. */
+int ts_engine_cq_has_checks(const struct ts_engine *e, const char *cq);
 
 /* Looks up a WorkloadPriorityClass (wpc = 1) or PriorityClass value;
  * returns 1 when found.  ts_engine_default_priority_class() finds the

@@ -1081,6 +1081,47 @@ static void test_plan_admission_checks(void **state)
     cJSON_Delete(job);
 }
 
+/* A Workload no job owns gets the workload controller's steps only: its
+ * checks synced, Admitted once they are Ready, deactivated when one is
+ * Rejected; nothing about a job is planned. */
+static void test_plan_standalone_workload(void **state)
+{
+    cJSON *job = cJSON_Parse(job_json);
+    struct ts_strlist checks = TS_STRLIST_INIT;
+    struct ts_jobplan_env e = env;
+    struct ts_workload wl;
+    struct ts_jobplan p;
+
+    (void)state;
+    ts_jobplan_init(&p);
+    ts_strlist_push(&checks, "capacity");
+    e.checks = &checks;
+    admitted_workload(job, "gpu", 0, &wl);
+    reserve(&wl, 0);
+    ts_jobplan_make_standalone(&wl, &e, NOW, &p);
+    assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS);
+    assert_int_equal(p.workload.status.n_admission_checks, 1);
+    ts_workload_copy(&wl, &p.workload);
+    ts_jobplan_make_standalone(&wl, &e, NOW, &p);
+    assert_int_equal(p.ops, 0); /* Pending: nothing to do */
+    check_state(&wl, "capacity", "Ready", 0, NOW);
+    ts_jobplan_make_standalone(&wl, &e, NOW, &p);
+    assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS);
+    assert_true(ts_workload_is_admitted(&p.workload));
+    assert_null(p.job);
+    check_state(&wl, "capacity", "Rejected", 0, NOW);
+    ts_jobplan_make_standalone(&wl, &e, NOW, &p);
+    assert_non_null(ts_conditions_find(&p.workload.status.conditions, "DeactivationTarget"));
+    ts_workload_copy(&wl, &p.workload);
+    ts_jobplan_make_standalone(&wl, &e, NOW, &p);
+    assert_int_equal(p.ops, TS_JOBPLAN_UPDATE_WORKLOAD);
+    assert_int_equal(p.workload.spec.active.v, 0);
+    ts_strlist_release(&checks);
+    ts_workload_release(&wl);
+    ts_jobplan_release(&p);
+    cJSON_Delete(job);
+}
+
 /* kueue.x-k8s.io/max-exec-time-seconds on the job becomes the Workload's
  * spec.maximumExecutionTimeSeconds (a bad value is ignored); an admitted
  * Workload is watched until its time, counting the time it was admitted
@@ -1322,6 +1363,7 @@ int main(void)
         cmocka_unit_test(test_plan_evicted_stops_then_releases),
         cmocka_unit_test(test_plan_queue_stop_policy),
         cmocka_unit_test(test_plan_admission_checks),
+        cmocka_unit_test(test_plan_standalone_workload),
         cmocka_unit_test(test_plan_maximum_execution_time),
         cmocka_unit_test(test_plan_reclaimable_pods),
         cmocka_unit_test(test_release_accumulates_execution_time),

@@ -8,7 +8,8 @@
 # update's nodeSelector; a Retry check evicts the Workload (AdmissionCheck,
 # check reset to Pending, retryCount 1), which is requeued (BackoffFinished)
 # and reserves again; a Rejected check deactivates it
-# (DeactivatedDueToAdmissionCheck, event AdmissionCheckRejected).
+# (DeactivatedDueToAdmissionCheck, event AdmissionCheckRejected).  A
+# Workload created directly (no job) is Admitted once its check is Ready.
 # test/e2e/controller_admission_checks.sh runs this on turnstile-apiserver.
 set -u
 cd "$(dirname "$0")/../../.." || exit 1
@@ -58,11 +59,12 @@ check "cq counts a as reserving, not admitted" eq \
     "$(K get clusterqueue cq -o jsonpath='{.status.reservingWorkloads}/{.status.admittedWorkloads}')" "1/0"
 
 # set_check JOB STATE [EXTRA-FIELDS-JSON]: what the check's controller writes
+# (WL=NAME: of that Workload instead of the job's)
 set_check() {
     extra=${3:-}
     [ -z "$extra" ] || extra=",$extra"
     now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-    K patch workload -n team-a "$(wl_of "$1")" --subresource=status --type=merge -p "{\"status\":{\"admissionChecks\":[{\"name\":\"capacity\",\"state\":\"$2\",\"message\":\"$2 by the test\",\"lastTransitionTime\":\"$now\"$extra}]}}" >/dev/null ||
+    K patch workload -n team-a "${WL:-$(wl_of "$1")}" --subresource=status --type=merge -p "{\"status\":{\"admissionChecks\":[{\"name\":\"capacity\",\"state\":\"$2\",\"message\":\"$2 by the test\",\"lastTransitionTime\":\"$now\"$extra}]}}" >/dev/null ||
         fail "check of $1 not set to $2"
 }
 
@@ -104,6 +106,15 @@ wait_for "b evicted: DeactivatedDueToAdmissionCheck" deact
 out=$(K get events -n team-a 2>&1)
 check "event AdmissionCheckRejected" contains "$out" "AdmissionCheckRejected"
 check "a still admitted" admitted a
+
+# a Workload without a job: the same checks, Kueue's workload controller
+wl_yaml direct 0 | K create -f - >/dev/null
+wait_for "direct's quota reserved" wl_reserved direct
+direct_state() { [ "$(K get workload -n team-a direct -o jsonpath='{.status.admissionChecks[0].state}')" = "$1" ]; }
+wait_for "direct's check Pending" direct_state Pending
+WL=direct set_check "" Ready
+direct_admitted() { [ "$(K get workload -n team-a direct -o jsonpath='{.status.conditions[?(@.type=="Admitted")].status}')" = True ]; }
+wait_for "direct Admitted once its check is Ready" direct_admitted
 
 ctl_check_log
 [ "$FAILS" -eq 0 ] || {
