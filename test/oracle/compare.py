@@ -73,6 +73,14 @@ def decisions(doc):
             counts = {psa.get("name"): psa.get("count") for psa in adm.get("podSetAssignments") or []}
             if any(c is not None for c in counts.values()):
                 d["count"] = counts
+            # holding quota: Admitted only once its admission checks are
+            # all Ready (Kueue adds them to waiting workloads too, which
+            # the simulator does not model: compared while admitted only)
+            ac = cond(w, "Admitted")
+            d["admittedCondition"] = ac.get("status") if ac else None
+            checks = {c.get("name"): c.get("state") for c in st.get("admissionChecks") or []}
+            if checks:
+                d["checks"] = checks
         ev = cond(w, "Evicted")
         if ev and ev.get("status") == "True":
             d["evicted"] = ev.get("reason")

@@ -104,6 +104,9 @@ func newEnv(o *objects, cfg *configapi.Configuration) (*env, error) {
 	for _, x := range o.cqs {
 		initObjs = append(initObjs, x)
 	}
+	for _, x := range o.checks {
+		initObjs = append(initObjs, x)
+	}
 	for _, x := range o.lqs {
 		initObjs = append(initObjs, x)
 	}
@@ -177,6 +180,10 @@ func newEnv(o *objects, cfg *configapi.Configuration) (*env, error) {
 			fmt.Fprintf(stderr, "warning: Cohort %q: %v\n", co.Name, err)
 		}
 		e.queues.AddOrUpdateCohort(ctx, co.DeepCopy())
+	}
+	for _, ac := range o.checks {
+		// as the AdmissionCheck controller (admissioncheck_controller.go)
+		e.cache.AddOrUpdateAdmissionCheck(log, ac.DeepCopy())
 	}
 	for _, cq := range o.cqs {
 		// as the ClusterQueue controller: errors (a cohort cycle) are logged

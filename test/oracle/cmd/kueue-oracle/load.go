@@ -128,6 +128,7 @@ type objects struct {
 	flavors    []*kueue.ResourceFlavor
 	cohorts    []*kueue.Cohort
 	cqs        []*kueue.ClusterQueue
+	checks     []*kueue.AdmissionCheck
 	lqs        []*kueue.LocalQueue
 	wpcs       []*kueue.WorkloadPriorityClass
 	namespaces []*corev1.Namespace
@@ -219,6 +220,15 @@ func (o *objects) add(d *doc, crds crdSchemas) error {
 		if errs = webhooks.ValidateClusterQueue(cq); len(errs) == 0 {
 			o.cqs = append(o.cqs, cq)
 		}
+	case "AdmissionCheck":
+		// its status is kept: the check's controller sets Active, and
+		// the ClusterQueues naming it are active only then
+		ac := &kueue.AdmissionCheck{}
+		err := decodeInto(d.raw, version, ac, nil)
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		o.checks = append(o.checks, ac)
 	case "LocalQueue":
 		lq := &kueue.LocalQueue{}
 		err := decodeInto(d.raw, version, lq, &kueuev1beta1.LocalQueue{})
