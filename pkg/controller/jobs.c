@@ -460,17 +460,25 @@ static enum ts_stop_policy stop_policy_of(const cJSON *queue)
     return s && !strcmp(s, "Hold") ? TS_STOP_HOLD : TS_STOP_NONE;
 }
 
-/* The stop policies of wl's LocalQueue and of the ClusterQueue it is
- * admitted to (else the one its LocalQueue names), from the informers. */
+/* wl's LocalQueue (NULL when missing) and the name of its ClusterQueue:
+ * the one it is admitted to, else the one its LocalQueue names (NULL:
+ * none).  Borrowed from the informers' caches and wl. */
+static const char *cq_of(struct ts_ctl *c, const struct ts_workload *wl, const cJSON **lq)
+{
+    *lq = wl->spec.queue_name
+              ? ts_informer_get_ns(c->inf[TS__CTL_LQ], wl->meta.namespace_, wl->spec.queue_name)
+              : NULL;
+    return wl->status.admission && wl->status.admission->cluster_queue
+               ? wl->status.admission->cluster_queue
+               : ts_json_get_string(*lq, "spec.clusterQueue");
+}
+
+/* The stop policies of wl's LocalQueue and of its ClusterQueue, from the
+ * informers. */
 static void queue_stops(struct ts_ctl *c, const struct ts_workload *wl, struct ts_jobplan_env *env)
 {
-    const cJSON *lq =
-        wl->spec.queue_name
-            ? ts_informer_get_ns(c->inf[TS__CTL_LQ], wl->meta.namespace_, wl->spec.queue_name)
-            : NULL;
-    const char *cq_name = wl->status.admission && wl->status.admission->cluster_queue
-                              ? wl->status.admission->cluster_queue
-                              : ts_json_get_string(lq, "spec.clusterQueue");
+    const cJSON *lq;
+    const char *cq_name = cq_of(c, wl, &lq);
     const cJSON *cq = cq_name ? ts_informer_get_ns(c->inf[TS__CTL_CQ], NULL, cq_name) : NULL;
 
     env->lq_stop = lq ? stop_policy_of(lq) : TS_STOP_NONE;
@@ -482,13 +490,8 @@ static void queue_stops(struct ts_ctl *c, const struct ts_workload *wl, struct t
  * TS_ENOTFOUND when that queue is not known. */
 static int checks_of(struct ts_ctl *c, const struct ts_workload *wl, struct ts_strlist *out)
 {
-    const cJSON *lq =
-        wl->spec.queue_name
-            ? ts_informer_get_ns(c->inf[TS__CTL_LQ], wl->meta.namespace_, wl->spec.queue_name)
-            : NULL;
-    const char *cq = wl->status.admission && wl->status.admission->cluster_queue
-                         ? wl->status.admission->cluster_queue
-                         : ts_json_get_string(lq, "spec.clusterQueue");
+    const cJSON *lq;
+    const char *cq = cq_of(c, wl, &lq);
 
     return cq ? ts_engine_checks_for(c->engine, cq, wl->status.admission, out) : TS_ENOTFOUND;
 }

@@ -415,7 +415,8 @@ static void pods_ready_at_admission(const struct ts_ctl *c, struct ts_workload *
     const struct ts_owner_ref *o = ts_object_meta_controller(&wl->meta);
 
     if (!c->opts.config.wait_for_pods_ready || !o || !o->kind || !ts_jobkind_by_kind(o->kind) ||
-        ts_conditions_find(&wl->status.conditions, TS_WL_COND_PODS_READY))
+        ts_conditions_find(&wl->status.conditions, TS_WL_COND_PODS_READY) ||
+        !ts_workload_is_admitted(wl)) /* admission checks first: the job waits for them */
         return;
     ts_conditions_set(&wl->status.conditions, TS_WL_COND_PODS_READY, "False",
                       TS_WL_REASON_WAIT_FOR_START, TS_WL_MSG_WAIT_FOR_START, wl->meta.generation,

@@ -15,6 +15,7 @@
 #include "api/convert_int.h"
 #include "api/object.h"
 #include "api/workload.h"
+#include "api/workload_checks.h"
 #include "json/json.h"
 #include "json/patch.h"
 #include "util/alloc.h"
@@ -728,6 +729,108 @@ static void test_convert_errors(void **state)
     }
 }
 
+/* Kueue's SyncAdmittedCondition, row by row: reservation x checks ready x
+ * admitted before -> the Admitted condition written (or none), and the time
+ * admitted added up when it turns False. */
+static void test_sync_admitted(void **state)
+{
+    static const struct {
+        int reserved, ready, admitted_before;
+        const char *status, *reason; /* NULL: no change */
+    } rows[] = {
+        {1, 1, 0, "True", "Admitted"},
+        {1, 0, 0, NULL, NULL}, /* not admitted and not to be: untouched */
+        {0, 1, 0, NULL, NULL},
+        {1, 1, 1, NULL, NULL}, /* stays admitted */
+        {1, 0, 1, "False", "UnsatisfiedChecks"},
+        {0, 1, 1, "False", "NoReservation"},
+        {0, 0, 1, "False", "NoReservationUnsatisfiedChecks"},
+    };
+    const ts_time t0 = INT64_C(1795255200) * TS_TIME_SECOND;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        struct ts_workload wl;
+        struct ts_strlist names = TS_STRLIST_INIT;
+        const struct ts_condition *c;
+        int changed;
+
+        ts_workload_init(&wl);
+        ts_strlist_push(&names, "check");
+        ts_workload_sync_checks(&wl, &names, t0);
+        if (rows[i].ready) {
+            free(wl.status.admission_checks[0].state);
+            wl.status.admission_checks[0].state = ts_xstrdup("Ready");
+        }
+        if (rows[i].reserved)
+            ts_conditions_set(&wl.status.conditions, "QuotaReserved", "True", "QuotaReserved", "",
+                              0, t0);
+        if (rows[i].admitted_before)
+            ts_conditions_set(&wl.status.conditions, "Admitted", "True", "Admitted", "", 0, t0);
+        changed = ts_workload_sync_admitted(&wl, t0 + 90 * TS_TIME_SECOND);
+        c = ts_conditions_find(&wl.status.conditions, "Admitted");
+        if (!rows[i].status) {
+            assert_false(changed);
+            if (!rows[i].admitted_before)
+                assert_null(c);
+        } else {
+            assert_true(changed);
+            assert_string_equal(c->status, rows[i].status);
+            assert_string_equal(c->reason, rows[i].reason);
+            if (!strcmp(rows[i].status, "False"))
+                assert_int_equal(wl.status.accumulated_past_execution_time_seconds.v, 90);
+        }
+        ts_strlist_release(&names);
+        ts_workload_release(&wl);
+    }
+}
+
+/* Check states: synced to a set (added Pending, others dropped, sorted),
+ * reset after an eviction, the latest retry time. */
+static void test_check_states(void **state)
+{
+    const ts_time t0 = INT64_C(1795255200) * TS_TIME_SECOND;
+    struct ts_strlist names = TS_STRLIST_INIT;
+    struct ts_workload wl;
+    char buf[64];
+
+    (void)state;
+    ts_workload_init(&wl);
+    ts_strlist_push(&names, "b");
+    ts_strlist_push(&names, "a");
+    assert_true(ts_workload_sync_checks(&wl, &names, t0));
+    assert_false(ts_workload_sync_checks(&wl, &names, t0)); /* nothing to do */
+    assert_string_equal(wl.status.admission_checks[0].name, "a");
+    assert_string_equal(wl.status.admission_checks[1].state, "Pending");
+    for (size_t i = 0; i < 2; i++) {
+        free(wl.status.admission_checks[i].state);
+        wl.status.admission_checks[i].state = ts_xstrdup("Retry");
+        wl.status.admission_checks[i].requeue_after_seconds.set = 1;
+        wl.status.admission_checks[i].requeue_after_seconds.v = (int32_t)(10 * (i + 1));
+        wl.status.admission_checks[i].last_transition_time = t0;
+    }
+    assert_int_equal(ts_workload_checks_retry_at(&wl), t0 + 20 * TS_TIME_SECOND);
+    assert_non_null(ts_workload_checks_in(&wl, "Retry", buf, sizeof(buf)));
+    assert_string_equal(buf, "a,b");
+    assert_null(ts_workload_checks_in(&wl, "Rejected", buf, sizeof(buf)));
+    ts_workload_reset_checks(&wl, t0 + TS_TIME_SECOND);
+    assert_string_equal(wl.status.admission_checks[0].state, "Pending");
+    assert_string_equal(wl.status.admission_checks[0].message,
+                        "Reset to Pending after eviction. Previously: Retry");
+    assert_int_equal(wl.status.admission_checks[0].retry_count.v, 1);
+    assert_int_equal(wl.status.admission_checks[0].requeue_after_seconds.v, 10);
+    assert_int_equal(ts_workload_checks_retry_at(&wl), 0);
+    ts_strlist_release(&names);
+    ts_strlist_push(&names, "c");
+    assert_true(ts_workload_sync_checks(&wl, &names, t0));
+    assert_int_equal(wl.status.n_admission_checks, 1);
+    assert_string_equal(wl.status.admission_checks[0].name, "c");
+    ts_strlist_release(&names);
+    assert_true(ts_workload_sync_checks(&wl, &names, t0));
+    assert_null(wl.status.admission_checks);
+    ts_workload_release(&wl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -747,6 +850,8 @@ int main(void)
         cmocka_unit_test(test_convert_preemption_gates_stashed),
         cmocka_unit_test(test_convert_topology_table),
         cmocka_unit_test(test_convert_errors),
+        cmocka_unit_test(test_sync_admitted),
+        cmocka_unit_test(test_check_states),
     };
 
     ts_alloc_init();

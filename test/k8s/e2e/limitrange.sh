@@ -4,8 +4,9 @@
 # Job without requests admitted with the namespace's defaults as its usage,
 # a Job with runtimeClassName with the class's overhead added, the
 # Workload's template left as the job's; a Job above a LimitRange's max
-# waits with Kueue's message until that LimitRange is deleted.  The same
-# data as test/e2e/controller_limitrange.sh (turnstile-apiserver).
+# waits with Kueue's message until that LimitRange is deleted; a default
+# limit below a job's own request makes its requests exceed its limits.
+# test/e2e/controller_limitrange.sh runs this on turnstile-apiserver.
 set -u
 cd "$(dirname "$0")/../../.." || exit 1
 . test/e2e/lib/apiserver.sh
@@ -24,6 +25,8 @@ out=$(K get limits -n team-a a-defaults -o jsonpath='{.spec.limits[0].defaultReq
 check "kube-apiserver defaults defaultRequest from default" eq "$out" "500m 256Mi"
 out=$(K get limitrange -n team-a max -o jsonpath='{.spec.limits[0].default.cpu} {.spec.limits[0].defaultRequest.cpu}')
 check "and default and defaultRequest from max" eq "$out" "2 2"
+out=$(K get runtimeclass kata -o jsonpath='{.handler} {.overhead.podFixed.cpu}')
+check "runtimeclasses served" eq "$out" "kata 250m"
 
 ctl_start
 wait_for "lr1 admitted" admitted lr1
@@ -44,10 +47,17 @@ check "big waits with Kueue's LimitRange message" eq "$(wl_cond big QuotaReserve
 K delete limitrange -n team-a max >/dev/null
 wait_for "big admitted once the LimitRange is gone" admitted big
 check "big's usage" eq "$(usage big)" "3 256Mi"
+# a default limit below the job's own request: requests exceed limits
+# (Kueue's ValidateResources runs on the adjusted pod sets)
+sed "s/NAME/low/" "$CD/job.tmpl" | sed 's/cpu: "1", memory: 1Gi/cpu: "1"/' | K create -f - >/dev/null
+low_waits() { [ -n "$(wl_cond low QuotaReserved message)" ]; }
+wait_for "low evaluated" low_waits
+check "low: the default limit is below its request" eq "$(wl_cond low QuotaReserved message)" \
+    "resources validation failed: spec.podSets[0].template.spec.containers[0]: Invalid value: [\"cpu\"]: requests must not exceed its limits"
 
 ctl_check_log
 [ "$FAILS" -eq 0 ] || {
     K get jobs,workloads -n team-a -o wide
-    k8s_logs 5
+    [ "${TS_SERVER:-real}" = ours ] || k8s_logs 5
 }
 finish
