@@ -14,8 +14,7 @@ static void evict(struct ts_workload *wl, ts_time now)
     ts_conditions_set(&wl->status.conditions, TS_WL_COND_EVICTED, "True",
                       TS_WL_REASON_ADMISSION_CHECK, "At least one admission check is false",
                       wl->meta.generation, now);
-    ts_workload_reset_checks(wl, now);
-    ts_apply_count_eviction(wl, TS_WL_REASON_ADMISSION_CHECK, NULL);
+    ts_apply_evicting(wl, TS_WL_REASON_ADMISSION_CHECK, NULL, now);
 }
 
 static int plan_admitted(const struct ts_workload *wl, ts_time now, struct ts_jobplan *p)

@@ -283,7 +283,7 @@ static int requeuing_limit_exceeded(const struct ts_workload *wl, const struct t
 }
 
 static void evict_pods_ready_timeout(struct ts_workload *wl, const struct ts_jobplan_env *env,
-                                     ts_time now)
+                                     const char *cause, ts_time now)
 {
     struct ts_requeue_state *rq = &wl->status.requeue_state;
     char msg[600];
@@ -292,6 +292,7 @@ static void evict_pods_ready_timeout(struct ts_workload *wl, const struct ts_job
              wl->meta.name);
     ts_conditions_set(&wl->status.conditions, TS_WL_COND_EVICTED, "True", "PodsReadyTimeout", msg,
                       wl->meta.generation, now);
+    ts_apply_evicting(wl, TS_WL_REASON_PODS_READY_TIMEOUT, cause, now);
     rq->set = 1;
     rq->count.set = 1;
     rq->count.v = rq->count.v + 1;
@@ -357,7 +358,7 @@ static void plan_pods_ready(const struct job_facts *f, const struct ts_workload 
                               wl->meta.generation, now);
             return;
         }
-        evict_pods_ready_timeout(&p->workload, env, now);
+        evict_pods_ready_timeout(&p->workload, env, reason, now);
         p->metric = TS_JOBPLAN_METRIC_PODS_READY_TIMEOUT;
         p->metric_cause = reason;
         p->metric_first = p->workload.status.requeue_state.count.v <= 1;
@@ -471,6 +472,7 @@ static int plan_deactivation(const struct ts_workload *wl, ts_time now, struct t
              dt && dt->message ? " due to " : "", dt && dt->message ? dt->message : "");
     ts_conditions_set(&p->workload.status.conditions, TS_WL_COND_EVICTED, "True", reason, message,
                       wl->meta.generation, now);
+    ts_apply_evicting(&p->workload, TS_WL_REASON_DEACTIVATED, cause, now);
     p->metric = TS_JOBPLAN_METRIC_DEACTIVATED;
     p->metric_cause = cause;
     p->metric_first = !wl->status.requeue_state.count.v;
@@ -503,6 +505,7 @@ static int plan_queue_stop(const struct ts_workload *wl, const struct ts_jobplan
             ts_workload_copy(&p->workload, wl);
             ts_conditions_set(&p->workload.status.conditions, TS_WL_COND_EVICTED, "True",
                               q[i].stopped, q[i].stop_msg, wl->meta.generation, now);
+            ts_apply_evicting(&p->workload, q[i].stopped, NULL, now);
             p->ops |= TS_JOBPLAN_WORKLOAD_STATUS;
             p->metric = TS_JOBPLAN_METRIC_QUEUE_STOPPED;
             p->metric_cause = q[i].stopped;

@@ -99,7 +99,7 @@ int ts_apply_decision(struct ts_workload *wl, const struct ts_decision *d, ts_ti
     return d->kind == TS_DECISION_ADMIT ? ts_apply_admit(wl, d, now) : ts_apply_pending(wl, d, now);
 }
 
-void ts_apply_count_eviction(struct ts_workload *wl, const char *reason, const char *cause)
+static void count_eviction(struct ts_workload *wl, const char *reason, const char *cause)
 {
     struct ts_workload_status *st = &wl->status;
     struct ts_eviction_stat *ev;
@@ -115,8 +115,14 @@ void ts_apply_count_eviction(struct ts_workload *wl, const char *reason, const c
     st->evictions = ts_xrealloc(st->evictions, (st->n_evictions + 1) * sizeof(*st->evictions));
     ev = &st->evictions[st->n_evictions++];
     ev->reason = ts_xstrdup(reason);
-    ev->underlying_cause = cause ? ts_xstrdup(cause) : NULL;
+    ev->underlying_cause = cause && *cause ? ts_xstrdup(cause) : NULL;
     ev->count = 1;
+}
+
+void ts_apply_evicting(struct ts_workload *wl, const char *reason, const char *cause, ts_time now)
+{
+    ts_workload_reset_checks(wl, now);
+    count_eviction(wl, reason, cause);
 }
 
 int ts_apply_preempted(struct ts_workload *wl, const struct ts_decision_target *t, ts_time now)
@@ -125,8 +131,7 @@ int ts_apply_preempted(struct ts_workload *wl, const struct ts_decision_target *
                       t->message, wl->meta.generation, now);
     ts_conditions_set(&wl->status.conditions, TS_WL_COND_PREEMPTED, "True", t->reason, t->message,
                       wl->meta.generation, now);
-    ts_workload_reset_checks(wl, now);
-    ts_apply_count_eviction(wl, TS_WL_REASON_PREEMPTED, t->reason);
+    ts_apply_evicting(wl, TS_WL_REASON_PREEMPTED, t->reason, now);
     return 1;
 }
 

@@ -34,9 +34,11 @@ int ts_apply_decision(struct ts_workload *wl, const struct ts_decision *d, ts_ti
  * until the job has stopped (ts_apply_quota_released()).  Returns 1. */
 int ts_apply_preempted(struct ts_workload *wl, const struct ts_decision_target *t, ts_time now);
 
-/* Counts an eviction in status.schedulingStats.evictions (reason and
- * underlying cause, NULL: none), as Kueue's workloadEvictionStateInc. */
-void ts_apply_count_eviction(struct ts_workload *wl, const char *reason, const char *cause);
+/* What every eviction does besides setting its Evicted condition (Kueue's
+ * prepareForEviction and workloadEvictionStateInc): admission checks reset
+ * to Pending, and the eviction counted in status.schedulingStats.evictions
+ * by reason and underlying cause (NULL or "": none). */
+void ts_apply_evicting(struct ts_workload *wl, const char *reason, const char *cause, ts_time now);
 
 /* The job of an evicted workload has stopped (Kueue's workload controller,
  * pkg/controller/core/workload_controller.go): Requeued (True for

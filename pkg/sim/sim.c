@@ -409,6 +409,7 @@ static size_t drain(struct ts_sim *s, ts_time now)
             continue;
         ts_conditions_set(&wl->status.conditions, TS_WL_COND_EVICTED, "True", reason, msg,
                           wl->meta.generation, now);
+        ts_apply_evicting(wl, reason, NULL, now);
         ts_apply_quota_released(wl, now);
         ts_engine_put_workload(s->e, wl, now, NULL);
         n++;

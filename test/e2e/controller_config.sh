@@ -11,7 +11,7 @@ need_kubectl
 . "$(dirname "$0")/lib/controller.sh"
 as_start
 
-K apply -f crds/ >/dev/null
+crds_with_conversion
 K apply -f "$CD/queues.yaml" >/dev/null 2>&1
 vport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 cat >"$T/config.yaml" <<Y

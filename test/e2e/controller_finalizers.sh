@@ -8,7 +8,7 @@
 need_kubectl
 . "$(dirname "$0")/lib/controller.sh"
 as_start
-K apply -f crds/ >/dev/null
+crds_with_conversion
 K apply -f - >/dev/null <<'YAML'
 apiVersion: v1
 kind: Namespace

@@ -588,6 +588,10 @@ static void test_plan_pods_ready_timeout(void **state)
     assert_non_null(strstr(ev->message, "Exceeded the PodsReady timeout"));
     assert_int_equal(p.workload.status.requeue_state.count.v, 1);
     assert_int_equal(p.workload.status.requeue_state.requeue_at, later + 60 * TS_TIME_SECOND);
+    /* counted as Kueue counts it: reason and underlying cause */
+    assert_int_equal(p.workload.status.n_evictions, 1);
+    assert_string_equal(p.workload.status.evictions[0].reason, "PodsReadyTimeout");
+    assert_string_equal(p.workload.status.evictions[0].underlying_cause, "WaitForStart");
     ts_workload_copy(&wl, &p.workload);
     /* evicted: the job is stopped, then the quota released */
     job = stop_then_release(job, &wl, &env_timeout, later, &p, "PodsReadyTimeout");
@@ -1015,6 +1019,17 @@ static void test_plan_admission_checks(void **state)
     assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS);
     assert_string_equal(p.event_reason, "FailedToStart");
     assert_non_null(strstr(p.event_message, "admission check zeta"));
+
+    /* any eviction resets the checks: admitted again, they run again */
+    {
+        struct ts_jobplan_env drain = e;
+
+        drain.cq_stop = TS_STOP_HOLD_AND_DRAIN;
+        c = status_write(job, &wl, &drain, NOW, &p, "Evicted", "True", "ClusterQueueStopped");
+        assert_string_equal(p.workload.status.admission_checks[0].state, "Pending");
+        assert_string_equal(p.workload.status.admission_checks[1].message,
+                            "Reset to Pending after eviction. Previously: Ready");
+    }
 
     /* Rejected: DeactivationTarget with Kueue's message, then deactivation */
     ts_workload_copy(&wl, &base);

@@ -11,6 +11,8 @@
 #   wl_of JOB            name of the Workload owned by JOB
 #   admitted JOB / suspended JOB [KIND PATH] / unsuspended ... / gone JOB
 #   queues_with_cpu N    apply the CRDs and data/controller/queues.yaml, cq's cpu quota N
+#   crds_with_conversion the CRDs (and, on the real control plane, the webhook
+#                        server converting them)
 #   budget_config QPS BURST  write $T/config.yaml with that client budget
 #   wl_yaml NAME PRIO [LQ]   YAML of a 1-cpu Workload in team-a (queue LQ, default lq)
 #   wl_reserved WORKLOAD  the Workload (team-a) holds QuotaReserved=True
@@ -48,10 +50,24 @@ wait_for() {
 }
 
 queues_with_cpu() {
-    K apply -f crds/ >/dev/null
+    crds_with_conversion
     K apply -f "$CD/queues.yaml" >/dev/null 2>&1
     K patch clusterqueue cq --type=json \
         -p "[{\"op\":\"replace\",\"path\":\"/spec/resourceGroups/0/flavors/0/resources/0/nominalQuota\",\"value\":\"$1\"}]" >/dev/null
+}
+
+# crds_with_conversion: the CRDs; on the real control plane
+# (TS_SERVER=real) also the webhook server for their v1beta1 conversion
+# and Kueue's webhooks (test/k8s/e2e/lib/k8s.sh), which turnstile-apiserver
+# has built in
+crds_with_conversion() {
+    if [ "${TS_SERVER:-ours}" = real ]; then
+        . test/k8s/e2e/lib/k8s.sh
+        crds_apply
+        wh_start
+    else
+        K apply -f crds/ >/dev/null
+    fi
 }
 
 budget_config() {
