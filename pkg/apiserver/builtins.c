@@ -94,6 +94,8 @@ static const struct builtin builtins[] = {
      NCOLS(lr_cols)},
     {"node.k8s.io", "v1", "runtimeclasses", "RuntimeClass", 0, 0, 0, 0, "", "", rtc_cols,
      NCOLS(rtc_cols)},
+    /* written by the controller for ProvisioningRequests (stored only) */
+    {"", "v1", "podtemplates", "PodTemplate", 1, 0, 0, 0, "", "", NULL, 0},
 };
 
 static void push_csv(struct ts_strlist *l, const char *csv)

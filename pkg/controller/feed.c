@@ -193,6 +193,10 @@ static void on_add(struct ts_informer *inf, const cJSON *obj, void *data)
         job_key(f->c, f->which, obj);
         return;
     }
+    if (f->which == TS__CTL_AC || f->which == TS__CTL_WL || f->which >= TS__CTL_PRC)
+        ts__ctl_provreq_event(f->c, f->which, obj);
+    if (f->which >= TS__CTL_PRC)
+        return;
     if (f->which == TS__CTL_AC) {
         put_check(f->c, obj);
         return;
@@ -306,6 +310,10 @@ static void on_delete(struct ts_informer *inf, const cJSON *obj, void *data)
         ts__ctl_limitrange_changed(f->c, f->which, obj, put);
         return;
     }
+    if (f->which == TS__CTL_AC || f->which >= TS__CTL_PRC)
+        ts__ctl_provreq_event(f->c, f->which, obj);
+    if (f->which >= TS__CTL_PRC)
+        return;
     del(f->c, f->which, obj);
     if (f->which == TS__CTL_WL) {
         ts__ctl_written_seen(f->c, obj); /* gone from the cache: ends it */
@@ -319,6 +327,7 @@ static void on_delete(struct ts_informer *inf, const cJSON *obj, void *data)
 void ts__ctl_feed_handlers(struct ts_ctl *c)
 {
     ts__ctl_limitrange_index(c);
+    ts__ctl_provreq_index(c);
     for (int i = 0; i < TS__CTL_N; i++) {
         struct ts_informer_handlers h = {on_add, on_update, on_delete, &c->feeds[i]};
 

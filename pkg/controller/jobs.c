@@ -561,6 +561,10 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
         reconcile_standalone(c, q, key);
         return;
     }
+    if (ts__ctl_is_provreq_key(key)) {
+        ts__ctl_reconcile_provreq(c, key);
+        return;
+    }
     if (ts_hmap_get(&c->job_writes, key)) {
         /* our last write of this job is still in flight: a plan made now
          * would see the job as it was (a stop already sent would look

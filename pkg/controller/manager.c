@@ -31,6 +31,9 @@ const struct ts_kube_resource *const ts__ctl_resources[TS__CTL_N] = {
     [TS__CTL_MPIJ] = &ts_jobkinds[3].res,
     [TS__CTL_LR] = &ts_kube_res_limitranges,
     [TS__CTL_RC] = &ts_kube_res_runtimeclasses,
+    [TS__CTL_PRC] = &ts_kube_res_provisioningrequestconfigs,
+    [TS__CTL_PR] = &ts_kube_res_provisioningrequests,
+    [TS__CTL_PT] = &ts_kube_res_podtemplates,
 };
 
 #define DRAIN_NS (5 * TS_TIME_SECOND)
@@ -345,6 +348,22 @@ static int framework_on(const struct ts_config *cfg, int inf)
     }
 }
 
+/* Kueue sets its ProvisioningRequest controller up only when the
+ * ProvisioningRequest CRD is served (and its own config CRD with it). */
+static int provreq_on(struct ts_ctl *c, int i)
+{
+    if (i == TS__CTL_PRC) {
+        if (served(c, &ts_kube_res_provisioningrequests) &&
+            served(c, &ts_kube_res_provisioningrequestconfigs))
+            return 1;
+        ts_log_info("controller", "autoscaling.x-k8s.io/v1 provisioningrequests or "
+                                  "kueue.x-k8s.io provisioningrequestconfigs not served; the "
+                                  "ProvisioningRequest admission check controller is off");
+        return 0;
+    }
+    return c->inf[i - 1] != NULL; /* PR after PRC, PT after PR */
+}
+
 static int start_informers(struct ts_ctl *c, struct ts_err *err)
 {
     for (int i = 0; i < TS__CTL_N && !c->stopping; i++) {
@@ -362,6 +381,8 @@ static int start_informers(struct ts_ctl *c, struct ts_err *err)
                         res->version, res->resource, res->kind);
             continue;
         }
+        if (i >= TS__CTL_PRC && i <= TS__CTL_PT && !provreq_on(c, i))
+            continue;
         /* without the CRDs the informers would retry forever and nothing
          * would ever be scheduled: say so and stop */
         if (res->group[0] && !strcmp(res->group, "kueue.x-k8s.io") && !served(c, res))

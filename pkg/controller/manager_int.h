@@ -37,6 +37,9 @@ enum ts__ctl_inf {
     TS__CTL_MPIJ,
     TS__CTL_LR, /* core/v1 LimitRanges and node.k8s.io RuntimeClasses (limitrange.c) */
     TS__CTL_RC,
+    TS__CTL_PRC, /* ProvisioningRequestConfigs, ProvisioningRequests, PodTemplates (provreq.c) */
+    TS__CTL_PR,
+    TS__CTL_PT,
     TS__CTL_N,
 };
 
@@ -264,5 +267,14 @@ void ts__ctl_limitrange_index(struct ts_ctl *c);
  * put() again each Workload without quota it may change. */
 void ts__ctl_limitrange_changed(struct ts_ctl *c, enum ts__ctl_inf which, const cJSON *obj,
                                 void (*put)(struct ts_ctl *c, const cJSON *wl));
+
+/* provreq.c: Kueue's ProvisioningRequest admission check controller
+ * (keys "ProvReq/NS/NAME" and "ProvReqAC/NAME" of the job work queue). */
+int ts__ctl_is_provreq_key(const char *key);
+void ts__ctl_reconcile_provreq(struct ts_ctl *c, const char *key);
+/* Indexes the ProvisioningRequest informer by owner (before it starts). */
+void ts__ctl_provreq_index(struct ts_ctl *c);
+/* An object of informer `which` changed: queues what it concerns. */
+void ts__ctl_provreq_event(struct ts_ctl *c, enum ts__ctl_inf which, const cJSON *obj);
 
 #endif

@@ -166,8 +166,8 @@ static int inject_labels(cJSON *tmpl, const struct ts_workload *wl, const char *
     return rc;
 }
 
-int ts_podset_inject(cJSON *tmpl, const struct ts_workload *wl, const char *ps,
-                     ts_flavor_lookup_fn lookup, void *ctx, struct ts_err *err)
+int ts_podset_inject_flavors(cJSON *tmpl, const struct ts_workload *wl, const char *ps,
+                             ts_flavor_lookup_fn lookup, void *ctx, struct ts_err *err)
 {
     const struct ts_podset_assignment *a = assignment(wl, ps);
     cJSON *spec = object_at(tmpl, "spec");
@@ -189,6 +189,14 @@ int ts_podset_inject(cJSON *tmpl, const struct ts_workload *wl, const char *ps,
             rc = inject_flavor(spec, rf, err);
     }
     ts_strlist_release(&done);
+    return rc;
+}
+
+int ts_podset_inject(cJSON *tmpl, const struct ts_workload *wl, const char *ps,
+                     ts_flavor_lookup_fn lookup, void *ctx, struct ts_err *err)
+{
+    int rc = ts_podset_inject_flavors(tmpl, wl, ps, lookup, ctx, err);
+
     if (!rc)
         rc = inject_updates(tmpl, wl, ps, err);
     if (!rc)
@@ -198,7 +206,6 @@ int ts_podset_inject(cJSON *tmpl, const struct ts_workload *wl, const char *ps,
     return rc;
 }
 
-/* Makes parent[key] equal to orig[key] (absent in orig: removed). */
 static int restore_key(cJSON *parent, const cJSON *orig, const char *key)
 {
     cJSON *cur = cJSON_GetObjectItemCaseSensitive(parent, key);

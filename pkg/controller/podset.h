@@ -41,6 +41,13 @@ typedef const struct ts_resource_flavor *(*ts_flavor_lookup_fn)(void *ctx, const
 int ts_podset_inject(cJSON *tmpl, const struct ts_workload *wl, const char *ps,
                      ts_flavor_lookup_fn lookup, void *ctx, struct ts_err *err);
 
+/* Only the flavors' part of ts_podset_inject() (Kueue's podset.FromAssignment
+ * merged into a template: nodeSelector and tolerations), as the
+ * ProvisioningRequest controller builds its PodTemplates.  Returns as
+ * ts_podset_inject(). */
+int ts_podset_inject_flavors(cJSON *tmpl, const struct ts_workload *wl, const char *ps,
+                             ts_flavor_lookup_fn lookup, void *ctx, struct ts_err *err);
+
 /* Restores `tmpl` to pod set `ps` of wl's spec (the original template).
  * Returns 0 or TS_ENOTFOUND when wl has no such pod set.  Returns 1 through
  * *changed when anything was different. */

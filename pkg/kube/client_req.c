@@ -34,7 +34,13 @@ const struct ts_kube_resource
     ts_kube_res_crds = {"apiextensions.k8s.io", "v1", "customresourcedefinitions",
                         "CustomResourceDefinition", 0},
     ts_kube_res_limitranges = {"", "v1", "limitranges", "LimitRange", 1},
-    ts_kube_res_runtimeclasses = {"node.k8s.io", "v1", "runtimeclasses", "RuntimeClass", 0};
+    ts_kube_res_runtimeclasses = {"node.k8s.io", "v1", "runtimeclasses", "RuntimeClass", 0},
+    ts_kube_res_provisioningrequestconfigs = {"kueue.x-k8s.io", "v1beta2",
+                                              "provisioningrequestconfigs",
+                                              "ProvisioningRequestConfig", 0},
+    ts_kube_res_provisioningrequests = {"autoscaling.x-k8s.io", "v1", "provisioningrequests",
+                                        "ProvisioningRequest", 1},
+    ts_kube_res_podtemplates = {"", "v1", "podtemplates", "PodTemplate", 1};
 /* clang-format on */
 
 const char *ts_kube_api_version(const struct ts_kube_resource *res, char *buf, size_t len)

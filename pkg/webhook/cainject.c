@@ -13,10 +13,15 @@ static const struct ts_kube_resource res_validating = {"admissionregistration.k8
                                                        "ValidatingWebhookConfiguration", 0};
 
 static const char *const kueue_crds[] = {
-    "clusterqueues.kueue.x-k8s.io",   "cohorts.kueue.x-k8s.io",
-    "localqueues.kueue.x-k8s.io",     "resourceflavors.kueue.x-k8s.io",
-    "workloads.kueue.x-k8s.io",       "workloadpriorityclasses.kueue.x-k8s.io",
-    "admissionchecks.kueue.x-k8s.io", "topologies.kueue.x-k8s.io",
+    "clusterqueues.kueue.x-k8s.io",
+    "cohorts.kueue.x-k8s.io",
+    "localqueues.kueue.x-k8s.io",
+    "resourceflavors.kueue.x-k8s.io",
+    "workloads.kueue.x-k8s.io",
+    "workloadpriorityclasses.kueue.x-k8s.io",
+    "admissionchecks.kueue.x-k8s.io",
+    "topologies.kueue.x-k8s.io",
+    "provisioningrequestconfigs.kueue.x-k8s.io",
 };
 
 /* Returns 1 when updated, 0 when absent or already right, or a TS_E*. */

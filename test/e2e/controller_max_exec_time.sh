@@ -13,7 +13,7 @@ queues_with_cpu 4
 ctl_start
 
 sed "s/NAME/short/; s|labels: {|labels: {kueue.x-k8s.io/max-exec-time-seconds: \"2\", |" \
-    "$CD/job.tmpl" | K create -f - >/dev/null
+    "$CD/job.tmpl" | pods_run | K create -f - >/dev/null
 job long
 wait_for "short admitted" admitted short
 w=$(wl_of short)

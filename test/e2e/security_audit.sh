@@ -17,6 +17,8 @@ PORT=$(free_port)
 as_start --webhook-service "turnstile-system/turnstile-webhook-service=127.0.0.1:$PORT"
 K apply -f crds/ >/dev/null
 K apply -f config/external/kubeflow.org_pytorchjobs.yaml >/dev/null
+# the ProvisioningRequest check controller watches only when this is served
+K apply -f config/external/autoscaling.x-k8s.io_provisioningrequests.yaml >/dev/null
 K create namespace turnstile-system >/dev/null
 K apply -f config/webhook/manifests.yaml >/dev/null
 "$CTL" --webhook-only --webhook-port "$PORT" --health-port -1 --kubeconfig "$KC" --log-level debug \
@@ -106,6 +108,11 @@ core secrets update|pkg/webhook/certsync.c|r.verb = TS_KUBE_UPDATE;
 batch jobs/status update|pkg/controller/jobs.c|r.subresource = p->ops & TS_JOBPLAN_UPDATE_JOB_STATUS ? "status" : NULL;
 kueue.x-k8s.io clusterqueues patch|pkg/controller/finalize.c|res = cq ? &ts_kube_res_clusterqueues : &ts_kube_res_resourceflavors;
 kueue.x-k8s.io resourceflavors patch|pkg/controller/finalize.c|res = cq ? &ts_kube_res_clusterqueues : &ts_kube_res_resourceflavors;
+autoscaling.x-k8s.io provisioningrequests create|pkg/controller/provreq.c|r.res = &ts_kube_res_provisioningrequests;
+autoscaling.x-k8s.io provisioningrequests delete|pkg/controller/provreq.c|write_obj(b, TS_KUBE_DELETE, &ts_kube_res_provisioningrequests
+core podtemplates create|pkg/controller/provreq.c|write_obj(b, TS_KUBE_CREATE, &ts_kube_res_podtemplates
+core podtemplates update|pkg/controller/provreq.c|write_obj(b, TS_KUBE_UPDATE, &ts_kube_res_podtemplates
+kueue.x-k8s.io admissionchecks/status update|pkg/controller/provreq.c|write_obj(b, TS_KUBE_UPDATE, &ts_kube_res_admissionchecks, upd, "status")
 ALLOW
 sort -u -o "$T/used" "$T/used"
 missing=$(comm -23 "$T/used" "$T/granted")

@@ -27,9 +27,13 @@ selected() {
 # against it (TS_SERVER=real; test/e2e/lib/apiserver.sh): where the two
 # servers answer differently, ours is wrong or docs/apiserver-differences.md
 # says why not.  The others test what only ours has (--data-dir, --faults,
-# its job simulator, its webhook service map).  And `make run K8S=real`.
+# its job simulator, its webhook service map).  And `make run K8S=real`,
+# and the controller's scripts written for both servers (their jobs' pods
+# run under KWOK there, lib/controller.sh pods_run).
 CONTRACT="apiserver_crds apiserver_gc apiserver_job_template apiserver_kubectl apiserver_protobuf
-apiserver_python apiserver_semantics apiserver_ssa make_run bench_kubeconfig"
+apiserver_python apiserver_semantics apiserver_ssa make_run bench_kubeconfig
+controller_stop_policy controller_max_exec_time controller_finalizers controller_reclaimable
+controller_config"
 
 passed=0 failed=0 skipped=0 bad=""
 for t in test/k8s/e2e/*.sh $(for c in $CONTRACT; do echo "contract:$c"; done); do

@@ -22,10 +22,15 @@
 #define CRD_DIR  "crds/"
 
 static const char *const crd_files[] = {
-    "kueue.x-k8s.io_admissionchecks.yaml", "kueue.x-k8s.io_clusterqueues.yaml",
-    "kueue.x-k8s.io_cohorts.yaml",         "kueue.x-k8s.io_localqueues.yaml",
-    "kueue.x-k8s.io_resourceflavors.yaml", "kueue.x-k8s.io_topologies.yaml",
-    "kueue.x-k8s.io_workloads.yaml",       "kueue.x-k8s.io_workloadpriorityclasses.yaml",
+    "kueue.x-k8s.io_admissionchecks.yaml",
+    "kueue.x-k8s.io_clusterqueues.yaml",
+    "kueue.x-k8s.io_cohorts.yaml",
+    "kueue.x-k8s.io_localqueues.yaml",
+    "kueue.x-k8s.io_resourceflavors.yaml",
+    "kueue.x-k8s.io_topologies.yaml",
+    "kueue.x-k8s.io_workloads.yaml",
+    "kueue.x-k8s.io_workloadpriorityclasses.yaml",
+    "kueue.x-k8s.io_provisioningrequestconfigs.yaml",
 };
 #define N_CRDS (sizeof(crd_files) / sizeof(crd_files[0]))
 

@@ -98,6 +98,8 @@ static const struct kind {
     {"Cohort", "cohorts", "cohort", "Cluster", "co", 1, 1, rt_cohort, DATA "cohort-full.json"},
     {"LocalQueue", "localqueues", "localqueue", "Namespaced", "queue queues lq", 1, 1,
      rt_local_queue, DATA "localqueue-full.json"},
+    {"ProvisioningRequestConfig", "provisioningrequestconfigs", "provisioningrequestconfig",
+     "Cluster", "", 0, 0, NULL, NULL},
     {"ResourceFlavor", "resourceflavors", "resourceflavor", "Cluster", "flavor flavors rf", 0, 0,
      rt_resource_flavor, DATA "resourceflavor-full.json"},
     {"Topology", "topologies", "topology", "Cluster", "topo", 0, 0, NULL, NULL},

@@ -106,18 +106,28 @@ wl_reserved() {
     [ "$(K get workload -n team-a "$1" -o jsonpath='{.status.conditions[?(@.type=="QuotaReserved")].status}')" = True ]
 }
 
+# pods_run [DELAY]: on the real control plane a Job's Pods run (under KWOK)
+# for DELAY (default an hour), as turnstile-apiserver's jobs run until stopped
+pods_run() {
+    if [ "${TS_SERVER:-ours}" = real ]; then
+        sed "s|^  template:\$|  template:\n    metadata: {annotations: {pod-complete.stage.kwok.x-k8s.io/delay: ${1:-1h}}}|"
+    else
+        cat
+    fi
+}
+
 job() {
     if [ -n "${2:-}" ]; then
         sed "s/NAME/$1/; s|labels: {|labels: {kueue.x-k8s.io/priority-class: $2, |" "$CD/job.tmpl"
     else
         sed "s/NAME/$1/" "$CD/job.tmpl"
-    fi | K create -f - >/dev/null
+    fi | pods_run | K create -f - >/dev/null
 }
 
 jobs_yaml() {
     i=1
     while [ $i -le "$2" ]; do
-        sed "s/NAME/$1$i/; s/queue-name: lq}/queue-name: ${3:-lq}}/" "$CD/job.tmpl"
+        sed "s/NAME/$1$i/; s/queue-name: lq}/queue-name: ${3:-lq}}/" "$CD/job.tmpl" | pods_run
         echo "---"
         i=$((i + 1))
     done
