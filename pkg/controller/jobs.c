@@ -84,16 +84,9 @@ static int default_pc(void *ctx, const char **name, int32_t *value)
     return ts_engine_default_priority_class(ctx, name, value);
 }
 
-/* Flavors decoded from the cache for one reconcile. */
-struct flavors {
-    struct ts_ctl *c;
-    struct ts_resource_flavor rf[16];
-    size_t n;
-};
-
-static const struct ts_resource_flavor *flavor(void *ctx, const char *name)
+const struct ts_resource_flavor *ts__ctl_flavor(void *ctx, const char *name)
 {
-    struct flavors *f = ctx;
+    struct ts__ctl_flavors *f = ctx;
     const cJSON *obj = ts_informer_get_ns(f->c->inf[TS__CTL_RF], NULL, name);
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
     struct ts_dec d;
@@ -102,13 +95,20 @@ static const struct ts_resource_flavor *flavor(void *ctx, const char *name)
         if (f->rf[i].meta.name && !strcmp(f->rf[i].meta.name, name))
             return &f->rf[i];
     }
-    if (!obj || f->n == 16)
+    if (!obj || f->n == TS__CTL_FLAVORS_MAX)
         return NULL;
     ts_dec_init(&d, &errs);
     ts_resource_flavor_init(&f->rf[f->n]);
     ts_resource_flavor_decode(&d, obj, &f->rf[f->n]);
     ts_field_errors_release(&errs);
     return &f->rf[f->n++];
+}
+
+void ts__ctl_flavors_release(struct ts__ctl_flavors *f)
+{
+    for (size_t i = 0; i < f->n; i++)
+        ts_resource_flavor_release(&f->rf[i]);
+    f->n = 0;
 }
 
 struct jobwrite {
@@ -532,9 +532,9 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
     const struct ts_jobkind *k = NULL;
     cJSON *job;
     struct ts_priority_lookup prio = {wpc, pc, default_pc, c->engine};
-    struct flavors fl;
+    struct ts__ctl_flavors fl;
     struct ts_jobplan_env env = {&prio,
-                                 flavor,
+                                 ts__ctl_flavor,
                                  &fl,
                                  c->opts.config.manage_jobs_without_queue_name,
                                  c->opts.config.wait_for_pods_ready,
@@ -611,8 +611,7 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
     ts_strlist_release(&checks);
     if (has)
         ts_workload_release(&wl);
-    for (size_t i = 0; i < fl.n; i++)
-        ts_resource_flavor_release(&fl.rf[i]);
+    ts__ctl_flavors_release(&fl);
     cJSON_Delete(job);
     ts_workqueue_done(q, key);
 }

@@ -227,6 +227,18 @@ void ts__ctl_tell_flush(struct ts_ctl *c, ts_time now);
 
 /* jobs.c */
 void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data);
+/* ResourceFlavors decoded from the cache for one reconcile, looked up by
+ * ts__ctl_flavor() (a ts_flavor_lookup_fn with ctx a struct
+ * ts__ctl_flavors whose c is set); the flavors are borrowed from it until
+ * ts__ctl_flavors_release(). */
+#define TS__CTL_FLAVORS_MAX 16
+struct ts__ctl_flavors {
+    struct ts_ctl *c;
+    struct ts_resource_flavor rf[TS__CTL_FLAVORS_MAX];
+    size_t n;
+};
+const struct ts_resource_flavor *ts__ctl_flavor(void *ctx, const char *name);
+void ts__ctl_flavors_release(struct ts__ctl_flavors *f);
 /* Queues the job that owns workload obj (if any). */
 void ts__ctl_enqueue_owner(struct ts_ctl *c, const cJSON *wl);
 

@@ -500,32 +500,6 @@ static void delete_unused(struct wlrun *w, struct batch *b)
     }
 }
 
-struct flavors {
-    struct ts_ctl *c;
-    struct ts_resource_flavor rf[16];
-    size_t n;
-};
-
-static const struct ts_resource_flavor *flavor_of(void *ctx, const char *name)
-{
-    struct flavors *f = ctx;
-    const cJSON *obj = ts_informer_get_ns(f->c->inf[TS__CTL_RF], NULL, name);
-    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
-    struct ts_dec d;
-
-    for (size_t i = 0; i < f->n; i++) {
-        if (f->rf[i].meta.name && !strcmp(f->rf[i].meta.name, name))
-            return &f->rf[i];
-    }
-    if (!obj || f->n == 16)
-        return NULL;
-    ts_dec_init(&d, &errs);
-    ts_resource_flavor_init(&f->rf[f->n]);
-    ts_resource_flavor_decode(&d, obj, &f->rf[f->n]);
-    ts_field_errors_release(&errs);
-    return &f->rf[f->n++];
-}
-
 static cJSON *stub_of(const cJSON *wl)
 {
     cJSON *o = cJSON_CreateObject(), *m;
@@ -546,11 +520,12 @@ static cJSON *stub_of(const cJSON *wl)
 /* The PodTemplates then the request of a new attempt. */
 static void create(struct wlrun *w, struct check *ck, int32_t attempt, struct batch *b)
 {
-    struct flavors fl = {.c = w->c};
+    struct ts__ctl_flavors fl = {.c = w->c};
     struct ts_err err = {0};
     cJSON *pr, *pts, *pt;
 
-    if (ts_provreq_build(&w->wl, &ck->cfg, ck->name, attempt, flavor_of, &fl, &pr, &pts, &err)) {
+    if (ts_provreq_build(&w->wl, &ck->cfg, ck->name, attempt, ts__ctl_flavor, &fl, &pr, &pts,
+                         &err)) {
         ts_log_warn("controller",
                     "workload=%s/%s admissioncheck=%s: cannot build the "
                     "ProvisioningRequest: %s",
@@ -568,8 +543,7 @@ static void create(struct wlrun *w, struct check *ck, int32_t attempt, struct ba
         b->wl = stub_of(w->obj);
         cJSON_Delete(pts);
     }
-    for (size_t i = 0; i < fl.n; i++)
-        ts_resource_flavor_release(&fl.rf[i]);
+    ts__ctl_flavors_release(&fl);
 }
 
 /* syncProvisionRequestsPodTemplates for one template: the request becomes
