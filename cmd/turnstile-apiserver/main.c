@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "apiserver/apiserver.h"
+#include "httpd/fdlimit.h"
 #include "util/alloc.h"
 #include "util/log.h"
 #include "util/parse.h"
@@ -149,6 +150,7 @@ int main(int argc, char **argv)
     sigaddset(&set, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
+    ts_httpd_raise_file_limit(); /* every connection is a file (httpd/fdlimit.h) */
     s = ts_apiserver_new(&opts);
     if (ts_apiserver_start(s, &err)) {
         ts_apiserver_free(s);

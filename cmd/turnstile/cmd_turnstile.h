@@ -5,8 +5,6 @@
 /* The controller manager (every mode but --webhook-only).  Returns the
  * process exit code. */
 int ts__turnstile_controller_main(int argc, char **argv);
-/* Raises the soft RLIMIT_NOFILE to the hard limit (main.c). */
-void ts__raise_file_limit(void);
 
 #include "api/config.h"
 

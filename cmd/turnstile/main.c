@@ -7,12 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cmd_turnstile.h"
+#include "httpd/fdlimit.h"
 #include "json/json.h"
 #include "util/alloc.h"
 #include "util/log.h"
@@ -220,23 +220,6 @@ static void run(int sfd, struct ts_certsrc *src, struct ts_whserver *srv,
     }
 }
 
-/* Every connection a server holds is a file: the soft RLIMIT_NOFILE is
- * raised to the hard one, so that idle clients cannot exhaust it
- * (ts_whserver_conn_budget() sizes the servers from it). */
-void ts__raise_file_limit(void)
-{
-    struct rlimit rl;
-
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-        rlim_t was = rl.rlim_cur;
-
-        rl.rlim_cur = rl.rlim_max;
-        if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
-            ts_log_debug("main", "open file limit raised from %llu to %llu",
-                         (unsigned long long)was, (unsigned long long)rl.rlim_cur);
-    }
-}
-
 static int has_flag(int argc, char **argv, const char *flag)
 {
     for (int i = 1; i < argc; i++) {
@@ -258,7 +241,7 @@ int main(int argc, char **argv)
     int sfd;
 
     ts_alloc_init();
-    ts__raise_file_limit();
+    ts_httpd_raise_file_limit();
     if (!has_flag(argc, argv, "--webhook-only"))
         return ts__turnstile_controller_main(argc, argv);
     ts_whserver_options_init(&f.srv);

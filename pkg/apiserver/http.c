@@ -12,13 +12,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 
 #include "apiserver/faults.h"
+#include "httpd/fdlimit.h"
 #include "util/alloc.h"
 #include "util/log.h"
+
+/* connections at most: each is a file and a thread of the server */
+#define AS_CONN_MAX 16384u
 
 #define TS__AS_HEADER_TIMEOUT_S 10
 
@@ -247,18 +250,6 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     *con_cls = NULL;
 }
 
-/* How many connections the server may hold: the soft RLIMIT_NOFILE less a
- * reserve for its data directory and logs (each connection is a file and a
- * thread). */
-static unsigned conn_limit(void)
-{
-    struct rlimit rl;
-
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
-        return 16384;
-    return rl.rlim_cur > 1280 ? (unsigned)(rl.rlim_cur > 17408 ? 16384 : rl.rlim_cur - 1024) : 256u;
-}
-
 int ts__as_http_start(struct ts_apiserver *s, const char *host, int port, struct ts_err *err)
 {
     struct sockaddr_in addr;
@@ -284,11 +275,12 @@ int ts__as_http_start(struct ts_apiserver *s, const char *host, int port, struct
      * without idling TS__AS_HEADER_TIMEOUT_S: half-open handshakes (a
      * cutting proxy, a scanner) are closed instead of holding a thread and
      * a connection slot for ever */
-    s->mhd = MHD_start_daemon(
-        flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)TS__AS_HEADER_TIMEOUT_S, MHD_OPTION_CONNECTION_LIMIT, conn_limit(),
-        MHD_OPTION_LISTEN_BACKLOG_SIZE, 4096u, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
+    s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR,
+                              (struct sockaddr *)&addr, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
+                              s, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)TS__AS_HEADER_TIMEOUT_S,
+                              MHD_OPTION_CONNECTION_LIMIT, ts_httpd_conn_budget(AS_CONN_MAX),
+                              MHD_OPTION_LISTEN_BACKLOG_SIZE, 4096u, MHD_OPTION_ARRAY, tls,
+                              MHD_OPTION_END);
     if (!s->mhd)
         return ts_err_set(err, TS_EIO, "cannot listen on %s:%d", host, port);
     info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);

@@ -3,6 +3,7 @@
  * and shuts it down cleanly: stop scheduling, let in-flight writes land,
  * give the Lease back. */
 #include "controller/manager_int.h"
+#include "httpd/fdlimit.h"
 #include "util/alloc.h"
 #include "util/buf.h"
 #include "util/parse.h"
@@ -89,7 +90,7 @@ static int serve(struct ts_ctl *c, const char *what, const char *addr, int probe
     so.ready = ready;
     so.ready_ud = c;
     so.probes_only = probes_only;
-    so.conn_limit = ts_whserver_conn_budget(); /* idle scrapers cannot lock Prometheus out */
+    so.conn_limit = ts_httpd_conn_budget(65536); /* idle scrapers cannot lock Prometheus out */
     if (ts_metrics_server_start(c->registry, &so, out, err))
         return err->code;
     ts_log_info("controller", "%s serving on %s:%d (%s)", what, host[0] ? host : "*",

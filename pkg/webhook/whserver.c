@@ -14,15 +14,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "httpd/fdlimit.h"
 #include "util/alloc.h"
 #include "util/log.h"
 #include "util/parse.h"
 #include "webhook/cert.h"
+
+/* the most connections a server sizes itself to from the file limit */
+#define WH_CONN_MAX 65536u
 
 #define TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 #define HEADER_MEMORY  (64u * 1024u)
@@ -62,17 +65,6 @@ void ts_whserver_options_init(struct ts_whserver_options *o)
     o->timeout_s = 10;
     o->header_timeout_s = 3;
     o->deadline_s = 10;
-}
-
-unsigned ts_whserver_conn_budget(void)
-{
-    struct rlimit rl;
-    rlim_t n;
-
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
-        return 65536;
-    n = rl.rlim_cur > 1280 ? rl.rlim_cur - 1024 : 256;
-    return n > 65536 ? 65536u : n < 256 ? 256u : (unsigned)n;
 }
 
 static double elapsed_s(const struct timespec *since)
@@ -340,7 +332,7 @@ static const unsigned base_flags =
 
 static unsigned conn_limit(const struct ts_whserver *s)
 {
-    return s->opts.conn_limit ? s->opts.conn_limit : ts_whserver_conn_budget();
+    return s->opts.conn_limit ? s->opts.conn_limit : ts_httpd_conn_budget(WH_CONN_MAX);
 }
 
 /* The timeout of a connection until it sends a request. */

@@ -22,7 +22,7 @@
  * once idle for `timeout_s` (slow-loris trickles are cut by these, by the
  * header memory limit and by the request deadline); connections are
  * capped per IP (so one address cannot take them all) and in total only by
- * what the file limit allows (ts_whserver_conn_budget()), so idle clients
+ * what the file limit allows (httpd/fdlimit.h), so idle clients
  * from many addresses cannot lock the API server out; a body that is still
  * arriving after `deadline_s` is dropped.  A slow client costs a socket,
  * never a thread.
@@ -71,11 +71,6 @@ struct ts_whserver_options {
 };
 
 struct ts_whserver;
-
-/* How many connections a server of this process may hold: the soft
- * RLIMIT_NOFILE less a reserve for the rest of the process (the client,
- * informers, logs), at least 256, at most 65536. */
-unsigned ts_whserver_conn_budget(void);
 
 /* Defaults above; port 9443, no health listener. */
 void ts_whserver_options_init(struct ts_whserver_options *o);

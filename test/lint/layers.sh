@@ -12,10 +12,9 @@
 # each offending include and exits 1; exits 0 when every include is allowed.
 #
 # pkg/controller -> webhook is allowed but misplaced: visibility.c serves
-# on the webhook's TLS server (webhook/whserver.h, webhook/cert.h) and
-# manager.c takes the metrics server's connection limit from
-# ts_whserver_conn_budget().  That server code belongs in a package both
-# include; the edge goes when it moves.
+# on the webhook's TLS server (webhook/whserver.h, webhook/cert.h).  That
+# server code belongs in pkg/httpd, which holds the servers' shared
+# file-limit sizing so far; the edge goes when the server moves.
 #
 # Usage: test/lint/layers.sh (from anywhere; checks the repository it is in)
 set -u
@@ -32,14 +31,15 @@ pkg/engine       core   util resource api
 pkg/sim          core   util api engine
 pkg/bench        core   util resource api engine
 pkg/metrics      shell  util
+pkg/httpd        shell  util
 pkg/kube         shell  util json yaml
-pkg/apiserver    shell  util resource json yaml api
-pkg/webhook      shell  util json api kube
-pkg/controller   shell  util json api engine kube metrics webhook
+pkg/apiserver    shell  util resource json yaml api httpd
+pkg/webhook      shell  util json api kube httpd
+pkg/controller   shell  util json api engine kube metrics webhook httpd
 pkg/cli          shell  util json yaml api engine sim bench kube webhook
-cmd/turnstile    main   util json yaml api kube webhook controller
+cmd/turnstile    main   util json yaml api kube webhook controller httpd
 cmd/turnstilectl main   util cli
-cmd/turnstile-apiserver       main  util apiserver
+cmd/turnstile-apiserver       main  util apiserver httpd
 cmd/turnstile-apiserver-bench main  util json apiserver
 '
 
