@@ -173,8 +173,7 @@ static int cache_behind(struct ts_ctl *c, const char *key, const cJSON *job)
     return 0;
 }
 
-/* Counts job writes in flight per key (d = +1 or -1). */
-static void count_job_write(struct ts_ctl *c, const char *key, int d)
+void ts__ctl_count_write(struct ts_ctl *c, const char *key, int d)
 {
     uintptr_t n = (uintptr_t)ts_hmap_get(&c->job_writes, key) + (uintptr_t)(intptr_t)d;
 
@@ -241,7 +240,7 @@ static void job_written(struct ts_kube_client *kc, struct ts_kube_result *res, v
     (void)kc;
     w->c->inflight--;
     if (w->job) {
-        count_job_write(w->c, w->key, -1);
+        ts__ctl_count_write(w->c, w->key, -1);
         if (!res->code)
             expect_rv(w->c, w->key, res->obj);
         else if (res->unsure && w->base_rv)
@@ -406,7 +405,7 @@ static void execute(struct ts_ctl *c, const char *key, const cJSON *job,
         w->job = 1;
         if (ts_parse_i64_c(ts_json_get_string(job, "metadata.resourceVersion"), &w->base_rv))
             w->base_rv = 0;
-        count_job_write(c, key, +1);
+        ts__ctl_count_write(c, key, +1);
         status = NULL;
         status_body = NULL;
         send(w, &r);

@@ -239,6 +239,10 @@ struct ts__ctl_flavors {
 };
 const struct ts_resource_flavor *ts__ctl_flavor(void *ctx, const char *name);
 void ts__ctl_flavors_release(struct ts__ctl_flavors *f);
+/* Counts the writes in flight of a work queue key (d = +1 or -1): a key
+ * with writes in flight is reconciled again only once they are answered
+ * (c->job_writes). */
+void ts__ctl_count_write(struct ts_ctl *c, const char *key, int d);
 /* Queues the job that owns workload obj (if any). */
 void ts__ctl_enqueue_owner(struct ts_ctl *c, const cJSON *wl);
 

@@ -181,16 +181,6 @@ struct batch {
     char *pr_name;
 };
 
-static void count_write(struct ts_ctl *c, const char *key, int d)
-{
-    uintptr_t n = (uintptr_t)ts_hmap_get(&c->job_writes, key) + (uintptr_t)(intptr_t)d;
-
-    if (n)
-        ts_hmap_put(&c->job_writes, key, (void *)n);
-    else
-        ts_hmap_del(&c->job_writes, key);
-}
-
 static void submit(struct batch *b, struct ts_kube_req *r);
 
 static void send_then(struct batch *b)
@@ -225,7 +215,7 @@ static void batch_unref(struct batch *b)
     if (!b->cancelled && b->created)
         ts_recorder_event(b->c->events, b->wl, "Normal", "ProvisioningRequestCreated",
                           "Created ProvisioningRequest: \"%s\"", b->pr_name);
-    count_write(b->c, b->key, -1);
+    ts__ctl_count_write(b->c, b->key, -1);
     cJSON_Delete(b->then);
     cJSON_Delete(b->wl);
     free(b->pr_name);
@@ -282,7 +272,7 @@ static struct batch *batch_new(struct ts_ctl *c, const char *key)
     b->c = c;
     b->key = ts_xstrdup(key);
     b->pending = 1;
-    count_write(c, key, +1);
+    ts__ctl_count_write(c, key, +1);
     return b;
 }
 
