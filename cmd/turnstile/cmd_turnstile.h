@@ -22,13 +22,13 @@ int ts__turnstile_load_config(const char *path, struct ts_config *c);
  * secret are borrowed, ca_pem is copied. */
 struct ts__ca_injector;
 struct ts_certsrc;
-struct ts_whserver;
+struct ts_httpd_server;
 struct ts__ca_injector *ts__ca_injector_new(const char *kubeconfig, const char *ns,
                                             const char *secret, int sync_period_s);
 /* Syncs src with the Secret when due (or `force`); reloads srv (may be
  * NULL before it runs) when another replica's certificate was adopted.
  * Returns 1 when the certificate changed. */
-int ts__ca_sync(struct ts__ca_injector *in, struct ts_certsrc *src, struct ts_whserver *srv,
+int ts__ca_sync(struct ts__ca_injector *in, struct ts_certsrc *src, struct ts_httpd_server *srv,
                 int force, ts_time now);
 void ts__ca_inject(struct ts__ca_injector *in, const char *ca_pem, ts_time now);
 void ts__ca_injector_free(struct ts__ca_injector *in);

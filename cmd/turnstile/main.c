@@ -13,6 +13,7 @@
 
 #include "cmd_turnstile.h"
 #include "httpd/fdlimit.h"
+#include "httpd/server.h"
 #include "json/json.h"
 #include "util/alloc.h"
 #include "util/log.h"
@@ -37,7 +38,7 @@ struct flags {
     int webhook_only;
     const char *cert_dir, *url, *configs_out, *kubeconfig, *secret;
     int secret_sync_s;
-    struct ts_whserver_options srv;
+    struct ts_httpd_server_options srv;
     struct ts_certsrc_options certs;
     struct ts_webhook_options wh;
     struct ts_config config;
@@ -199,7 +200,7 @@ static int write_configs(const struct flags *f, const struct ts_certsrc *src, in
 }
 
 /* Serves until SIGTERM/SIGINT; SIGHUP forces a certificate check. */
-static void run(int sfd, struct ts_certsrc *src, struct ts_whserver *srv,
+static void run(int sfd, struct ts_certsrc *src, struct ts_httpd_server *srv,
                 struct ts__ca_injector *ca)
 {
     struct pollfd p = {sfd, POLLIN, 0};
@@ -234,7 +235,7 @@ int main(int argc, char **argv)
     struct flags f = {0};
     struct ts_err err = {0};
     struct ts_certsrc *src = NULL;
-    struct ts_whserver *srv = NULL;
+    struct ts_httpd_server *srv = NULL;
     struct ts_webhook *wh;
     struct ts__ca_injector *ca;
     sigset_t mask;
@@ -270,15 +271,15 @@ int main(int argc, char **argv)
     if (ts_whserver_start(wh, &f.srv, ts_certsrc_bundle(src)->cert_pem,
                           ts_certsrc_bundle(src)->key_pem, &srv, &err))
         ts_fatal("main", "%s", err.msg);
-    if (f.configs_out && write_configs(&f, src, ts_whserver_port(srv)))
+    if (f.configs_out && write_configs(&f, src, ts_httpd_server_port(srv)))
         ts_fatal("main", "cannot write '%s'", f.configs_out);
     ts_log_info("main", "webhook serving port=%d health_port=%d internal_certs=%d",
-                ts_whserver_port(srv), ts_whserver_health_port(srv), f.certs.internal);
+                ts_httpd_server_port(srv), ts_httpd_server_health_port(srv), f.certs.internal);
     ts__ca_inject(ca, ts_certsrc_bundle(src)->ca_cert_pem, now_ns());
     run(sfd, src, srv, ca);
     ts__ca_injector_free(ca);
     ts_log_info("main", "shutting down");
-    ts_whserver_free(srv);
+    ts_httpd_server_free(srv);
     ts_certsrc_free(src);
     ts_webhook_free(wh);
     ts_config_release(&f.config);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd_turnstile.h"
+#include "httpd/server.h"
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
 #include "kube/loop.h"
@@ -16,7 +17,6 @@
 #include "util/log.h"
 #include "webhook/cainject.h"
 #include "webhook/certsync.h"
-#include "webhook/whserver.h"
 
 #define RETRY_NS (10 * TS_TIME_SECOND)
 
@@ -59,7 +59,7 @@ struct ts__ca_injector *ts__ca_injector_new(const char *kubeconfig, const char *
     return in;
 }
 
-int ts__ca_sync(struct ts__ca_injector *in, struct ts_certsrc *src, struct ts_whserver *srv,
+int ts__ca_sync(struct ts__ca_injector *in, struct ts_certsrc *src, struct ts_httpd_server *srv,
                 int force, ts_time now)
 {
     struct ts_err err = {0};
@@ -74,8 +74,8 @@ int ts__ca_sync(struct ts__ca_injector *in, struct ts_certsrc *src, struct ts_wh
         return 0;
     }
     if (changed && srv &&
-        ts_whserver_reload(srv, ts_certsrc_bundle(src)->cert_pem, ts_certsrc_bundle(src)->key_pem,
-                           &err))
+        ts_httpd_server_reload(srv, ts_certsrc_bundle(src)->cert_pem,
+                               ts_certsrc_bundle(src)->key_pem, &err))
         ts_log_warn("webhook", "adopted certificate does not load: %s", err.msg);
     return changed;
 }

@@ -8,7 +8,6 @@
 #include "util/buf.h"
 #include "util/parse.h"
 #include "util/log.h"
-#include "webhook/whserver.h"
 
 #include <signal.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * served by the controller from the engine that makes the decisions, so a
  * position can never disagree with the scheduler.
  *
- * Threads: the HTTPS server (webhook/whserver.h, its own small thread pool)
+ * Threads: the HTTPS server (httpd/server.h, its own small thread pool)
  * parses a request and answers discovery itself; a pending-workloads
  * request needs the engine, which belongs to the loop's thread.  So the
  * server thread queues the call, wakes the loop through an eventfd and
@@ -28,11 +28,11 @@
 #include "api/visibility.h"
 #include "controller/manager_int.h"
 #include "engine/explain.h"
+#include "httpd/cert.h"
+#include "httpd/server.h"
 #include "json/json.h"
 #include "util/alloc.h"
 #include "util/log.h"
-#include "webhook/cert.h"
-#include "webhook/whserver.h"
 
 #define WAIT_S 10
 
@@ -51,7 +51,7 @@ struct ts__ctl_vis {
     struct call *queue;
     int closing;
     int efd;
-    struct ts_whserver *srv;
+    struct ts_httpd_server *srv;
 };
 
 static int json_body(struct ts_buf *out, cJSON *doc)
@@ -205,9 +205,9 @@ static struct ts__ctl_vis *vis_new(struct ts_ctl *c)
 
 int ts__ctl_vis_start(struct ts_ctl *c, struct ts_err *err)
 {
-    struct ts_cert_options co;
-    struct ts_cert_bundle cert;
-    struct ts_whserver_options so;
+    struct ts_httpd_cert_options co;
+    struct ts_httpd_cert_bundle cert;
+    struct ts_httpd_server_options so;
     struct ts__ctl_vis *v;
     char host[256];
     int port, rc;
@@ -222,24 +222,23 @@ int ts__ctl_vis_start(struct ts_ctl *c, struct ts_err *err)
         return ts_err_set(err, TS_EIO, "visibility: eventfd: %s", strerror(errno));
     if (ts_loop_watch(c->loop, v->efd, TS_LOOP_READ, on_wake, v))
         return ts_err_set(err, TS_EIO, "visibility: cannot watch the eventfd");
-    ts_cert_options_init(&co);
-    co.service = "turnstile-visibility-server";
-    co.namespace_ = c->opts.lease_ns;
-    ts_cert_bundle_init(&cert);
-    if ((rc = ts_cert_generate(&co, ts__ctl_now(c), &cert, err)))
+    ts_httpd_cert_options_init(&co, "turnstile-visibility-server", c->opts.lease_ns);
+    ts_httpd_cert_bundle_init(&cert);
+    if ((rc = ts_httpd_cert_generate(&co, ts__ctl_now(c), &cert, err)))
         return rc;
-    ts_whserver_options_init(&so);
+    ts_httpd_server_options_init(&so);
+    so.name = "visibility";
     so.host = host;
     so.port = port;
     so.threads = 2;
     so.get = on_get;
     so.get_ud = v;
-    rc = ts_whserver_start(NULL, &so, cert.cert_pem, cert.key_pem, &v->srv, err);
-    ts_cert_bundle_release(&cert);
+    rc = ts_httpd_server_start(&so, cert.cert_pem, cert.key_pem, &v->srv, err);
+    ts_httpd_cert_bundle_release(&cert);
     if (rc)
         return rc;
     ts_log_info("controller", "visibility API serving on %s:%d (%s, TLS)", host[0] ? host : "*",
-                ts_whserver_port(v->srv), TS_VISIBILITY_GROUP);
+                ts_httpd_server_port(v->srv), TS_VISIBILITY_GROUP);
     return 0;
 }
 
@@ -253,7 +252,7 @@ void ts__ctl_vis_stop(struct ts_ctl *c)
     v->closing = 1; /* waiting server threads give up, so the server can stop */
     pthread_cond_broadcast(&v->cv);
     pthread_mutex_unlock(&v->mu);
-    ts_whserver_free(v->srv);
+    ts_httpd_server_free(v->srv);
     if (v->efd >= 0) {
         ts_loop_unwatch(c->loop, v->efd);
         close(v->efd);

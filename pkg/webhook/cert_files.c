@@ -72,7 +72,7 @@ static void add_data(cJSON *data, const char *key, const char *pem)
     ts_buf_release(&b);
 }
 
-cJSON *ts_cert_secret(const struct ts_cert_bundle *b, const char *name, const char *ns)
+cJSON *ts_cert_secret(const struct ts_httpd_cert_bundle *b, const char *name, const char *ns)
 {
     cJSON *s = cJSON_CreateObject();
     cJSON *meta, *data;
@@ -110,12 +110,12 @@ static int get_data(const cJSON *secret, const char *key, int required, char **o
     return 0;
 }
 
-int ts_cert_from_secret(const cJSON *secret, struct ts_cert_bundle *out, struct ts_err *err)
+int ts_cert_from_secret(const cJSON *secret, struct ts_httpd_cert_bundle *out, struct ts_err *err)
 {
-    struct ts_cert_bundle b;
+    struct ts_httpd_cert_bundle b;
     int rc;
 
-    ts_cert_bundle_init(&b);
+    ts_httpd_cert_bundle_init(&b);
     rc = get_data(secret, "ca.crt", 1, &b.ca_cert_pem, err);
     if (!rc)
         rc = get_data(secret, "ca.key", 0, &b.ca_key_pem, err);
@@ -123,9 +123,9 @@ int ts_cert_from_secret(const cJSON *secret, struct ts_cert_bundle *out, struct 
         rc = get_data(secret, "tls.crt", 1, &b.cert_pem, err);
     if (!rc)
         rc = get_data(secret, "tls.key", 1, &b.key_pem, err);
-    ts_cert_bundle_release(out);
+    ts_httpd_cert_bundle_release(out);
     if (rc)
-        ts_cert_bundle_release(&b);
+        ts_httpd_cert_bundle_release(&b);
     else
         *out = b;
     return rc;
@@ -182,15 +182,15 @@ static void stamp_one(const char *dir, size_t i, struct ts_cert_stamp *st)
     st->ino[i] = (uint64_t)sb.st_ino;
 }
 
-int ts_cert_files_load(const char *dir, struct ts_cert_bundle *out, struct ts_cert_stamp *stamp,
-                       struct ts_err *err)
+int ts_cert_files_load(const char *dir, struct ts_httpd_cert_bundle *out,
+                       struct ts_cert_stamp *stamp, struct ts_err *err)
 {
-    struct ts_cert_bundle b;
+    struct ts_httpd_cert_bundle b;
     struct ts_err e = {0};
     char path[4096];
     int rc;
 
-    ts_cert_bundle_init(&b);
+    ts_httpd_cert_bundle_init(&b);
     if (stamp) {
         for (size_t i = 0; i < 3; i++)
             stamp_one(dir, i, stamp);
@@ -203,12 +203,12 @@ int ts_cert_files_load(const char *dir, struct ts_cert_bundle *out, struct ts_ce
     join(path, sizeof(path), dir, TS_CERT_FILE_CA);
     if (!e.code && access(path, F_OK) == 0)
         b.ca_cert_pem = read_file(path, &e);
-    rc = e.code ? e.code : ts_cert_check_pair(b.cert_pem, b.key_pem, &e);
+    rc = e.code ? e.code : ts_httpd_cert_check_pair(b.cert_pem, b.key_pem, &e);
     if (rc) {
-        ts_cert_bundle_release(&b);
+        ts_httpd_cert_bundle_release(&b);
         return ts_err_set(err, rc, "%s", e.msg);
     }
-    ts_cert_bundle_release(out);
+    ts_httpd_cert_bundle_release(out);
     *out = b;
     return 0;
 }
@@ -243,7 +243,7 @@ static int write_file(const char *dir, const char *file, const char *data, mode_
     return 0;
 }
 
-int ts_cert_files_write(const char *dir, const struct ts_cert_bundle *b, struct ts_err *err)
+int ts_cert_files_write(const char *dir, const struct ts_httpd_cert_bundle *b, struct ts_err *err)
 {
     int rc;
 

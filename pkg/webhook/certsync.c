@@ -12,22 +12,23 @@
 
 static const struct ts_kube_resource res_secrets = {"", "v1", "secrets", "Secret", 1};
 
-enum ts_certsync_action ts_certsync_decide(const struct ts_cert_bundle *ours,
-                                           const struct ts_cert_bundle *theirs, const char *host,
-                                           ts_time now, int64_t lookahead_s, struct ts_err *why)
+enum ts_certsync_action ts_certsync_decide(const struct ts_httpd_cert_bundle *ours,
+                                           const struct ts_httpd_cert_bundle *theirs,
+                                           const char *host, ts_time now, int64_t lookahead_s,
+                                           struct ts_err *why)
 {
     if (!theirs) {
         ts_err_set(why, TS_ENOTFOUND, "no secret yet");
         return TS_CERTSYNC_WRITE;
     }
-    if (ts_cert_check_pair(theirs->cert_pem, theirs->key_pem, why) ||
-        ts_cert_verify(theirs->ca_cert_pem, theirs->cert_pem, host, now, why))
+    if (ts_httpd_cert_check_pair(theirs->cert_pem, theirs->key_pem, why) ||
+        ts_httpd_cert_verify(theirs->ca_cert_pem, theirs->cert_pem, host, now, why))
         return TS_CERTSYNC_WRITE;
     if (!theirs->ca_key_pem) { /* nobody could rotate it */
         ts_err_set(why, TS_EINVAL, "secret has no data[ca.key]");
         return TS_CERTSYNC_WRITE;
     }
-    if (ts_cert_rotation_due(theirs, now, lookahead_s)) {
+    if (ts_httpd_cert_rotation_due(theirs, now, lookahead_s)) {
         ts_err_set(why, TS_EINVAL, "certificate expires within the rotation lookahead");
         return TS_CERTSYNC_WRITE;
     }
@@ -35,8 +36,8 @@ enum ts_certsync_action ts_certsync_decide(const struct ts_cert_bundle *ours,
 }
 
 /* Creates the Secret (rv NULL) or replaces the one at rv with ours. */
-static int write_secret(struct ts_kube_client *c, const struct ts_cert_bundle *ours, const char *ns,
-                        const char *name, const char *rv, struct ts_err *err)
+static int write_secret(struct ts_kube_client *c, const struct ts_httpd_cert_bundle *ours,
+                        const char *ns, const char *name, const char *rv, struct ts_err *err)
 {
     cJSON *body = ts_cert_secret(ours, name, ns);
     struct ts_kube_req r = {0};
@@ -65,8 +66,8 @@ int ts_certsync_run(struct ts_kube_client *c, struct ts_certsrc *src, const char
     *changed = 0;
     snprintf(host, sizeof(host), "%s.%s.svc", ts_certsrc_service(src), ns);
     for (int attempt = 0; attempt < 3; attempt++) {
-        const struct ts_cert_bundle *ours = ts_certsrc_bundle(src);
-        struct ts_cert_bundle theirs;
+        const struct ts_httpd_cert_bundle *ours = ts_certsrc_bundle(src);
+        struct ts_httpd_cert_bundle theirs;
         struct ts_err why = {0};
         cJSON *secret = NULL;
         char rv[64] = "";
@@ -76,14 +77,14 @@ int ts_certsync_run(struct ts_kube_client *c, struct ts_certsrc *src, const char
         if (rc && rc != TS_ENOTFOUND)
             return rc;
         ts_err_clear(err);
-        ts_cert_bundle_init(&theirs);
+        ts_httpd_cert_bundle_init(&theirs);
         if (secret) {
             snprintf(rv, sizeof(rv), "%s",
                      ts_json_get_string(secret, "metadata.resourceVersion")
                          ? ts_json_get_string(secret, "metadata.resourceVersion")
                          : "");
             if (ts_cert_from_secret(secret, &theirs, &why))
-                ts_cert_bundle_release(&theirs); /* unusable: replaced below */
+                ts_httpd_cert_bundle_release(&theirs); /* unusable: replaced below */
         }
         if (secret && theirs.cert_pem)
             act = ts_certsync_decide(ours, &theirs, host, now, ts_certsrc_lookahead(src), &why);
@@ -92,14 +93,14 @@ int ts_certsync_run(struct ts_kube_client *c, struct ts_certsrc *src, const char
         cJSON_Delete(secret);
         if (act == TS_CERTSYNC_ADOPT) {
             rc = ts_certsrc_adopt(src, &theirs, err);
-            ts_cert_bundle_release(&theirs);
+            ts_httpd_cert_bundle_release(&theirs);
             if (!rc) {
                 *changed = 1;
                 ts_log_info("webhook", "certificate adopted from secret %s/%s", ns, name);
             }
             return rc;
         }
-        ts_cert_bundle_release(&theirs);
+        ts_httpd_cert_bundle_release(&theirs);
         if (act == TS_CERTSYNC_KEEP)
             return 0;
         rc = write_secret(c, ours, ns, name, rv[0] ? rv : NULL, err);

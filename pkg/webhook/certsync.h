@@ -17,6 +17,7 @@
 #ifndef TS_WEBHOOK_CERTSYNC_H
 #define TS_WEBHOOK_CERTSYNC_H
 
+#include "httpd/cert.h"
 #include "kube/client.h"
 #include "util/err.h"
 #include "webhook/cert.h"
@@ -31,9 +32,10 @@ enum ts_certsync_action {
 /* Pure: what to do with ours and the Secret's bundle (NULL: no Secret),
  * for a certificate that must be valid for `host` at `now` and not expire
  * within lookahead_s.  When the Secret's is unusable, `why` says so. */
-enum ts_certsync_action ts_certsync_decide(const struct ts_cert_bundle *ours,
-                                           const struct ts_cert_bundle *theirs, const char *host,
-                                           ts_time now, int64_t lookahead_s, struct ts_err *why);
+enum ts_certsync_action ts_certsync_decide(const struct ts_httpd_cert_bundle *ours,
+                                           const struct ts_httpd_cert_bundle *theirs,
+                                           const char *host, ts_time now, int64_t lookahead_s,
+                                           struct ts_err *why);
 
 /* Reads Secret ns/name and acts on ts_certsync_decide(); an adopted
  * bundle replaces src's (ts_certsrc_adopt) and sets *changed, so the

@@ -11,10 +11,15 @@
 # with docs/architecture.md.  Prints FILE:LINE and the forbidden edge for
 # each offending include and exits 1; exits 0 when every include is allowed.
 #
-# pkg/controller -> webhook is allowed but misplaced: visibility.c serves
-# on the webhook's TLS server (webhook/whserver.h, webhook/cert.h).  That
-# server code belongs in pkg/httpd, which holds the servers' shared
-# file-limit sizing so far; the edge goes when the server moves.
+# pkg/httpd is what the HTTP servers share: the HTTPS server the webhook
+# and the visibility API serve on, its TLS material, and the file-limit
+# sizing every server (metrics and local API server too) takes its
+# connection limit from.  It includes only util, so the webhook, the
+# controller and the API server include it without including each other.
+#
+# pkg/cli -> webhook is allowed but misplaced: `turnstilectl validate`
+# runs the mutating webhook's defaulting (ts_webhook_default_kueue), which
+# belongs in pkg/api with the validation it precedes.
 #
 # Usage: test/lint/layers.sh (from anywhere; checks the repository it is in)
 set -u
@@ -35,7 +40,7 @@ pkg/httpd        shell  util
 pkg/kube         shell  util json yaml
 pkg/apiserver    shell  util resource json yaml api httpd
 pkg/webhook      shell  util json api kube httpd
-pkg/controller   shell  util json api engine kube metrics webhook httpd
+pkg/controller   shell  util json api engine kube metrics httpd
 pkg/cli          shell  util json yaml api engine sim bench kube webhook
 cmd/turnstile    main   util json yaml api kube webhook controller httpd
 cmd/turnstilectl main   util cli

@@ -1,17 +1,14 @@
-/* Certificates (pkg/webhook/cert*.c, certsrc.c) and webhook configurations
- * (whconfig.c): generated CA and serving certificate parsed back with
- * OpenSSL (SANs, issuer signature, validity), rotation with a fake now,
- * the Secret and the files round trip, change detection, and the caBundle
- * injection helpers. */
+/* The webhook's certificates (pkg/webhook/cert_files.c, certsrc.c,
+ * certsync.c) and webhook configurations (whconfig.c): the Secret and the
+ * files round trip, change detection, rotation through the source, the
+ * replicas' Secret, and the caBundle injection helpers.  Generating and
+ * checking certificates is pkg/httpd/cert.c's (test_httpd_cert.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <openssl/pem.h>
-#include <openssl/x509.h>
-#include <openssl/x509v3.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,22 +20,22 @@
 #include "webhook_test.h"
 
 #define NOW (INT64_C(1795000000) * TS_TIME_SECOND) /* 2026-11-19 */
-#define DAY (TS_CERT_DAY * TS_TIME_SECOND)
+#define DAY (TS_HTTPD_CERT_DAY * TS_TIME_SECOND)
 
-static struct ts_cert_bundle bundle; /* generated once, shared by the tests */
+static struct ts_httpd_cert_bundle bundle; /* generated once, shared by the tests */
 
 static int setup(void **state)
 {
-    struct ts_cert_options o;
+    struct ts_httpd_cert_options o;
     struct ts_err err = {0};
 
     (void)state;
     ts_alloc_init();
-    ts_cert_options_init(&o);
+    ts_httpd_cert_options_init(&o, TS_CERT_DEFAULT_SERVICE, TS_WEBHOOK_DEFAULT_NAMESPACE);
     o.extra_dns[0] = "localhost";
     o.ips[1] = "::1";
-    ts_cert_bundle_init(&bundle);
-    if (ts_cert_generate(&o, NOW, &bundle, &err))
+    ts_httpd_cert_bundle_init(&bundle);
+    if (ts_httpd_cert_generate(&o, NOW, &bundle, &err))
         fail_msg("generate: %s", err.msg);
     return 0;
 }
@@ -46,160 +43,20 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    ts_cert_bundle_release(&bundle);
+    ts_httpd_cert_bundle_release(&bundle);
     return 0;
-}
-
-static X509 *pem_cert(const char *pem)
-{
-    BIO *b = BIO_new_mem_buf(pem, -1);
-    X509 *x = PEM_read_bio_X509(b, NULL, NULL, NULL);
-
-    BIO_free(b);
-    assert_non_null(x);
-    return x;
-}
-
-/* The SANs as "DNS:x" / "IP:y" strings joined by ",". */
-static void sans_of(X509 *x, struct ts_buf *out)
-{
-    GENERAL_NAMES *names = X509_get_ext_d2i(x, NID_subject_alt_name, NULL, NULL);
-
-    for (int i = 0; i < sk_GENERAL_NAME_num(names); i++) {
-        const GENERAL_NAME *g = sk_GENERAL_NAME_value(names, i);
-
-        if (g->type == GEN_DNS)
-            ts_buf_addf(out, "%sDNS:%s", out->len ? "," : "",
-                        (const char *)ASN1_STRING_get0_data(g->d.dNSName));
-        else if (g->type == GEN_IPADD)
-            ts_buf_addf(out, "%sIP:%d", out->len ? "," : "", ASN1_STRING_length(g->d.iPAddress));
-    }
-    GENERAL_NAMES_free(names);
-}
-
-static void generated(void **state)
-{
-    X509 *ca = pem_cert(bundle.ca_cert_pem), *x = pem_cert(bundle.cert_pem);
-    struct ts_buf sans = TS_BUF_INIT;
-    struct ts_err err = {0};
-    ts_time nb, na;
-
-    (void)state;
-    sans_of(x, &sans);
-    assert_string_equal(sans.ptr, "DNS:turnstile-webhook-service.turnstile-system.svc,"
-                                  "DNS:turnstile-webhook-service.turnstile-system.svc.cluster."
-                                  "local,DNS:localhost,IP:4,IP:16");
-    /* the CA signs the serving certificate; the CA is a CA, the leaf is not */
-    assert_int_equal(X509_verify(x, X509_get0_pubkey(ca)), 1);
-    assert_int_equal(X509_check_ca(ca), 1);
-    assert_int_equal(X509_check_ca(x), 0);
-    assert_int_equal(X509_check_purpose(x, X509_PURPOSE_SSL_SERVER, 0), 1);
-    assert_int_equal(ts_cert_check_pair(bundle.cert_pem, bundle.key_pem, &err), 0);
-    assert_int_equal(ts_cert_check_pair(bundle.ca_cert_pem, bundle.ca_key_pem, &err), 0);
-    assert_int_equal(ts_cert_check_pair(bundle.cert_pem, bundle.ca_key_pem, &err), TS_ETLS);
-    assert_int_equal(ts_cert_check_pair("junk", bundle.key_pem, &err), TS_EPARSE);
-    /* validity: backdated one hour, one year (CA ten years) */
-    assert_int_equal(ts_cert_validity(bundle.cert_pem, &nb, &na, &err), 0);
-    assert_true(nb == NOW - 3600 * TS_TIME_SECOND);
-    assert_true(na == NOW + 365 * DAY);
-    assert_int_equal(ts_cert_validity(bundle.ca_cert_pem, &nb, &na, &err), 0);
-    assert_true(na == NOW + 3650 * DAY);
-    assert_int_equal(ts_cert_validity("nope", &nb, &na, &err), TS_EPARSE);
-    ts_buf_release(&sans);
-    X509_free(ca);
-    X509_free(x);
-}
-
-static void verify(void **state)
-{
-    static const struct {
-        const char *host;
-        int64_t at_days;
-        int want;
-    } cases[] = {
-        {"turnstile-webhook-service.turnstile-system.svc", 0, 0},
-        {"turnstile-webhook-service.turnstile-system.svc.cluster.local", 100, 0},
-        {"127.0.0.1", 0, 0},
-        {"::1", 0, 0},
-        {"localhost", 0, 0},
-        {NULL, 364, 0},
-        {"10.0.0.1", 0, TS_ETLS},
-        {"other.turnstile-system.svc", 0, TS_ETLS},
-        {NULL, 366, TS_ETLS}, /* expired */
-        {NULL, -1, TS_ETLS},  /* not yet valid */
-    };
-    struct ts_cert_bundle other;
-    struct ts_cert_options o;
-    struct ts_err err = {0};
-
-    (void)state;
-    for (size_t i = 0; i < N_ELEMS(cases); i++) {
-        int rc = ts_cert_verify(bundle.ca_cert_pem, bundle.cert_pem, cases[i].host,
-                                NOW + cases[i].at_days * DAY, &err);
-
-        if (rc != cases[i].want)
-            fail_msg("case %zu (%s): %d %s", i, cases[i].host ? cases[i].host : "-", rc, err.msg);
-    }
-    ts_cert_options_init(&o);
-    ts_cert_bundle_init(&other);
-    assert_int_equal(ts_cert_generate(&o, NOW, &other, &err), 0);
-    /* another CA does not vouch for this certificate */
-    assert_int_equal(ts_cert_verify(other.ca_cert_pem, bundle.cert_pem, NULL, NOW, &err), TS_ETLS);
-    ts_cert_bundle_release(&other);
-    o.ips[0] = "not-an-ip";
-    assert_int_equal(ts_cert_generate(&o, NOW, &other, &err), TS_EINVAL);
-    assert_null(other.cert_pem);
-}
-
-static void rotation(void **state)
-{
-    static const struct {
-        int64_t at_days;
-        int want;
-    } cases[] = {
-        {0, 0}, {200, 0}, {274, 0}, {275, 1}, {300, 1}, {365, 1}, {400, 1}, {-1, 1},
-    };
-    struct ts_cert_options o;
-    struct ts_cert_bundle b;
-    struct ts_err err = {0};
-    ts_time nb, na;
-
-    (void)state;
-    for (size_t i = 0; i < N_ELEMS(cases); i++) {
-        int due = ts_cert_rotation_due(&bundle, NOW + cases[i].at_days * DAY, TS_CERT_LOOKAHEAD);
-
-        if (due != cases[i].want)
-            fail_msg("day %lld: due %d", (long long)cases[i].at_days, due);
-    }
-    ts_cert_bundle_init(&b);
-    assert_int_equal(ts_cert_rotation_due(&b, NOW, TS_CERT_LOOKAHEAD), 1);
-    /* rotating the leaf keeps the CA */
-    b.ca_cert_pem = ts_xstrdup(bundle.ca_cert_pem);
-    b.ca_key_pem = ts_xstrdup(bundle.ca_key_pem);
-    ts_cert_options_init(&o);
-    assert_int_equal(ts_cert_rotate(&o, NOW + 300 * DAY, &b, &err), 0);
-    assert_string_equal(b.ca_cert_pem, bundle.ca_cert_pem);
-    assert_int_equal(ts_cert_verify(b.ca_cert_pem, b.cert_pem, "127.0.0.1", NOW + 600 * DAY, &err),
-                     0);
-    assert_int_equal(ts_cert_rotation_due(&b, NOW + 300 * DAY, TS_CERT_LOOKAHEAD), 0);
-    /* a CA near its end is replaced too */
-    assert_int_equal(ts_cert_rotate(&o, NOW + 3600 * DAY, &b, &err), 0);
-    assert_string_not_equal(b.ca_cert_pem, bundle.ca_cert_pem);
-    assert_int_equal(ts_cert_validity(b.ca_cert_pem, &nb, &na, &err), 0);
-    assert_true(na == NOW + 7250 * DAY);
-    ts_cert_bundle_release(&b);
 }
 
 static void secret(void **state)
 {
     cJSON *s = ts_cert_secret(&bundle, TS_CERT_DEFAULT_SECRET, "turnstile-system");
-    struct ts_cert_bundle b;
+    struct ts_httpd_cert_bundle b;
     struct ts_err err = {0};
 
     (void)state;
     assert_string_equal(ts_json_get_string(s, "type"), "kubernetes.io/tls");
     assert_string_equal(ts_json_get_string(s, "metadata.name"), "turnstile-webhook-server-cert");
-    ts_cert_bundle_init(&b);
+    ts_httpd_cert_bundle_init(&b);
     assert_int_equal(ts_cert_from_secret(s, &b, &err), 0);
     assert_string_equal(b.ca_cert_pem, bundle.ca_cert_pem);
     assert_string_equal(b.ca_key_pem, bundle.ca_key_pem);
@@ -243,16 +100,16 @@ static void base64(void **state)
 static void files(void **state)
 {
     char dir[] = "/tmp/ts-cert-XXXXXX";
-    struct ts_cert_bundle b, other;
+    struct ts_httpd_cert_bundle b, other;
     struct ts_cert_stamp st;
-    struct ts_cert_options o;
+    struct ts_httpd_cert_options o;
     struct ts_err err = {0};
     struct stat sb;
     char path[256];
 
     (void)state;
     assert_non_null(mkdtemp(dir));
-    ts_cert_bundle_init(&b);
+    ts_httpd_cert_bundle_init(&b);
     assert_int_equal(ts_cert_files_load(dir, &b, &st, &err), TS_EIO);
     assert_int_equal(ts_cert_files_write(dir, &bundle, &err), 0);
     snprintf(path, sizeof(path), "%s/tls.key", dir);
@@ -264,9 +121,9 @@ static void files(void **state)
     assert_null(b.ca_key_pem);
     assert_int_equal(ts_cert_files_changed(dir, &st), 0);
     /* a new pair is noticed (new inode through rename) */
-    ts_cert_options_init(&o);
-    ts_cert_bundle_init(&other);
-    assert_int_equal(ts_cert_generate(&o, NOW, &other, &err), 0);
+    ts_httpd_cert_options_init(&o, TS_CERT_DEFAULT_SERVICE, TS_WEBHOOK_DEFAULT_NAMESPACE);
+    ts_httpd_cert_bundle_init(&other);
+    assert_int_equal(ts_httpd_cert_generate(&o, NOW, &other, &err), 0);
     assert_int_equal(ts_cert_files_write(dir, &other, &err), 0);
     assert_int_equal(ts_cert_files_changed(dir, &st), 1);
     assert_int_equal(ts_cert_files_load(dir, &b, &st, &err), 0);
@@ -283,7 +140,7 @@ static void files(void **state)
     assert_int_equal(ts_cert_files_changed(dir, &st), 1);
     assert_int_equal(ts_cert_files_load(dir, &b, &st, &err), TS_ETLS);
     assert_string_equal(b.cert_pem, other.cert_pem);
-    ts_cert_bundle_release(&b), ts_cert_bundle_release(&other);
+    ts_httpd_cert_bundle_release(&b), ts_httpd_cert_bundle_release(&other);
     for (const char *const *f = (const char *const[]){"tls.crt", "tls.key", "ca.crt", NULL}; *f;
          f++) {
         snprintf(path, sizeof(path), "%s/%s", dir, *f);
@@ -340,12 +197,12 @@ static void certsrc(void **state)
 static void certsync_decide(void **state)
 {
     const char *host = "turnstile-webhook-service.turnstile-system.svc";
-    struct ts_cert_options o, other_svc;
-    struct ts_cert_bundle other, wrong_host, no_ca_key, swapped;
+    struct ts_httpd_cert_options o, other_svc;
+    struct ts_httpd_cert_bundle other, wrong_host, no_ca_key, swapped;
     struct ts_err err = {0};
     struct {
         const char *name;
-        const struct ts_cert_bundle *theirs;
+        const struct ts_httpd_cert_bundle *theirs;
         ts_time now;
         enum ts_certsync_action want;
     } cases[] = {
@@ -360,36 +217,36 @@ static void certsync_decide(void **state)
     };
 
     (void)state;
-    ts_cert_options_init(&o);
-    ts_cert_options_init(&other_svc);
+    ts_httpd_cert_options_init(&o, TS_CERT_DEFAULT_SERVICE, TS_WEBHOOK_DEFAULT_NAMESPACE);
+    ts_httpd_cert_options_init(&other_svc, TS_CERT_DEFAULT_SERVICE, TS_WEBHOOK_DEFAULT_NAMESPACE);
     other_svc.service = "somebody-else";
-    ts_cert_bundle_init(&other);
-    ts_cert_bundle_init(&wrong_host);
-    assert_int_equal(ts_cert_generate(&o, NOW, &other, &err), 0);
-    assert_int_equal(ts_cert_generate(&other_svc, NOW, &wrong_host, &err), 0);
+    ts_httpd_cert_bundle_init(&other);
+    ts_httpd_cert_bundle_init(&wrong_host);
+    assert_int_equal(ts_httpd_cert_generate(&o, NOW, &other, &err), 0);
+    assert_int_equal(ts_httpd_cert_generate(&other_svc, NOW, &wrong_host, &err), 0);
     no_ca_key = other;
     no_ca_key.ca_key_pem = NULL;
     swapped = other;
     swapped.key_pem = bundle.key_pem;
     for (size_t i = 0; i < N_ELEMS(cases); i++) {
         struct ts_err why = {0};
-        enum ts_certsync_action got = ts_certsync_decide(&bundle, cases[i].theirs, host,
-                                                         cases[i].now, TS_CERT_LOOKAHEAD, &why);
+        enum ts_certsync_action got = ts_certsync_decide(
+            &bundle, cases[i].theirs, host, cases[i].now, TS_HTTPD_CERT_LOOKAHEAD, &why);
 
         if (got != cases[i].want)
             fail_msg("%s: action %d, want %d (%s)", cases[i].name, got, cases[i].want, why.msg);
         if (got == TS_CERTSYNC_WRITE && !why.msg[0])
             fail_msg("%s: no reason given", cases[i].name);
     }
-    ts_cert_bundle_release(&other);
-    ts_cert_bundle_release(&wrong_host);
+    ts_httpd_cert_bundle_release(&other);
+    ts_httpd_cert_bundle_release(&wrong_host);
 }
 
 static void certsrc_adopt(void **state)
 {
     struct ts_certsrc_options o;
     struct ts_certsrc *src = NULL, *mounted = NULL;
-    struct ts_cert_bundle bad;
+    struct ts_httpd_cert_bundle bad;
     struct ts_err err = {0};
     char dir[] = "/tmp/ts-adopt-XXXXXX";
 
@@ -411,7 +268,7 @@ static void certsrc_adopt(void **state)
     assert_string_equal(ts_certsrc_bundle(mounted)->cert_pem, bundle.cert_pem);
     assert_int_equal(ts_certsrc_adopt(mounted, &bundle, &err), TS_EINVAL);
     assert_string_equal(ts_certsrc_service(src), TS_CERT_DEFAULT_SERVICE);
-    assert_true(ts_certsrc_lookahead(src) == TS_CERT_LOOKAHEAD);
+    assert_true(ts_certsrc_lookahead(src) == TS_HTTPD_CERT_LOOKAHEAD);
     ts_certsrc_free(src);
     ts_certsrc_free(mounted);
     for (const char *const *f = (const char *const[]){"tls.crt", "tls.key", "ca.crt", NULL}; *f;
@@ -606,13 +463,11 @@ static void inject(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(generated),     cmocka_unit_test(verify),
-        cmocka_unit_test(rotation),      cmocka_unit_test(secret),
-        cmocka_unit_test(base64),        cmocka_unit_test(files),
-        cmocka_unit_test(certsrc),       cmocka_unit_test(certsync_decide),
-        cmocka_unit_test(certsrc_adopt), cmocka_unit_test(configurations),
-        cmocka_unit_test(inject),        cmocka_unit_test(inject_crds),
-        cmocka_unit_test(manifests),
+        cmocka_unit_test(secret),          cmocka_unit_test(base64),
+        cmocka_unit_test(files),           cmocka_unit_test(certsrc),
+        cmocka_unit_test(certsync_decide), cmocka_unit_test(certsrc_adopt),
+        cmocka_unit_test(configurations),  cmocka_unit_test(inject),
+        cmocka_unit_test(inject_crds),     cmocka_unit_test(manifests),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,7 +1,8 @@
-/* The HTTPS server (pkg/webhook/whserver.c) in process, driven with
- * libcurl over TLS on a loopback port: reviews answered, health paths,
- * 404/405/413, and a certificate reload that new connections see while
- * the socket stays open. */
+/* The webhook on the HTTPS server (pkg/webhook/whserver.c over
+ * pkg/httpd/server.c) in process, driven with libcurl over TLS on a
+ * loopback port: reviews answered, health paths, 404/405/413, and a
+ * certificate reload that new connections see while the socket stays
+ * open. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,8 +17,8 @@
 
 struct fixture {
     struct ts_webhook *wh;
-    struct ts_whserver *srv;
-    struct ts_cert_bundle certs;
+    struct ts_httpd_server *srv;
+    struct ts_httpd_cert_bundle certs;
 };
 
 static size_t sink(char *p, size_t size, size_t n, void *ud)
@@ -62,17 +63,17 @@ static int setup(void **state)
 {
     struct fixture *f = ts_xcalloc(1, sizeof(*f));
     struct ts_webhook_options wo;
-    struct ts_whserver_options so;
-    struct ts_cert_options co;
+    struct ts_httpd_server_options so;
+    struct ts_httpd_cert_options co;
     struct ts_err err = {0};
 
     ts_alloc_init();
     curl_global_init(CURL_GLOBAL_DEFAULT);
     ts_webhook_options_init(&wo);
     f->wh = ts_webhook_new(&wo);
-    ts_cert_options_init(&co);
-    ts_cert_bundle_init(&f->certs);
-    if (ts_cert_generate(&co, (ts_time)time(NULL) * TS_TIME_SECOND, &f->certs, &err))
+    ts_httpd_cert_options_init(&co, TS_CERT_DEFAULT_SERVICE, TS_WEBHOOK_DEFAULT_NAMESPACE);
+    ts_httpd_cert_bundle_init(&f->certs);
+    if (ts_httpd_cert_generate(&co, (ts_time)time(NULL) * TS_TIME_SECOND, &f->certs, &err))
         fail_msg("%s", err.msg);
     ts_whserver_options_init(&so);
     so.host = "127.0.0.1";
@@ -88,9 +89,9 @@ static int teardown(void **state)
 {
     struct fixture *f = *state;
 
-    ts_whserver_free(f->srv);
+    ts_httpd_server_free(f->srv);
     ts_webhook_free(f->wh);
-    ts_cert_bundle_release(&f->certs);
+    ts_httpd_cert_bundle_release(&f->certs);
     free(f);
     curl_global_cleanup();
     return 0;
@@ -102,7 +103,7 @@ static void serves_reviews(void **state)
     cJSON *job = wt_load("test/data/webhook/job.json");
     char *body = wt_review("CREATE", "team-a", NULL, job, NULL);
     struct ts_buf out = TS_BUF_INIT;
-    int port = ts_whserver_port(f->srv);
+    int port = ts_httpd_server_port(f->srv);
 
     assert_true(port > 0);
     assert_int_equal(
@@ -135,7 +136,7 @@ static void too_large(void **state)
 
     memset(big, 'x', n);
     big[n] = '\0';
-    assert_int_equal(request(ts_whserver_port(f->srv), f->certs.ca_cert_pem, "POST",
+    assert_int_equal(request(ts_httpd_server_port(f->srv), f->certs.ca_cert_pem, "POST",
                              "/validate-batch-v1-job", big, &out),
                      413);
     assert_non_null(strstr(out.ptr, "RequestEntityTooLarge"));
@@ -151,7 +152,7 @@ static void health_listener(void **state)
     char url[128];
     long status = 0;
 
-    snprintf(url, sizeof(url), "http://127.0.0.1:%d/readyz", ts_whserver_health_port(f->srv));
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/readyz", ts_httpd_server_health_port(f->srv));
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sink);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &out);
@@ -166,26 +167,28 @@ static void health_listener(void **state)
 static void reload(void **state)
 {
     struct fixture *f = *state;
-    struct ts_cert_bundle next;
-    struct ts_cert_options co;
+    struct ts_httpd_cert_bundle next;
+    struct ts_httpd_cert_options co;
     struct ts_err err = {0};
     struct ts_buf out = TS_BUF_INIT;
-    int port = ts_whserver_port(f->srv);
-    unsigned gen = ts_whserver_generation(f->srv);
+    int port = ts_httpd_server_port(f->srv);
+    unsigned gen = ts_httpd_server_generation(f->srv);
 
-    ts_cert_options_init(&co);
-    ts_cert_bundle_init(&next);
-    assert_int_equal(ts_cert_generate(&co, (ts_time)time(NULL) * TS_TIME_SECOND, &next, &err), 0);
+    ts_httpd_cert_options_init(&co, TS_CERT_DEFAULT_SERVICE, TS_WEBHOOK_DEFAULT_NAMESPACE);
+    ts_httpd_cert_bundle_init(&next);
+    assert_int_equal(ts_httpd_cert_generate(&co, (ts_time)time(NULL) * TS_TIME_SECOND, &next, &err),
+                     0);
     /* a mismatched pair is refused; the old certificate keeps serving */
-    assert_int_equal(ts_whserver_reload(f->srv, next.cert_pem, f->certs.key_pem, &err), TS_ETLS);
+    assert_int_equal(ts_httpd_server_reload(f->srv, next.cert_pem, f->certs.key_pem, &err),
+                     TS_ETLS);
     assert_int_equal(request(port, f->certs.ca_cert_pem, "GET", "/healthz", NULL, &out), 200);
-    assert_int_equal(ts_whserver_reload(f->srv, next.cert_pem, next.key_pem, &err), 0);
-    assert_int_equal(ts_whserver_generation(f->srv), gen + 1);
-    assert_int_equal(ts_whserver_port(f->srv), port);
+    assert_int_equal(ts_httpd_server_reload(f->srv, next.cert_pem, next.key_pem, &err), 0);
+    assert_int_equal(ts_httpd_server_generation(f->srv), gen + 1);
+    assert_int_equal(ts_httpd_server_port(f->srv), port);
     /* new connections present the new certificate */
     assert_true(request(port, f->certs.ca_cert_pem, "GET", "/healthz", NULL, &out) < 0);
     assert_int_equal(request(port, next.ca_cert_pem, "GET", "/healthz", NULL, &out), 200);
-    ts_cert_bundle_release(&f->certs);
+    ts_httpd_cert_bundle_release(&f->certs);
     f->certs = next;
     ts_buf_release(&out);
 }

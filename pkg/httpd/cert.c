@@ -2,7 +2,7 @@
  * cert.c - CA and serving certificate generation, rotation and checks
  * with OpenSSL 3 (EVP_EC_gen, X509v3 extensions through X509V3_EXT_conf_nid).
  */
-#include "webhook/cert.h"
+#include "httpd/cert.h"
 
 #include <openssl/asn1.h>
 #include <openssl/bio.h>
@@ -21,21 +21,23 @@
 #include <time.h>
 
 #include "util/alloc.h"
+#include "util/buf.h"
 
 #define CA_NAME    "turnstile-ca"
 #define BACKDATE_S 3600
 
-void ts_cert_options_init(struct ts_cert_options *o)
+void ts_httpd_cert_options_init(struct ts_httpd_cert_options *o, const char *service,
+                                const char *namespace_)
 {
     memset(o, 0, sizeof(*o));
-    o->service = TS_CERT_DEFAULT_SERVICE;
-    o->namespace_ = "turnstile-system";
+    o->service = service;
+    o->namespace_ = namespace_;
     o->ips[0] = "127.0.0.1";
-    o->ca_validity_s = TS_CERT_CA_VALIDITY;
-    o->cert_validity_s = TS_CERT_VALIDITY;
+    o->ca_validity_s = TS_HTTPD_CERT_CA_VALIDITY;
+    o->cert_validity_s = TS_HTTPD_CERT_VALIDITY;
 }
 
-void ts_cert_bundle_init(struct ts_cert_bundle *b)
+void ts_httpd_cert_bundle_init(struct ts_httpd_cert_bundle *b)
 {
     memset(b, 0, sizeof(*b));
 }
@@ -47,13 +49,13 @@ static void free_secret(char *s)
     free(s);
 }
 
-void ts_cert_bundle_release(struct ts_cert_bundle *b)
+void ts_httpd_cert_bundle_release(struct ts_httpd_cert_bundle *b)
 {
     free(b->ca_cert_pem);
     free_secret(b->ca_key_pem);
     free(b->cert_pem);
     free_secret(b->key_pem);
-    ts_cert_bundle_init(b);
+    ts_httpd_cert_bundle_init(b);
 }
 
 /* The first OpenSSL error's reason, for messages (static text). */
@@ -150,8 +152,8 @@ static X509 *new_cert(EVP_PKEY *key, const char *cn, ts_time now, int64_t validi
 
     if (!x || !X509_set_version(x, 2) || random_serial(x) ||
         !ASN1_TIME_adj(X509_getm_notBefore(x), start, 0, -BACKDATE_S) ||
-        !ASN1_TIME_adj(X509_getm_notAfter(x), start, (int)(validity_s / TS_CERT_DAY),
-                       (long)(validity_s % TS_CERT_DAY)) ||
+        !ASN1_TIME_adj(X509_getm_notAfter(x), start, (int)(validity_s / TS_HTTPD_CERT_DAY),
+                       (long)(validity_s % TS_HTTPD_CERT_DAY)) ||
         !X509_set_pubkey(x, key) ||
         !X509_NAME_add_entry_by_txt(X509_get_subject_name(x), "CN", MBSTRING_ASC,
                                     (const unsigned char *)cn, -1, -1, 0)) {
@@ -176,15 +178,15 @@ static X509 *make_ca(EVP_PKEY *key, ts_time now, int64_t validity_s)
 }
 
 /* "DNS:a,DNS:b,IP:127.0.0.1" for the options; TS_EINVAL for a bad IP. */
-static int san_list(const struct ts_cert_options *o, struct ts_buf *out, struct ts_err *err)
+static int san_list(const struct ts_httpd_cert_options *o, struct ts_buf *out, struct ts_err *err)
 {
     unsigned char addr[16];
 
     ts_buf_addf(out, "DNS:%s.%s.svc,DNS:%s.%s.svc.cluster.local", o->service, o->namespace_,
                 o->service, o->namespace_);
-    for (size_t i = 0; i < TS_CERT_MAX_NAMES && o->extra_dns[i]; i++)
+    for (size_t i = 0; i < TS_HTTPD_CERT_MAX_NAMES && o->extra_dns[i]; i++)
         ts_buf_addf(out, ",DNS:%s", o->extra_dns[i]);
-    for (size_t i = 0; i < TS_CERT_MAX_NAMES && o->ips[i]; i++) {
+    for (size_t i = 0; i < TS_HTTPD_CERT_MAX_NAMES && o->ips[i]; i++) {
         if (inet_pton(AF_INET, o->ips[i], addr) != 1 && inet_pton(AF_INET6, o->ips[i], addr) != 1)
             return ts_err_set(err, TS_EINVAL, "invalid IP address '%s'", o->ips[i]);
         ts_buf_addf(out, ",IP:%s", o->ips[i]);
@@ -192,7 +194,7 @@ static int san_list(const struct ts_cert_options *o, struct ts_buf *out, struct 
     return 0;
 }
 
-static X509 *make_serving(const struct ts_cert_options *o, EVP_PKEY *key, X509 *ca,
+static X509 *make_serving(const struct ts_httpd_cert_options *o, EVP_PKEY *key, X509 *ca,
                           EVP_PKEY *ca_key, ts_time now, const char *sans)
 {
     char cn[300];
@@ -213,8 +215,8 @@ static X509 *make_serving(const struct ts_cert_options *o, EVP_PKEY *key, X509 *
 }
 
 /* Issues a serving key + certificate signed by (ca, ca_key) into b. */
-static int issue(const struct ts_cert_options *o, X509 *ca, EVP_PKEY *ca_key, ts_time now,
-                 struct ts_cert_bundle *b, struct ts_err *err)
+static int issue(const struct ts_httpd_cert_options *o, X509 *ca, EVP_PKEY *ca_key, ts_time now,
+                 struct ts_httpd_cert_bundle *b, struct ts_err *err)
 {
     struct ts_buf sans = TS_BUF_INIT;
     EVP_PKEY *key = NULL;
@@ -237,15 +239,15 @@ static int issue(const struct ts_cert_options *o, X509 *ca, EVP_PKEY *ca_key, ts
     return rc;
 }
 
-int ts_cert_generate(const struct ts_cert_options *o, ts_time now, struct ts_cert_bundle *out,
-                     struct ts_err *err)
+int ts_httpd_cert_generate(const struct ts_httpd_cert_options *o, ts_time now,
+                           struct ts_httpd_cert_bundle *out, struct ts_err *err)
 {
-    struct ts_cert_bundle b;
+    struct ts_httpd_cert_bundle b;
     EVP_PKEY *ca_key = EVP_EC_gen("P-256");
     X509 *ca = ca_key ? make_ca(ca_key, now, o->ca_validity_s) : NULL;
     int rc = 0;
 
-    ts_cert_bundle_init(&b);
+    ts_httpd_cert_bundle_init(&b);
     if (!ca)
         rc = ts_err_set(err, TS_ETLS, "generate CA: %s", ossl_msg());
     if (!rc)
@@ -253,10 +255,10 @@ int ts_cert_generate(const struct ts_cert_options *o, ts_time now, struct ts_cer
     if (!rc) {
         b.ca_cert_pem = cert_pem(ca);
         b.ca_key_pem = key_pem(ca_key);
-        ts_cert_bundle_release(out);
+        ts_httpd_cert_bundle_release(out);
         *out = b;
     } else {
-        ts_cert_bundle_release(&b);
+        ts_httpd_cert_bundle_release(&b);
     }
     X509_free(ca);
     EVP_PKEY_free(ca_key);
@@ -267,33 +269,34 @@ static int due_one(const char *pem, ts_time now, int64_t lookahead_s)
 {
     ts_time nb, na;
 
-    if (ts_cert_validity(pem, &nb, &na, NULL) != 0)
+    if (ts_httpd_cert_validity(pem, &nb, &na, NULL) != 0)
         return 1;
     return now < nb || now + lookahead_s * TS_TIME_SECOND >= na;
 }
 
-int ts_cert_rotation_due(const struct ts_cert_bundle *b, ts_time now, int64_t lookahead_s)
+int ts_httpd_cert_rotation_due(const struct ts_httpd_cert_bundle *b, ts_time now,
+                               int64_t lookahead_s)
 {
     if (!b->ca_cert_pem || !b->cert_pem || !b->key_pem)
         return 1;
     return due_one(b->cert_pem, now, lookahead_s) || due_one(b->ca_cert_pem, now, lookahead_s);
 }
 
-int ts_cert_rotate(const struct ts_cert_options *o, ts_time now, struct ts_cert_bundle *b,
-                   struct ts_err *err)
+int ts_httpd_cert_rotate(const struct ts_httpd_cert_options *o, ts_time now,
+                         struct ts_httpd_cert_bundle *b, struct ts_err *err)
 {
     X509 *ca;
     EVP_PKEY *ca_key;
     int rc;
 
-    if (!b->ca_key_pem || due_one(b->ca_cert_pem, now, TS_CERT_LOOKAHEAD))
-        return ts_cert_generate(o, now, b, err);
+    if (!b->ca_key_pem || due_one(b->ca_cert_pem, now, TS_HTTPD_CERT_LOOKAHEAD))
+        return ts_httpd_cert_generate(o, now, b, err);
     ca = parse_cert(b->ca_cert_pem);
     ca_key = parse_key(b->ca_key_pem);
     if (ca && ca_key && X509_check_private_key(ca, ca_key) == 1)
         rc = issue(o, ca, ca_key, now, b, err);
     else
-        rc = ts_cert_generate(o, now, b, err);
+        rc = ts_httpd_cert_generate(o, now, b, err);
     X509_free(ca);
     EVP_PKEY_free(ca_key);
     ERR_clear_error();
@@ -310,8 +313,8 @@ static int asn1_to_time(const ASN1_TIME *t, ts_time *out)
     return 0;
 }
 
-int ts_cert_validity(const char *cert_pem, ts_time *not_before, ts_time *not_after,
-                     struct ts_err *err)
+int ts_httpd_cert_validity(const char *cert_pem, ts_time *not_before, ts_time *not_after,
+                           struct ts_err *err)
 {
     X509 *x = parse_cert(cert_pem);
     int rc = 0;
@@ -324,7 +327,7 @@ int ts_cert_validity(const char *cert_pem, ts_time *not_before, ts_time *not_aft
     return rc;
 }
 
-int ts_cert_check_pair(const char *cert_pem, const char *key_pem, struct ts_err *err)
+int ts_httpd_cert_check_pair(const char *cert_pem, const char *key_pem, struct ts_err *err)
 {
     X509 *x = parse_cert(cert_pem);
     EVP_PKEY *k = parse_key(key_pem);
@@ -368,8 +371,8 @@ static int verify_chain(X509 *ca, X509 *x, ts_time now, struct ts_err *err)
     return rc;
 }
 
-int ts_cert_verify(const char *ca_pem, const char *cert_pem, const char *host, ts_time now,
-                   struct ts_err *err)
+int ts_httpd_cert_verify(const char *ca_pem, const char *cert_pem, const char *host, ts_time now,
+                         struct ts_err *err)
 {
     X509 *ca = parse_cert(ca_pem);
     X509 *x = parse_cert(cert_pem);
