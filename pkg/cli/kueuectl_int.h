@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "util/buf.h"
 #include "util/err.h"
 #include "util/time.h"
 
@@ -118,18 +119,19 @@ int ts__kctl_cq_active(const cJSON *cq);
 /* ---- pure: specs and objects (kueuectl_spec.c) ---- */
 
 /* Parses --node-taints items (KEY[=VALUE]:EFFECT) into a JSON array of
- * corev1.Taint, with kueuectl's messages.  Returns 0 or TS_EINVAL.
+ * corev1.Taint, with kueuectl's messages (in err, replacing what it held;
+ * the same for the two parsers below).  Returns 0 or TS_EINVAL.
  * Ownership: caller deletes *out. */
-int ts__kctl_parse_taints(const char *const *items, size_t n, cJSON **out, struct ts_err *err);
+int ts__kctl_parse_taints(const char *const *items, size_t n, cJSON **out, struct ts_buf *err);
 
 /* Parses --tolerations items (KEY[=VALUE][:EFFECT] or :EFFECT) into a JSON
  * array of corev1.Toleration.  Returns 0 or TS_EINVAL.
  * Ownership: caller deletes *out. */
-int ts__kctl_parse_tolerations(const char *const *items, size_t n, cJSON **out, struct ts_err *err);
+int ts__kctl_parse_tolerations(const char *const *items, size_t n, cJSON **out, struct ts_buf *err);
 
 /* Parses --node-labels values ("k=v,k2=v2", repeated flags merge) into a
  * JSON object.  Returns 0 or TS_EINVAL.  Ownership: caller deletes *out. */
-int ts__kctl_parse_labels(const char *const *items, size_t n, cJSON **out, struct ts_err *err);
+int ts__kctl_parse_labels(const char *const *items, size_t n, cJSON **out, struct ts_buf *err);
 
 /* The objects `create` sends, shaped as kueuectl's typed Go objects
  * serialise (LocalQueue with its zero status counters).  The arrays and

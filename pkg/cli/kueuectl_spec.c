@@ -7,6 +7,7 @@
 #include "cli/kueuectl_int.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "util/alloc.h"
@@ -26,6 +27,25 @@
     "characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "         \
     "'example.com', regex used for validation is "                                                 \
     "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+
+/* Sets the message (longer than a struct ts_err holds: apimachinery's
+ * regex messages) and returns TS_EINVAL. */
+static int fail(struct ts_buf *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(struct ts_buf *err, const char *fmt, ...)
+{
+    va_list ap;
+    char buf[2048];
+
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    if (err) {
+        ts_buf_reset(err);
+        ts_buf_adds(err, buf);
+    }
+    return TS_EINVAL;
+}
 
 /* [A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])? over s[0..n). */
 static int label_chars(const char *s, size_t n)
@@ -111,17 +131,17 @@ static int split_item(const char *s, char *key, char *value, char *effect, size_
     return 0;
 }
 
-static int bad_effect(const char *e, struct ts_err *err)
+static int bad_effect(const char *e, struct ts_buf *err)
 {
     if (!strcmp(e, "NoSchedule") || !strcmp(e, "PreferNoSchedule") || !strcmp(e, "NoExecute"))
         return 0;
-    return ts_err_set(err, TS_EINVAL, "invalid taint effect: %s, unsupported taint effect", e);
+    return fail(err, "invalid taint effect: %s, unsupported taint effect", e);
 }
 
 /* The key and value checks shared by taints and tolerations (a
  * toleration's empty key is not checked). */
 static int check_kv(const char *what, const char *item, const char *key, const char *value,
-                    int check_empty_key, struct ts_err *err)
+                    int check_empty_key, struct ts_buf *err)
 {
     struct ts_buf b = TS_BUF_INIT;
     int rc = 0;
@@ -131,12 +151,12 @@ static int check_kv(const char *what, const char *item, const char *key, const c
     if (!b.len && *value)
         label_value_problems(value, &b);
     if (b.len)
-        rc = ts_err_set(err, TS_EINVAL, "invalid %s spec: %s, %s", what, item, b.ptr);
+        rc = fail(err, "invalid %s spec: %s, %s", what, item, b.ptr);
     ts_buf_release(&b);
     return rc;
 }
 
-static int parse_taint(const char *item, cJSON *arr, struct ts_err *err)
+static int parse_taint(const char *item, cJSON *arr, struct ts_buf *err)
 {
     char key[320], value[320], effect[320];
     const cJSON *t;
@@ -144,18 +164,17 @@ static int parse_taint(const char *item, cJSON *arr, struct ts_err *err)
     int rc;
 
     if (!*item)
-        return ts_err_set(err, TS_EINVAL, "invalid taint spec");
+        return fail(err, "invalid taint spec");
     if (split_item(item, key, value, effect, sizeof(key)) || !*effect)
-        return ts_err_set(err, TS_EINVAL, "invalid taint spec: %s", item);
+        return fail(err, "invalid taint spec: %s", item);
     if ((rc = bad_effect(effect, err)) || (rc = check_kv("taint", item, key, value, 1, err)))
         return rc;
     cJSON_ArrayForEach(t, arr)
     {
         if (!strcmp(cJSON_GetObjectItem(t, "key")->valuestring, key) &&
             !strcmp(cJSON_GetObjectItem(t, "effect")->valuestring, effect))
-            return ts_err_set(err, TS_EINVAL,
-                              "duplicated taints with the same key and effect: {%s %s %s <nil>}",
-                              key, value, effect);
+            return fail(err, "duplicated taints with the same key and effect: {%s %s %s <nil>}",
+                        key, value, effect);
     }
     o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "key", key);
@@ -166,7 +185,7 @@ static int parse_taint(const char *item, cJSON *arr, struct ts_err *err)
     return 0;
 }
 
-int ts__kctl_parse_taints(const char *const *items, size_t n, cJSON **out, struct ts_err *err)
+int ts__kctl_parse_taints(const char *const *items, size_t n, cJSON **out, struct ts_buf *err)
 {
     cJSON *arr = cJSON_CreateArray();
 
@@ -183,16 +202,16 @@ int ts__kctl_parse_taints(const char *const *items, size_t n, cJSON **out, struc
     return 0;
 }
 
-static int parse_toleration(const char *item, cJSON *arr, struct ts_err *err)
+static int parse_toleration(const char *item, cJSON *arr, struct ts_buf *err)
 {
     char key[320], value[320], effect[320];
     cJSON *o;
     int rc;
 
     if (!*item)
-        return ts_err_set(err, TS_EINVAL, "invalid toleration spec");
+        return fail(err, "invalid toleration spec");
     if (split_item(item, key, value, effect, sizeof(key)) || (!*key && *value))
-        return ts_err_set(err, TS_EINVAL, "invalid toleration spec: %s", item);
+        return fail(err, "invalid toleration spec: %s", item);
     if (*effect && (rc = bad_effect(effect, err)))
         return rc;
     if ((rc = check_kv("toleration", item, key, value, 0, err)))
@@ -209,7 +228,7 @@ static int parse_toleration(const char *item, cJSON *arr, struct ts_err *err)
     return 0;
 }
 
-int ts__kctl_parse_tolerations(const char *const *items, size_t n, cJSON **out, struct ts_err *err)
+int ts__kctl_parse_tolerations(const char *const *items, size_t n, cJSON **out, struct ts_buf *err)
 {
     cJSON *arr = cJSON_CreateArray();
 
@@ -228,18 +247,20 @@ int ts__kctl_parse_tolerations(const char *const *items, size_t n, cJSON **out, 
 
 /* One "k=v[,k=v...]" value of --node-labels into obj (pflag's
  * stringToString: a later key wins). */
-static int parse_label_list(const char *s, cJSON *obj, struct ts_err *err)
+static int parse_label_list(const char *const value, cJSON *obj, struct ts_buf *err)
 {
+    const char *s = value;
+
     while (*s) {
         size_t n = strcspn(s, ",");
         const char *eq = memchr(s, '=', n);
         char key[320], val[320];
 
         if (!eq)
-            return ts_err_set(err, TS_EINVAL,
-                              "invalid argument \"%s\" for \"--node-labels\" flag: %.*s must be "
-                              "formatted as key=value",
-                              s, (int)n, s);
+            return fail(err,
+                        "invalid argument \"%s\" for \"--node-labels\" flag: %.*s must be "
+                        "formatted as key=value",
+                        value, (int)n, s);
         snprintf(key, sizeof(key), "%.*s", (int)(eq - s), s);
         snprintf(val, sizeof(val), "%.*s", (int)(s + n - eq - 1), eq + 1);
         cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
@@ -249,7 +270,7 @@ static int parse_label_list(const char *s, cJSON *obj, struct ts_err *err)
     return 0;
 }
 
-int ts__kctl_parse_labels(const char *const *items, size_t n, cJSON **out, struct ts_err *err)
+int ts__kctl_parse_labels(const char *const *items, size_t n, cJSON **out, struct ts_buf *err)
 {
     cJSON *obj = cJSON_CreateObject();
 

@@ -87,16 +87,18 @@ int ts__kctl_stop_resume(struct ts__kctl *k, enum ts__kctl_kind kind, int stop)
 static cJSON *build_rf(struct ts__kctl *k)
 {
     cJSON *labels = NULL, *taints = NULL, *tols = NULL;
-    struct ts_err e = {0};
+    struct ts_buf e = TS_BUF_INIT;
 
     if (ts__kctl_parse_labels(k->o.node_labels, k->o.n_node_labels, &labels, &e) ||
         ts__kctl_parse_taints(k->o.node_taints, k->o.n_node_taints, &taints, &e) ||
         ts__kctl_parse_tolerations(k->o.tolerations, k->o.n_tolerations, &tols, &e)) {
         cJSON_Delete(labels);
         cJSON_Delete(taints);
-        ts__kctl_fail(k, "%s", e.msg);
+        ts__kctl_fail(k, "%s", e.ptr);
+        ts_buf_release(&e);
         return NULL;
     }
+    ts_buf_release(&e);
     return ts__kctl_new_resourceflavor(k->o.args[2], labels, taints, tols);
 }
 
