@@ -20,7 +20,8 @@
 #   make run        the local API server + webhook + controller + samples
 #                   (K8S=real: on a real control plane built from Go modules)
 #   make install    the product binaries (release build) into $(DESTDIR)$(PREFIX)/bin:
-#                   turnstile, turnstilectl and turnstile-apiserver; PREFIX=/usr/local
+#                   turnstile, turnstilectl and turnstile-apiserver; PREFIX=/usr/local;
+#                   kubectl-kueue -> turnstilectl (the `kubectl kueue` plugin)
 #   make soak       apiserver durability (20 kill -9 rounds x 10,000 writes), then the
 #                   crash-restart soak: 3,000 steps, >= 1,000 controller kills, --faults,
 #                   --preemption
@@ -289,6 +290,7 @@ install:
 	@$(MAKE) --no-print-directory MODE=release $(INSTALL_BINS:%=build/release/bin/%)
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(INSTALL_BINS:%=build/release/bin/%) $(DESTDIR)$(PREFIX)/bin/
+	ln -sf turnstilectl $(DESTDIR)$(PREFIX)/bin/kubectl-kueue
 
 # --- the main job on the embedded default ---------------------------------
 run: check-deps

@@ -4,6 +4,7 @@
 #include "cli/convert.h"
 #include "cli/explain.h"
 #include "cli/get.h"
+#include "cli/kueuectl.h"
 #include "cli/simulate.h"
 #include "cli/validate.h"
 #include "cli/whatif.h"
@@ -33,6 +34,8 @@ int main(int argc, char **argv)
     int rc;
 
     ts_alloc_init();
+    if (ts_cli_kueuectl_argv0(argv[0])) /* kubectl's plugin `kubectl kueue` */
+        return ts_cli_kueuectl(argc - 1, argv + 1, stdout, stderr);
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
         !strcmp(argv[1], "help")) {
         fputs(USAGE, argc < 2 ? stderr : stdout);
