@@ -1,11 +1,11 @@
 #include "cli/validate.h"
 
+#include "api/kueue_default.h"
 #include "api/object.h"
 #include "cli/crdcheck.h"
 #include "cli/load.h"
 #include "json/json.h"
 #include "util/buf.h"
-#include "webhook/webhook.h"
 
 #include <string.h>
 
@@ -83,8 +83,6 @@ static void default_namespace(cJSON *obj, enum ts_kind kind)
 cJSON *ts_cli_validate_doc(const cJSON *doc, const struct ts_cli_crds *crds, int partial_admission)
 {
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
-    struct ts_webhook_options wo;
-    struct ts_webhook *wh;
     struct ts_err err = {0};
     struct ts_object o;
     enum ts_kind kind = ts_object_kind(doc);
@@ -114,11 +112,7 @@ cJSON *ts_cli_validate_doc(const cJSON *doc, const struct ts_cli_crds *crds, int
         cJSON_Delete(obj);
         return res;
     }
-    ts_webhook_options_init(&wo);
-    wo.partial_admission = partial_admission;
-    wh = ts_webhook_new(&wo);
-    ts_webhook_default_kueue(wh, obj);
-    ts_webhook_free(wh);
+    ts_kueue_default(obj, partial_admission);
     if (ts_object_decode(obj, &o, &errs, &err) != 0) {
         cJSON_AddFalseToObject(res, "allowed");
         add_errors(res, &errs);

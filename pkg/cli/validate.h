@@ -5,8 +5,8 @@
  * the API server's own checks from the CustomResourceDefinitions in DIR
  * (cli/crdcheck.h: ObjectMeta, schema, CEL rules), which refuse before any
  * webhook is asked; then the mutating webhook's defaults
- * (ts_webhook_default_kueue), decoding with the CRD's defaults and schema
- * rules, and the kind's create validation (ts_object_validate), the same
+ * (api/kueue_default.h, as the webhook runs it), decoding with the CRD's
+ * defaults and schema rules, and the kind's create validation (ts_object_validate), the same
  * functions the webhook server runs.  A namespaced object without a
  * namespace gets "default", as kubectl gives it; a cluster-scoped one loses
  * its namespace, as kube-apiserver drops it.

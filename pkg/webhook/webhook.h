@@ -108,12 +108,6 @@ void ts_webhook_free(struct ts_webhook *wh);
 int ts_webhook_handle(const struct ts_webhook *wh, const char *path, const char *body, size_t len,
                       struct ts_buf *out);
 
-/* Applies to obj, in place, what the mutating webhook of its kind
- * (ClusterQueue, ResourceFlavor, Workload, either version) answers a
- * CREATE with; other kinds are left alone.  ts_webhook_handle() sends the
- * same change as a patch.  Ownership: obj stays the caller's. */
-void ts_webhook_default_kueue(const struct ts_webhook *wh, cJSON *obj);
-
 /* 1 when path (without query) is one ts_webhook_handle() serves. */
 int ts_webhook_path_known(const char *path);
 

@@ -17,10 +17,6 @@
 # connection limit from.  It includes only util, so the webhook, the
 # controller and the API server include it without including each other.
 #
-# pkg/cli -> webhook is allowed but misplaced: `turnstilectl validate`
-# runs the mutating webhook's defaulting (ts_webhook_default_kueue), which
-# belongs in pkg/api with the validation it precedes.
-#
 # Usage: test/lint/layers.sh (from anywhere; checks the repository it is in)
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -41,7 +37,7 @@ pkg/kube         shell  util json yaml
 pkg/apiserver    shell  util resource json yaml api httpd
 pkg/webhook      shell  util json api kube httpd
 pkg/controller   shell  util json api engine kube metrics httpd
-pkg/cli          shell  util json yaml api engine sim bench kube webhook
+pkg/cli          shell  util json yaml api engine sim bench kube
 cmd/turnstile    main   util json yaml api kube webhook controller httpd
 cmd/turnstilectl main   util cli
 cmd/turnstile-apiserver       main  util apiserver httpd
