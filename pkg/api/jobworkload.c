@@ -206,3 +206,20 @@ int ts_jobworkload_from_pytorchjob(const struct ts_pytorch_job *job,
     out->spec.active.v = 1;
     return resolve_priority(&job->meta, pod_class, prio, out, err);
 }
+
+int ts_jobworkload_from_pod(const struct ts_pod *pod, const struct ts_priority_lookup *prio,
+                            struct ts_workload *out, struct ts_err *err)
+{
+    struct ts_podset *ps;
+    int rc;
+
+    ts_workload_release(out);
+    if ((rc = common_meta(&pod->meta, TS_POD_API_VERSION, TS_POD_KIND, "", out, err)))
+        return rc;
+    ps = ts_workload_add_podset(out, TS_WL_DEFAULT_PODSET);
+    ps->count = 1;
+    ts_pod_template_copy(&ps->template, &pod->template);
+    out->spec.active.set = 1;
+    out->spec.active.v = 1;
+    return resolve_priority(&pod->meta, pod->template.priority_class_name, prio, out, err);
+}

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "api/job.h"
+#include "api/pod.h"
 #include "api/pytorchjob.h"
 #include "api/workload.h"
 #include "util/err.h"
@@ -63,5 +64,11 @@ void ts_jobworkload_copy_labels(const struct ts_object_meta *job, const struct t
 int ts_jobworkload_from_pytorchjob(const struct ts_pytorch_job *job,
                                    const struct ts_priority_lookup *prio, struct ts_workload *out,
                                    struct ts_err *err);
+
+/* Same for a plain Pod (Kueue's pod integration, a Pod outside any group):
+ * named "pod-<name>-<hash>", one pod set "main" of count 1 whose template
+ * is the Pod's spec. */
+int ts_jobworkload_from_pod(const struct ts_pod *pod, const struct ts_priority_lookup *prio,
+                            struct ts_workload *out, struct ts_err *err);
 
 #endif

@@ -21,6 +21,7 @@ static const struct {
     {TS_KIND_PYTORCH_JOB, "kubeflow.org", "PyTorchJob"},
     {TS_KIND_TF_JOB, "kubeflow.org", "TFJob"},
     {TS_KIND_MPI_JOB, "kubeflow.org", "MPIJob"},
+    {TS_KIND_POD, "", "Pod"},
 };
 
 #define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
@@ -104,6 +105,10 @@ static void decode_kind(struct ts_dec *d, const cJSON *obj, struct ts_object *o)
         ts_pytorchjob_init(&o->u.ptj);
         ts_pytorchjob_decode(d, obj, &o->u.ptj);
         break;
+    case TS_KIND_POD:
+        ts_pod_init(&o->u.pod);
+        ts_pod_decode(d, obj, &o->u.pod);
+        break;
     case TS_KIND_UNKNOWN:
         break;
     }
@@ -183,6 +188,7 @@ void ts_object_validate(const struct ts_object *o, struct ts_field_errors *errs)
     case TS_KIND_PYTORCH_JOB:
     case TS_KIND_TF_JOB:
     case TS_KIND_MPI_JOB:
+    case TS_KIND_POD:
     case TS_KIND_UNKNOWN:
         break;
     }
@@ -213,6 +219,8 @@ const struct ts_object_meta *ts_object_meta(const struct ts_object *o)
     case TS_KIND_TF_JOB:
     case TS_KIND_MPI_JOB:
         return &o->u.ptj.meta;
+    case TS_KIND_POD:
+        return &o->u.pod.meta;
     case TS_KIND_UNKNOWN:
         break;
     }
@@ -253,6 +261,9 @@ void ts_object_release(struct ts_object *o)
     case TS_KIND_TF_JOB:
     case TS_KIND_MPI_JOB:
         ts_pytorchjob_release(&o->u.ptj);
+        break;
+    case TS_KIND_POD:
+        ts_pod_release(&o->u.pod);
         break;
     case TS_KIND_UNKNOWN:
         break;

@@ -22,6 +22,7 @@
 #include "api/job.h"
 #include "api/localqueue.h"
 #include "api/namespace.h"
+#include "api/pod.h"
 #include "api/priorityclass.h"
 #include "api/pytorchjob.h"
 #include "api/resourceflavor.h"
@@ -42,6 +43,7 @@ enum ts_kind {
     TS_KIND_PYTORCH_JOB,
     TS_KIND_TF_JOB,  /* u.ptj, like every Kubeflow job */
     TS_KIND_MPI_JOB, /* u.ptj */
+    TS_KIND_POD,
 };
 
 /* A Kubeflow job (PyTorchJob, TFJob, MPIJob): decoded into u.ptj. */
@@ -61,6 +63,7 @@ struct ts_object {
         struct ts_namespace ns;
         struct ts_job job;
         struct ts_pytorch_job ptj; /* every Kubeflow kind */
+        struct ts_pod pod;
     } u;
 };
 

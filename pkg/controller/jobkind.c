@@ -1,5 +1,6 @@
 #include "controller/jobkind.h"
 
+#include "api/pod.h"
 #include "json/json.h"
 #include "util/alloc.h"
 
@@ -9,22 +10,31 @@
 #include <string.h>
 
 const struct ts_jobkind ts_jobkinds[TS_JOBKIND_N] = {
-    {"batch/v1", {"batch", "v1", "jobs", "Job", 1}, "batch/job", "spec", NULL},
+    {"batch/v1",
+     {"batch", "v1", "jobs", "Job", 1},
+     "batch/job",
+     "spec",
+     NULL,
+     TS_JOBKIND_SHAPE_JOB},
     {"kubeflow.org/v1",
      {"kubeflow.org", "v1", "pytorchjobs", "PyTorchJob", 1},
      "kubeflow.org/pytorchjob",
      "spec.runPolicy",
-     &ts_kf_pytorchjob},
+     &ts_kf_pytorchjob,
+     TS_JOBKIND_SHAPE_KUBEFLOW},
     {"kubeflow.org/v1",
      {"kubeflow.org", "v1", "tfjobs", "TFJob", 1},
      "kubeflow.org/tfjob",
      "spec.runPolicy",
-     &ts_kf_tfjob},
+     &ts_kf_tfjob,
+     TS_JOBKIND_SHAPE_KUBEFLOW},
     {"kubeflow.org/v2beta1",
      {"kubeflow.org", "v2beta1", "mpijobs", "MPIJob", 1},
      "kubeflow.org/mpijob",
      "spec.runPolicy",
-     &ts_kf_mpijob},
+     &ts_kf_mpijob,
+     TS_JOBKIND_SHAPE_KUBEFLOW},
+    {"v1", {"", "v1", "pods", "Pod", 1}, "pod", NULL, NULL, TS_JOBKIND_SHAPE_POD},
 };
 
 static const char *str(const cJSON *o, const char *key)
@@ -60,7 +70,12 @@ size_t ts_jobkind_templates(const struct ts_jobkind *k, cJSON *job, cJSON **tmpl
     cJSON *reps, *r, *order[TS_JOBKIND_MAX_PODSETS];
     size_t n = 0;
 
-    if (!k->kf) {
+    if (k->shape == TS_JOBKIND_SHAPE_POD) {
+        tmpl[0] = job; /* metadata and spec, as a PodTemplateSpec has them */
+        snprintf(names[0], 64, "%s", TS_WL_DEFAULT_PODSET);
+        return 1;
+    }
+    if (k->shape == TS_JOBKIND_SHAPE_JOB) {
         tmpl[0] = cJSON_GetObjectItemCaseSensitive(spec, "template");
         snprintf(names[0], 64, "%s", TS_WL_DEFAULT_PODSET);
         return tmpl[0] ? 1 : 0;
@@ -90,14 +105,26 @@ size_t ts_jobkind_templates(const struct ts_jobkind *k, cJSON *job, cJSON **tmpl
 
 int ts_jobkind_is_suspended(const struct ts_jobkind *k, const cJSON *job)
 {
+    if (k->shape == TS_JOBKIND_SHAPE_POD) {
+        const char *phase = ts_json_get_string(job, "status.phase");
+
+        return ts_pod_json_has_gate(job, TS_POD_GATE) ||
+               (phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed")));
+    }
     return cJSON_IsTrue(
         cJSON_GetObjectItemCaseSensitive(ts_json_get(job, k->suspend_parent), "suspend"));
 }
 
 void ts_jobkind_set_suspend(const struct ts_jobkind *k, cJSON *job, int suspend)
 {
-    cJSON *p = ts_json_mkpath(job, k->suspend_parent, NULL);
+    cJSON *p;
 
+    if (k->shape == TS_JOBKIND_SHAPE_POD) {
+        if (!suspend)
+            ts_pod_json_remove_gate(job, TS_POD_GATE);
+        return;
+    }
+    p = ts_json_mkpath(job, k->suspend_parent, NULL);
     if (!p)
         return; /* a non-object in the way: the API server would reject the job anyway */
     cJSON_DeleteItemFromObjectCaseSensitive(p, "suspend");
@@ -138,7 +165,7 @@ int ts_jobkind_start(const struct ts_jobkind *k, cJSON *job, const struct ts_wor
 
     for (size_t i = 0; i < n && !rc; i++)
         rc = ts_podset_inject(tmpl[i], wl, names[i], lookup, ctx, err);
-    if (!rc && !k->kf) {
+    if (!rc && k->shape == TS_JOBKIND_SHAPE_JOB) {
         const struct ts_podset *ps = ts_workload_find_podset(wl, TS_WL_DEFAULT_PODSET);
 
         if (ps && ps->min_count.set)
@@ -163,12 +190,17 @@ int ts_jobkind_stop(const struct ts_jobkind *k, cJSON *job, const struct ts_work
     size_t n = ts_jobkind_templates(k, job, tmpl, names);
     int any = !ts_jobkind_is_suspended(k, job), c = 0, rc = 0;
 
+    if (k->shape == TS_JOBKIND_SHAPE_POD) { /* nothing to restore: a Pod is deleted */
+        if (changed)
+            *changed = 0;
+        return 0;
+    }
     ts_jobkind_set_suspend(k, job, 1);
     for (size_t i = 0; i < n && !rc; i++) {
         rc = ts_podset_restore(tmpl[i], wl, names[i], &c, err);
         any |= c;
     }
-    if (!rc && !k->kf) {
+    if (!rc && k->shape == TS_JOBKIND_SHAPE_JOB) {
         const struct ts_podset *ps = ts_workload_find_podset(wl, TS_WL_DEFAULT_PODSET);
         const cJSON *par = ts_json_get(job, "spec.parallelism");
 

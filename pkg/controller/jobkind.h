@@ -4,7 +4,9 @@
  * templates, and what starting and stopping it means.  batch/v1 Job, and
  * the Kubeflow jobs that share one shape (a map of replica specs and
  * spec.runPolicy, api/pytorchjob.h): kubeflow.org/v1 PyTorchJob and TFJob,
- * kubeflow.org/v2beta1 MPIJob.
+ * kubeflow.org/v2beta1 MPIJob; and core/v1 Pod (Kueue's pod integration:
+ * a Pod's "suspend" is the scheduling gate kueue.x-k8s.io/admission, which
+ * can only be removed: a Pod is never suspended again, it is deleted).
  *
  * All functions work on the job's JSON (the object as the API server
  * returned it), so fields Turnstile does not model survive every write.
@@ -23,16 +25,24 @@
 
 #define TS_JOBKIND_MAX_PODSETS 18
 
+/* Where a kind keeps its pod templates and what suspending it means. */
+enum ts_jobkind_shape {
+    TS_JOBKIND_SHAPE_JOB = 0,  /* batch/v1 Job: spec.template, spec.suspend */
+    TS_JOBKIND_SHAPE_KUBEFLOW, /* replica specs (kf), spec.runPolicy.suspend */
+    TS_JOBKIND_SHAPE_POD,      /* the Pod is its own template; gate = suspended */
+};
+
 struct ts_jobkind {
     const char *api_version;     /* "batch/v1" */
     struct ts_kube_resource res; /* batch, v1, jobs, Job, namespaced */
     const char *framework;       /* integrations.frameworks name: "batch/job" */
     const char *suspend_parent;  /* object holding "suspend": "spec" or "spec.runPolicy" */
-    const struct ts_kf_kind *kf; /* replica specs of a Kubeflow job, NULL for Job */
+    const struct ts_kf_kind *kf; /* replica specs of a Kubeflow job, NULL otherwise */
+    enum ts_jobkind_shape shape;
 };
 
-/* Every kind, in a fixed order: Job, PyTorchJob, TFJob, MPIJob. */
-#define TS_JOBKIND_N 4
+/* Every kind, in a fixed order: Job, PyTorchJob, TFJob, MPIJob, Pod. */
+#define TS_JOBKIND_N 5
 extern const struct ts_jobkind ts_jobkinds[TS_JOBKIND_N];
 
 /* The adapter for the job's apiVersion/kind, or NULL when not managed. */
@@ -46,7 +56,9 @@ const struct ts_jobkind *ts_jobkind_by_kind(const char *kind);
  * TS_JOBKIND_MAX_PODSETS).  Borrowed: pointers into job. */
 size_t ts_jobkind_templates(const struct ts_jobkind *k, cJSON *job, cJSON **tmpl, char names[][64]);
 
+/* A Pod is suspended while gated or once terminated (Kueue's podSuspended). */
 int ts_jobkind_is_suspended(const struct ts_jobkind *k, const cJSON *job);
+/* A Pod can only be unsuspended (its gate removed); suspend=1 leaves it. */
 void ts_jobkind_set_suspend(const struct ts_jobkind *k, cJSON *job, int suspend);
 
 /* Admission (Kueue's GenericJob.RunWithPodSetsInfo): injects every pod

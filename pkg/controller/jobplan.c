@@ -48,7 +48,13 @@ struct job_facts {
 static void facts(const struct ts_object *o, struct job_facts *f)
 {
     memset(f, 0, sizeof(*f));
-    if (o->kind == TS_KIND_JOB) {
+    if (o->kind == TS_KIND_POD) { /* Kueue: a single Pod is never "active" */
+        f->meta = &o->u.pod.meta;
+        f->finished = ts_pod_is_terminated(&o->u.pod);
+        f->success = f->finished && !strcmp(o->u.pod.phase, "Succeeded");
+        f->message = o->u.pod.message;
+        f->pods_ready = o->u.pod.ready;
+    } else if (o->kind == TS_KIND_JOB) {
         f->meta = &o->u.job.meta;
         f->finished = ts_job_is_finished(&o->u.job, &f->success, &f->message);
         f->active = o->u.job.active > 0;
@@ -71,8 +77,37 @@ static void facts(const struct ts_object *o, struct job_facts *f)
 static int build(const struct ts_object *o, const struct ts_jobplan_env *env,
                  struct ts_workload *out, struct ts_err *err)
 {
+    if (o->kind == TS_KIND_POD)
+        return ts_jobworkload_from_pod(&o->u.pod, env->prio, out, err);
     return o->kind == TS_KIND_JOB ? ts_jobworkload_from_job(&o->u.job, env->prio, out, err)
                                   : ts_jobworkload_from_pytorchjob(&o->u.ptj, env->prio, out, err);
+}
+
+/* A Pod's finalizer kueue.x-k8s.io/managed dropped (Kueue's Pod.Finalize),
+ * joined to whatever job write the plan holds.  Returns 1 when planned. */
+static int plan_pod_finalize(const cJSON *job, const struct ts_jobkind *k, struct ts_jobplan *p)
+{
+    cJSON *fin, *f;
+
+    if (k->shape != TS_JOBKIND_SHAPE_POD || (p->ops & TS_JOBPLAN_DELETE_JOB))
+        return 0;
+    if (!p->job)
+        p->job = cJSON_Duplicate(job, 1);
+    fin = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(p->job, "metadata"),
+                                           "finalizers");
+    cJSON_ArrayForEach(f, fin)
+    {
+        if (cJSON_IsString(f) && !strcmp(f->valuestring, TS_POD_FINALIZER)) {
+            cJSON_Delete(cJSON_DetachItemViaPointer(fin, f));
+            p->ops |= TS_JOBPLAN_UPDATE_JOB;
+            return 1;
+        }
+    }
+    if (!(p->ops & TS_JOBPLAN_UPDATE_JOB)) {
+        cJSON_Delete(p->job);
+        p->job = NULL;
+    }
+    return 0;
 }
 
 /* No Workload yet: create it; a running job waits suspended for it. */
@@ -81,7 +116,13 @@ static int plan_create(const struct ts_object *o, const cJSON *job, const struct
 {
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
     struct ts_err e = {0};
-    int rc = build(o, env, &p->workload, &e);
+    int rc;
+
+    if (o->kind == TS_KIND_POD && ts_pod_is_terminated(&o->u.pod)) {
+        plan_pod_finalize(job, k, p); /* finished before it had a Workload */
+        return 0;
+    }
+    rc = build(o, env, &p->workload, &e);
 
     if (rc == TS_ENOTFOUND) { /* Kueue creates nothing and warns on the job */
         ts__jobplan_event(p, "Warning", "WorkloadPriorityClassNotFound", "%s", e.msg);
@@ -101,7 +142,7 @@ static int plan_create(const struct ts_object *o, const cJSON *job, const struct
     p->ops |= TS_JOBPLAN_CREATE_WORKLOAD;
     ts__jobplan_event(p, "Normal", "CreatedWorkload", "Created Workload: %s/%s",
                       p->workload.meta.namespace_, p->workload.meta.name);
-    if (!ts_jobkind_is_suspended(k, job)) {
+    if (!ts_jobkind_is_suspended(k, job) && k->shape != TS_JOBKIND_SHAPE_POD) {
         p->job = cJSON_Duplicate(job, 1);
         ts_jobkind_set_suspend(k, p->job, 1);
         p->ops |= TS_JOBPLAN_UPDATE_JOB;
@@ -134,8 +175,16 @@ static int plan_stop(const cJSON *job, const struct ts_jobkind *k, const struct 
 {
     int was_running = !ts_jobkind_is_suspended(k, job), changed = 0, rc;
 
+    if (k->shape == TS_JOBKIND_SHAPE_POD) { /* Kueue's Pod.Stop: delete a running Pod */
+        if (!was_running || ts_json_get(job, "metadata.deletionTimestamp"))
+            return 0;
+        p->job = cJSON_Duplicate(job, 1);
+        p->ops |= TS_JOBPLAN_DELETE_JOB;
+        ts__jobplan_event(p, "Normal", "Stopped", "%s", why);
+        return 1;
+    }
     p->job = cJSON_Duplicate(job, 1);
-    if (!k->kf && was_running) {
+    if (k->shape == TS_JOBKIND_SHAPE_JOB && was_running) {
         ts_jobkind_set_suspend(k, p->job, 1);
         p->ops |= TS_JOBPLAN_UPDATE_JOB;
         ts__jobplan_event(p, "Normal", "Stopped", "%s", why);
@@ -148,7 +197,7 @@ static int plan_stop(const cJSON *job, const struct ts_jobkind *k, const struct 
         p->job = NULL;
         return 0;
     }
-    if (!k->kf && ts_json_get(job, "status.startTime")) {
+    if (k->shape == TS_JOBKIND_SHAPE_JOB && ts_json_get(job, "status.startTime")) {
         cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(p->job, "status"),
                                                 "startTime");
         /* the status write carries the job as it is stored, startTime aside */
@@ -174,7 +223,7 @@ static int plan_evicted(const struct job_facts *f, const cJSON *job, const struc
 
     if (rc < 0)
         return rc;
-    if (rc == 1 && !k->kf)
+    if (rc == 1 && k->shape == TS_JOBKIND_SHAPE_JOB)
         return 0; /* released once the stop has landed */
     if (!f->active && ts_workload_has_quota_reservation(wl)) {
         ts_workload_copy(&p->workload, wl);
@@ -583,10 +632,13 @@ static int plan_owned(const struct ts_object *o, const cJSON *job, const struct 
     int rc;
 
     facts(o, &f);
-    if (ts_workload_is_finished(wl))
+    if (ts_workload_is_finished(wl)) {
+        plan_pod_finalize(job, k, p);
         return 0;
+    }
     if (f.finished) {
         plan_finished(&f, wl, now, p);
+        plan_pod_finalize(job, k, p);
         return 0;
     }
     if (plan_deactivation(wl, now, p) || plan_backoff(wl, now, p) ||
@@ -701,7 +753,18 @@ int ts_jobplan_make(const cJSON *job, const struct ts_workload *wl,
             ts_object_release(&o);
         return rc;
     }
-    if (o.kind == TS_KIND_JOB || TS_KIND_IS_KUBEFLOW(o.kind)) {
+    if (o.kind == TS_KIND_POD) {
+        const struct ts_object_meta *m = &o.u.pod.meta;
+        const char *managed = ts_strmap_get(&m->labels, TS_POD_LABEL_MANAGED);
+
+        if (!managed || strcmp(managed, "true"))
+            ; /* not the webhook's: Kueue skips it */
+        else if (m->deletion_timestamp)
+            plan_pod_finalize(job, k, p);
+        else
+            rc = wl ? plan_owned(&o, job, k, wl, env, now, p, err)
+                    : plan_create(&o, job, k, env, p, err);
+    } else if (o.kind == TS_KIND_JOB || TS_KIND_IS_KUBEFLOW(o.kind)) {
         const struct ts_object_meta *m = ts_object_meta(&o);
         int managed = ts_job_meta_queue_name(m) || env->manage_jobs_without_queue_name;
 

@@ -32,6 +32,15 @@
  * released); when the queue runs again it gets Requeued=True
  * LocalQueueRestarted / ClusterQueueRestarted (Kueue's
  * pkg/controller/core/workload_controller.go).
+ *
+ * A Pod (Kueue's pod integration) follows the same rules with its own
+ * meaning of suspend and stop: it is managed when the webhook labelled it
+ * kueue.x-k8s.io/managed=true; it is started by removing its scheduling
+ * gate and stopped by deleting it (a gated or terminated Pod is already
+ * stopped); it never counts as active, so an evicted Pod's quota goes with
+ * the delete; and its finalizer kueue.x-k8s.io/managed is removed once it
+ * is deleting, terminated with its Workload finished, or terminated
+ * without a Workload (Kueue's Pod.Finalize).
  */
 #ifndef TS_CONTROLLER_JOBPLAN_H
 #define TS_CONTROLLER_JOBPLAN_H
@@ -50,6 +59,7 @@ enum ts_jobplan_ops {
     TS_JOBPLAN_WORKLOAD_STATUS = 1 << 2,   /* write plan->workload's status */
     TS_JOBPLAN_UPDATE_JOB = 1 << 3,        /* update the job to plan->job */
     TS_JOBPLAN_UPDATE_JOB_STATUS = 1 << 4, /* write plan->job's status (its startTime cleared) */
+    TS_JOBPLAN_DELETE_JOB = 1 << 5,        /* delete the job (a Pod's stop; plan->job: it) */
 };
 
 struct ts_jobplan_env {

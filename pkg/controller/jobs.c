@@ -127,6 +127,7 @@ struct jobwrite {
     cJSON *then_body;
     int create;      /* the Workload's creation: a refusal is reported on the job */
     int job;         /* a write of the job itself (counted in c->job_writes) */
+    int del;         /* a delete of the job (a Pod's stop): gone already is done */
     int64_t base_rv; /* a job write: the version it was built on (0: not a number) */
 };
 
@@ -239,6 +240,8 @@ static void job_written(struct ts_kube_client *kc, struct ts_kube_result *res, v
 
     (void)kc;
     w->c->inflight--;
+    if (w->del && res->code == TS_ENOTFOUND)
+        res->code = 0;
     if (w->job) {
         ts__ctl_count_write(w->c, w->key, -1);
         if (!res->code)
@@ -390,19 +393,20 @@ static void execute(struct ts_ctl *c, const char *key, const cJSON *job,
         status = prepare(c, key, p);
         status_body = ts_workload_encode(&p->workload);
     }
-    if (p->ops & (TS_JOBPLAN_UPDATE_JOB | TS_JOBPLAN_UPDATE_JOB_STATUS)) {
+    if (p->ops & (TS_JOBPLAN_UPDATE_JOB | TS_JOBPLAN_UPDATE_JOB_STATUS | TS_JOBPLAN_DELETE_JOB)) {
         struct ts_kube_req r = {0};
         struct jobwrite *w = prepare(c, key, NULL);
 
-        r.verb = TS_KUBE_UPDATE;
+        r.verb = p->ops & TS_JOBPLAN_DELETE_JOB ? TS_KUBE_DELETE : TS_KUBE_UPDATE;
         r.res = res;
         r.subresource = p->ops & TS_JOBPLAN_UPDATE_JOB_STATUS ? "status" : NULL;
         r.ns = ts_json_get_string(job, "metadata.namespace");
         r.name = ts_json_get_string(job, "metadata.name");
-        r.body = p->job;
+        r.body = p->ops & TS_JOBPLAN_DELETE_JOB ? NULL : p->job;
         w->then = status;
         w->then_body = status_body;
         w->job = 1;
+        w->del = (p->ops & TS_JOBPLAN_DELETE_JOB) != 0;
         if (ts_parse_i64_c(ts_json_get_string(job, "metadata.resourceVersion"), &w->base_rv))
             w->base_rv = 0;
         ts__ctl_count_write(c, key, +1);

@@ -2,6 +2,7 @@
  * informers, engine, job work queue, optional leader election), runs it
  * and shuts it down cleanly: stop scheduling, let in-flight writes land,
  * give the Lease back. */
+#include "api/pod.h"
 #include "controller/manager_int.h"
 #include "httpd/fdlimit.h"
 #include "util/alloc.h"
@@ -29,6 +30,7 @@ const struct ts_kube_resource *const ts__ctl_resources[TS__CTL_N] = {
     [TS__CTL_PTJ] = &ts_jobkinds[1].res,
     [TS__CTL_TFJ] = &ts_jobkinds[2].res,
     [TS__CTL_MPIJ] = &ts_jobkinds[3].res,
+    [TS__CTL_POD] = &ts_jobkinds[4].res,
     [TS__CTL_LR] = &ts_kube_res_limitranges,
     [TS__CTL_RC] = &ts_kube_res_runtimeclasses,
     [TS__CTL_PRC] = &ts_kube_res_provisioningrequestconfigs,
@@ -343,6 +345,8 @@ static int framework_on(const struct ts_config *cfg, int inf)
         return cfg->manage_tfjob;
     case TS__CTL_MPIJ:
         return cfg->manage_mpijob;
+    case TS__CTL_POD:
+        return cfg->manage_pod;
     default:
         return 1;
     }
@@ -391,6 +395,8 @@ static int start_informers(struct ts_ctl *c, struct ts_err *err)
                               "(kubectl apply -f crds/)",
                               res->group, res->version, res->resource);
         io.res = res;
+        if (i == TS__CTL_POD) /* the webhook marks the Pods Turnstile manages */
+            io.label_selector = TS_POD_LABEL_MANAGED "=true";
         /* the many (Workloads, jobs) are kept as text: a fifth of the memory */
         io.compact = i == TS__CTL_WL || TS__CTL_IS_JOB_INF(i);
         io.strip_managed_fields = 1; /* never read; the server keeps them on our writes */

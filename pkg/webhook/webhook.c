@@ -47,6 +47,8 @@ static const struct route {
     {"/validate-kubeflow-org-v1-tfjob", NULL, ts__wh_validate_job, TS_KIND_TF_JOB},
     {"/mutate-kubeflow-org-v2beta1-mpijob", NULL, ts__wh_mutate_job, TS_KIND_MPI_JOB},
     {"/validate-kubeflow-org-v2beta1-mpijob", NULL, ts__wh_validate_job, TS_KIND_MPI_JOB},
+    {"/mutate--v1-pod", NULL, ts__wh_mutate_job, TS_KIND_POD},
+    {"/validate--v1-pod", NULL, ts__wh_validate_job, TS_KIND_POD},
 };
 
 #define N_ROUTES (sizeof(routes) / sizeof(routes[0]))

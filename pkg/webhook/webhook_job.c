@@ -2,7 +2,8 @@
  * webhook_job.c - Kueue's job webhooks (pkg/controller/jobframework
  * base_webhook.go, defaults.go, validation.go; jobs/job/job_webhook.go)
  * for batch/v1 Job and the Kubeflow jobs (kubeflow.org/v1 PyTorchJob and
- * TFJob, kubeflow.org/v2beta1 MPIJob).
+ * TFJob, kubeflow.org/v2beta1 MPIJob), and Kueue's pod webhook
+ * (pkg/controller/jobs/pod/pod_webhook.go) for core/v1 Pods.
  *
  * Mutating (CREATE): queue-name "default" when the namespace has that
  * LocalQueue; suspend (Job spec.suspend, Kubeflow spec.runPolicy.suspend)
@@ -12,8 +13,13 @@
  * priority-class label "default" when that WorkloadPriorityClass exists
  * (gate WorkloadPriorityClassDefaulting), for jobs Turnstile manages.
  *
+ * A Pod is "suspended" by marking it managed (api/pod.h
+ * ts_pod_json_mark_managed(): label, finalizer, scheduling gate, role
+ * hash), under the same conditions, and gets no priority-class default.
+ *
  * Validating (CREATE, UPDATE): label/annotation syntax, then on UPDATE the
- * immutability rules while the job runs.  Messages are Kueue's.
+ * immutability rules while the job runs; for Pods also the pod-group
+ * metadata.  Messages are Kueue's.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -33,6 +39,8 @@ struct jobview {
     const struct ts_object_meta *meta;
     int suspended;
     const struct ts_job *batch; /* NULL for a Kubeflow job */
+    const struct ts_pod *pod;   /* NULL unless a Pod */
+    int update;                 /* checked as the new side of an update */
 };
 
 static void view_of(const struct ts_object *o, struct jobview *v)
@@ -42,6 +50,9 @@ static void view_of(const struct ts_object *o, struct jobview *v)
     if (o->kind == TS_KIND_JOB) {
         v->batch = &o->u.job;
         v->suspended = ts_job_is_suspended(&o->u.job);
+    } else if (o->kind == TS_KIND_POD) {
+        v->pod = &o->u.pod;
+        v->suspended = ts_pod_is_suspended(&o->u.pod);
     } else {
         v->suspended = ts_pytorchjob_is_suspended(&o->u.ptj);
     }
@@ -200,6 +211,8 @@ static void check_sync_completions(const struct ts_job *j, struct ts_field_error
 static void check_create(const struct jobview *v, struct ts_field_errors *errs)
 {
     check_common_create(v->meta, errs);
+    if (v->pod && !v->update)
+        ts_pod_validate(v->pod, errs);
     if (v->batch) {
         check_min_parallelism(v->batch, errs);
         check_sync_completions(v->batch, errs);
@@ -295,6 +308,8 @@ static void check_update(const struct ts_webhook *wh, const char *ns, const stru
                          const struct jobview *nv, struct ts_field_errors *errs)
 {
     check_create(nv, errs);
+    if (ov->pod && nv->pod)
+        ts_pod_validate_update(ov->pod, nv->pod, errs);
     check_queue_update(wh, ns, ov, nv, errs);
     check_running_update(ov, nv, errs);
     check_priority_update(ov, nv, errs);
@@ -332,6 +347,7 @@ void ts__wh_validate_job(const struct ts_webhook *wh, const struct ts__wh_req *r
     if (decode_job(rq->object, kind, &nw, &errs, rs) != 0)
         goto out;
     view_of(&nw, &nv);
+    nv.update = update;
     if (update && decode_job(rq->old_object, kind, &old, &ignored, rs) == 0) {
         view_of(&old, &ov);
         check_update(wh, ts__wh_namespace(rq), &ov, &nv, &errs);
@@ -418,6 +434,10 @@ static void default_job(const struct ts_webhook *wh, const char *ns, enum ts_kin
         set_label(obj, TS_LABEL_QUEUE_NAME, "default");
     if (!has_queue_name(obj) && !wh->opts.manage_jobs_without_queue_name)
         return;
+    if (kind == TS_KIND_POD) {
+        ts_pod_json_mark_managed(obj);
+        return;
+    }
     if (wh->opts.wpc_defaulting && !*jlabel(obj, TS_LABEL_PRIORITY_CLASS) &&
         call_wpc(wh, "default"))
         set_label(obj, TS_LABEL_PRIORITY_CLASS, "default");

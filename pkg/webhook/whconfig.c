@@ -41,6 +41,7 @@ static const struct hook mutating[] = {
     {"mtfjob.kb.io", "/mutate-kubeflow-org-v1-tfjob", "kubeflow.org", "v1", "tfjobs", HOOK_JOB},
     {"mmpijob.kb.io", "/mutate-kubeflow-org-v2beta1-mpijob", "kubeflow.org", "v2beta1", "mpijobs",
      HOOK_JOB},
+    {"mpod.kb.io", "/mutate--v1-pod", "", "v1", "pods", HOOK_JOB},
 };
 
 static const struct hook validating[] = {
@@ -63,6 +64,7 @@ static const struct hook validating[] = {
      HOOK_UPDATE | HOOK_JOB},
     {"vmpijob.kb.io", "/validate-kubeflow-org-v2beta1-mpijob", "kubeflow.org", "v2beta1", "mpijobs",
      HOOK_UPDATE | HOOK_JOB},
+    {"vpod.kb.io", "/validate--v1-pod", "", "v1", "pods", HOOK_UPDATE | HOOK_JOB},
 };
 
 void ts_whconfig_options_init(struct ts_whconfig_options *o)

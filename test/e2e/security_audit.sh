@@ -113,6 +113,9 @@ autoscaling.x-k8s.io provisioningrequests delete|pkg/controller/provreq.c|write_
 core podtemplates create|pkg/controller/provreq.c|write_obj(b, TS_KUBE_CREATE, &ts_kube_res_podtemplates
 core podtemplates update|pkg/controller/provreq.c|write_obj(b, TS_KUBE_UPDATE, &ts_kube_res_podtemplates
 kueue.x-k8s.io admissionchecks/status update|pkg/controller/provreq.c|write_obj(b, TS_KUBE_UPDATE, &ts_kube_res_admissionchecks, upd, "status")
+core pods update|pkg/controller/jobkind.c|{"", "v1", "pods", "Pod", 1}
+core pods delete|pkg/controller/jobs.c|TS_JOBPLAN_DELETE_JOB ? TS_KUBE_DELETE
+core pods/finalizers update|pkg/api/jobworkload.c|block_owner_deletion.v = 1
 ALLOW
 sort -u -o "$T/used" "$T/used"
 missing=$(comm -23 "$T/used" "$T/granted")

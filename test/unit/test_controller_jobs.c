@@ -1350,10 +1350,13 @@ static void test_plan_conflict_fails_to_start(void **state)
 
 static void test_unmanaged_kinds(void **state)
 {
+    cJSON *rs = cJSON_Parse("{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\"}");
     cJSON *pod = cJSON_Parse("{\"apiVersion\":\"v1\",\"kind\":\"Pod\"}");
 
     (void)state;
-    assert_null(ts_jobkind_of(pod));
+    assert_null(ts_jobkind_of(rs));
+    assert_int_equal(ts_jobkind_of(pod)->shape, TS_JOBKIND_SHAPE_POD);
+    cJSON_Delete(rs);
     cJSON_Delete(pod);
 }
 

@@ -310,8 +310,8 @@ static void configurations(void **state)
     v = ts_whconfig_validating(&o);
     ts_cert_base64(bundle.ca_cert_pem, strlen(bundle.ca_cert_pem), &ca64);
     assert_string_equal(ts_json_get_string(m, "kind"), "MutatingWebhookConfiguration");
-    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(m, "webhooks")), 7);
-    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(v, "webhooks")), 10);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(m, "webhooks")), 8);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(v, "webhooks")), 11);
     cJSON_ArrayForEach(w, cJSON_GetObjectItem(v, "webhooks"))
     {
         assert_string_equal(ts_json_get_string(w, "failurePolicy"), "Fail");
@@ -338,6 +338,14 @@ static void configurations(void **state)
                         "kueue.x-k8s.io/queue-name");
     assert_string_equal(ts_json_get_string(x, "objectSelector.matchExpressions[0].operator"),
                         "Exists");
+    /* Pods: the core group (""), CREATE only, the same blast radius as jobs */
+    x = hook(m, "mpod.kb.io");
+    assert_string_equal(ts_json_get_string(x, "rules[0].apiGroups[0]"), "");
+    assert_string_equal(ts_json_get_string(x, "rules[0].resources[0]"), "pods");
+    assert_string_equal(ts_json_get_string(x, "objectSelector.matchExpressions[0].key"),
+                        "kueue.x-k8s.io/queue-name");
+    x = hook(v, "vpod.kb.io");
+    assert_string_equal(ts_json_get_string(x, "clientConfig.service.path"), "/validate--v1-pod");
     cJSON_Delete(m);
     /* wide scope (annotation queue names): no objectSelector; local mode URL */
     o.wide_job_scope = 1;

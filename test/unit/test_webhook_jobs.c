@@ -19,6 +19,13 @@ static void jobs_table(void **state)
     wt_run_table("test/data/webhook/jobs.json");
 }
 
+/* Kueue's pod webhook: managed marking, pod-group metadata, updates. */
+static void pods_table(void **state)
+{
+    (void)state;
+    wt_run_table("test/data/webhook/pods.json");
+}
+
 /* Without lookups nothing is defaulted but suspend, and the default
  * namespace exclusions apply. */
 static void no_lookups(void **state)
@@ -82,6 +89,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(jobs_table),
+        cmocka_unit_test(pods_table),
         cmocka_unit_test(no_lookups),
         cmocka_unit_test(namespace_callback),
     };
