@@ -99,6 +99,9 @@ static int plan_pod_finalize(const cJSON *job, const struct ts_jobkind *k, struc
     {
         if (cJSON_IsString(f) && !strcmp(f->valuestring, TS_POD_FINALIZER)) {
             cJSON_Delete(cJSON_DetachItemViaPointer(fin, f));
+            if (!cJSON_GetArraySize(fin)) /* as the API server drops an empty list */
+                cJSON_DeleteItemFromObjectCaseSensitive(ts_json_get(p->job, "metadata"),
+                                                        "finalizers");
             p->ops |= TS_JOBPLAN_UPDATE_JOB;
             return 1;
         }
