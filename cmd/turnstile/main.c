@@ -140,6 +140,8 @@ static int apply_config(struct flags *f)
     f->wh.manage_jobs_without_queue_name |= f->config.manage_jobs_without_queue_name;
     f->wh.partial_admission = c->partial_admission;
     f->wh.priority_boost = c->priority_boost;
+    f->wh.manage_pods = c->manage_pod;
+    f->wh.manage_deployments = c->manage_deployment;
     return 0;
 }
 

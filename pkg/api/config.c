@@ -21,6 +21,7 @@ void ts_config_init(struct ts_config *c)
     c->manage_tfjob = 1;
     c->manage_mpijob = 1;
     c->manage_pod = 1;
+    c->manage_deployment = 1;
 }
 
 /* integrations.frameworks: a listed framework is managed, others not;
@@ -38,7 +39,7 @@ static void decode_integrations(struct ts_dec *d, const cJSON *obj, struct ts_co
     list = ts_dec_array(d, in, "frameworks");
     if (list) {
         c->manage_batch_job = c->manage_pytorchjob = c->manage_tfjob = c->manage_mpijob = 0;
-        c->manage_pod = 0;
+        c->manage_pod = c->manage_deployment = 0;
         cJSON_ArrayForEach(e, list)
         {
             if (!cJSON_IsString(e))
@@ -53,6 +54,8 @@ static void decode_integrations(struct ts_dec *d, const cJSON *obj, struct ts_co
                 c->manage_mpijob = 1;
             else if (!strcmp(e->valuestring, "pod"))
                 c->manage_pod = 1;
+            else if (!strcmp(e->valuestring, "deployment"))
+                c->manage_deployment = 1;
         }
     }
     ts_path_pop(&d->path, mark);

@@ -52,6 +52,7 @@ struct ts_config {
      * shipped configuration lists them all) */
     int manage_batch_job, manage_pytorchjob, manage_tfjob, manage_mpijob;
     int manage_pod;                       /* "pod": plain Pods and pod groups */
+    int manage_deployment;                /* "deployment": a Deployment's Pods, one Workload each */
     struct ts_strlist label_keys_to_copy; /* integrations.labelKeysToCopy */
     /* metrics: the per-flavor ClusterQueue gauges (enableClusterQueueResources)
      * and the local_queue_* series (localQueueMetrics.enable, for the

@@ -255,12 +255,14 @@ static void set_string(cJSON *obj, const char *key, const char *value)
     cJSON_AddStringToObject(obj, key, value);
 }
 
-void ts_pod_json_mark_managed(cJSON *pod)
+void ts_pod_json_mark_managed(cJSON *pod, int finalizer)
 {
     cJSON *meta = object_at(pod, "metadata"), *fin, *f;
     char hash[9];
 
     set_string(object_at(meta, "labels"), TS_POD_LABEL_MANAGED, "true");
+    if (!finalizer)
+        goto gate;
     fin = cJSON_GetObjectItemCaseSensitive(meta, "finalizers");
     if (!cJSON_IsArray(fin)) {
         cJSON_DeleteItemFromObjectCaseSensitive(meta, "finalizers");
@@ -273,6 +275,7 @@ void ts_pod_json_mark_managed(cJSON *pod)
     }
     if (!f)
         cJSON_AddItemToArray(fin, cJSON_CreateString(TS_POD_FINALIZER));
+gate:
     object_at(pod, "spec");
     ts_pod_json_add_gate(pod, TS_POD_GATE);
     if (ts_pod_role_hash(pod, hash) == 0)

@@ -78,9 +78,9 @@ int ts_pod_role_hash(const cJSON *pod, char out[9]);
 
 /* Kueue's pod webhook's defaulting of a Pod it manages (metadata and spec
  * of `pod` edited in place): the label kueue.x-k8s.io/managed=true, the
- * finalizer kueue.x-k8s.io/managed, the scheduling gate
+ * finalizer kueue.x-k8s.io/managed (when `finalizer`), the scheduling gate
  * kueue.x-k8s.io/admission and the role-hash annotation. */
-void ts_pod_json_mark_managed(cJSON *pod);
+void ts_pod_json_mark_managed(cJSON *pod, int finalizer);
 
 /* Kueue's pod webhook rules on create (and every update): the managed
  * label's value, the pod-group label and total-count annotation together,

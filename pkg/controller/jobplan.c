@@ -760,8 +760,10 @@ int ts_jobplan_make(const cJSON *job, const struct ts_workload *wl,
         const struct ts_object_meta *m = &o.u.pod.meta;
         const char *managed = ts_strmap_get(&m->labels, TS_POD_LABEL_MANAGED);
 
-        if (!managed || strcmp(managed, "true"))
-            ; /* not the webhook's: Kueue skips it */
+        if (!managed || strcmp(managed, "true") ||
+            (env->pods_parent_only &&
+             !ts_strmap_get(&m->annotations, TS_POD_ANNOTATION_SUSPENDED_BY)))
+            ; /* not the webhook's, or not a managed parent's: Kueue skips it */
         else if (m->deletion_timestamp)
             plan_pod_finalize(job, k, p);
         else

@@ -79,6 +79,10 @@ struct ts_jobplan_env {
     /* the admission checks the Workload must have (its ClusterQueue's, for
      * its flavors); NULL: its ClusterQueue is not known */
     const struct ts_strlist *checks;
+    /* integrations.frameworks has "deployment" but not "pod": only the
+     * Pods of a managed Deployment are the pod integration's (Kueue's
+     * implicitly enabled framework) */
+    int pods_parent_only;
 };
 
 /* What a landed WORKLOAD_STATUS write means for Kueue's metrics. */

@@ -549,7 +549,8 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
                                  &c->opts.config.label_keys_to_copy,
                                  TS_STOP_NONE,
                                  TS_STOP_NONE,
-                                 NULL};
+                                 NULL,
+                                 !c->opts.config.manage_pod};
     struct ts_strlist checks = TS_STRLIST_INIT;
     struct ts_workload wl;
     struct ts_jobplan p;

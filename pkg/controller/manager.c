@@ -346,7 +346,7 @@ static int framework_on(const struct ts_config *cfg, int inf)
     case TS__CTL_MPIJ:
         return cfg->manage_mpijob;
     case TS__CTL_POD:
-        return cfg->manage_pod;
+        return cfg->manage_pod || cfg->manage_deployment;
     default:
         return 1;
     }

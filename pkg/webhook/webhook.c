@@ -49,6 +49,8 @@ static const struct route {
     {"/validate-kubeflow-org-v2beta1-mpijob", NULL, ts__wh_validate_job, TS_KIND_MPI_JOB},
     {"/mutate--v1-pod", NULL, ts__wh_mutate_job, TS_KIND_POD},
     {"/validate--v1-pod", NULL, ts__wh_validate_job, TS_KIND_POD},
+    {"/mutate-apps-v1-deployment", NULL, ts__wh_mutate_deployment, TS_KIND_UNKNOWN},
+    {"/validate-apps-v1-deployment", NULL, ts__wh_validate_deployment, TS_KIND_UNKNOWN},
 };
 
 #define N_ROUTES (sizeof(routes) / sizeof(routes[0]))
@@ -58,6 +60,7 @@ void ts_webhook_options_init(struct ts_webhook_options *o)
     memset(o, 0, sizeof(*o));
     o->partial_admission = 1;
     o->wpc_defaulting = 1;
+    o->manage_pods = o->manage_deployments = 1;
     o->system_namespace = TS_WEBHOOK_DEFAULT_NAMESPACE;
 }
 

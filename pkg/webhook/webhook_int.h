@@ -57,6 +57,11 @@ void ts__wh_deny_errs(struct ts__wh_resp *rs, const struct ts_field_errors *errs
 void ts__wh_set_patch(struct ts__wh_resp *rs, const cJSON *orig, const cJSON *mutated);
 /* 1 when rq->operation equals op. */
 int ts__wh_op_is(const struct ts__wh_req *rq, const char *op);
+/* 1 when obj's controller is a kind Turnstile manages itself (its workload
+ * covers obj: Kueue's IsOwnerManagedByKueue). */
+int ts__wh_owner_managed(const cJSON *obj);
+/* 1 when LocalQueue `name` exists in `ns` (through the lookup; 0 without). */
+int ts__wh_lq_exists(const struct ts_webhook *wh, const char *ns, const char *name);
 /* The object's namespace: request.namespace, else metadata.namespace, else "". */
 const char *ts__wh_namespace(const struct ts__wh_req *rq);
 /* Whether namespace ns is managed (callback, else not kube-system nor the
@@ -76,6 +81,15 @@ void ts__wh_validate_job(const struct ts_webhook *wh, const struct ts__wh_req *r
                          enum ts_kind kind, struct ts__wh_resp *rs);
 
 /* ConversionReview (webhook_convert.c): writes the response review to out. */
+/* Kueue's deployment webhook (webhook_serving.c): a Deployment with a queue
+ * name passes it, the managed label, its priority class and the
+ * pod-suspending-parent annotation to its pod template, whose Pods the pod
+ * webhook then gates; the queue name is immutable once replicas are ready. */
+void ts__wh_mutate_deployment(const struct ts_webhook *wh, const struct ts__wh_req *rq,
+                              enum ts_kind kind, struct ts__wh_resp *rs);
+void ts__wh_validate_deployment(const struct ts_webhook *wh, const struct ts__wh_req *rq,
+                                enum ts_kind kind, struct ts__wh_resp *rs);
+
 void ts__wh_convert(const char *body, size_t len, struct ts_buf *out);
 
 /* Appends a metav1.Status failure JSON to out. */

@@ -365,9 +365,7 @@ out:
 
 /* --- mutation ------------------------------------------------------------------ */
 
-/* 1 when the job's controller is a kind Turnstile manages itself (its
- * workload covers this job: Kueue's IsOwnerManagedByKueue). */
-static int owner_managed(const cJSON *obj)
+int ts__wh_owner_managed(const cJSON *obj)
 {
     const cJSON *refs = ts_json_get(obj, "metadata.ownerReferences");
     const cJSON *r;
@@ -410,7 +408,7 @@ static void set_label(cJSON *obj, const char *key, const char *value)
     ts_json_set_string(obj, key_path(path, sizeof(path), PATH_LABELS, key), value, NULL);
 }
 
-static int call_lq(const struct ts_webhook *wh, const char *ns, const char *name)
+int ts__wh_lq_exists(const struct ts_webhook *wh, const char *ns, const char *name)
 {
     const struct ts_webhook_lookup *l = &wh->opts.lookup;
 
@@ -428,14 +426,23 @@ static void default_job(const struct ts_webhook *wh, const char *ns, enum ts_kin
 {
     const char *suspend = kind == TS_KIND_JOB ? "spec.suspend" : "spec.runPolicy.suspend";
 
-    if (owner_managed(obj) || !ts__wh_namespace_managed(wh, ns))
+    if (kind == TS_KIND_POD &&
+        ts_json_get(obj, "metadata.annotations[" TS_POD_ANNOTATION_SUSPENDED_BY "]")) {
+        /* a managed Deployment's Pod: gated, without the finalizer (Kueue's
+         * SkipFinalizersForPodsSuspendedByParent, on by default) */
+        ts_pod_json_mark_managed(obj, 0);
         return;
-    if (!has_queue_name(obj) && call_lq(wh, ns, "default"))
+    }
+    if (kind == TS_KIND_POD && !wh->opts.manage_pods)
+        return;
+    if (ts__wh_owner_managed(obj) || !ts__wh_namespace_managed(wh, ns))
+        return;
+    if (!has_queue_name(obj) && ts__wh_lq_exists(wh, ns, "default"))
         set_label(obj, TS_LABEL_QUEUE_NAME, "default");
     if (!has_queue_name(obj) && !wh->opts.manage_jobs_without_queue_name)
         return;
     if (kind == TS_KIND_POD) {
-        ts_pod_json_mark_managed(obj);
+        ts_pod_json_mark_managed(obj, 1);
         return;
     }
     if (wh->opts.wpc_defaulting && !*jlabel(obj, TS_LABEL_PRIORITY_CLASS) &&

@@ -42,6 +42,8 @@ static const struct hook mutating[] = {
     {"mmpijob.kb.io", "/mutate-kubeflow-org-v2beta1-mpijob", "kubeflow.org", "v2beta1", "mpijobs",
      HOOK_JOB},
     {"mpod.kb.io", "/mutate--v1-pod", "", "v1", "pods", HOOK_JOB},
+    {"mdeployment.kb.io", "/mutate-apps-v1-deployment", "apps", "v1", "deployments",
+     HOOK_UPDATE | HOOK_JOB},
 };
 
 static const struct hook validating[] = {
@@ -65,6 +67,8 @@ static const struct hook validating[] = {
     {"vmpijob.kb.io", "/validate-kubeflow-org-v2beta1-mpijob", "kubeflow.org", "v2beta1", "mpijobs",
      HOOK_UPDATE | HOOK_JOB},
     {"vpod.kb.io", "/validate--v1-pod", "", "v1", "pods", HOOK_UPDATE | HOOK_JOB},
+    {"vdeployment.kb.io", "/validate-apps-v1-deployment", "apps", "v1", "deployments",
+     HOOK_UPDATE | HOOK_JOB},
 };
 
 void ts_whconfig_options_init(struct ts_whconfig_options *o)

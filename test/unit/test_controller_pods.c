@@ -34,7 +34,7 @@ static const struct ts_resource_flavor *lookup(void *ctx, const char *name)
 }
 
 static const struct ts_jobplan_env env = {
-    NULL, lookup, NULL, 0, 0, 0, 60, 3600, 0, {0, 0}, NULL, TS_STOP_NONE, TS_STOP_NONE, NULL};
+    NULL, lookup, NULL, 0, 0, 0, 60, 3600, 0, {0, 0}, NULL, TS_STOP_NONE, TS_STOP_NONE, NULL, 0};
 
 static int setup(void **state)
 {
@@ -286,13 +286,13 @@ static void test_pod_mark_and_role_hash(void **state)
     ts_json_set_string(b, "spec.containers[0].resources.requests.cpu", "2", NULL);
     assert_int_equal(ts_pod_role_hash(b, hb), 0);
     assert_string_not_equal(ha, hb);
-    ts_pod_json_mark_managed(a);
+    ts_pod_json_mark_managed(a, 1);
     assert_string_equal(ts_json_get_string(a, "metadata.labels[kueue.x-k8s.io/managed]"), "true");
     assert_string_equal(ts_json_get_string(a, "metadata.annotations[kueue.x-k8s.io/role-hash]"),
                         ha);
     assert_true(ts_pod_json_has_gate(a, TS_POD_GATE));
     assert_true(has_finalizer(a));
-    ts_pod_json_mark_managed(a); /* idempotent */
+    ts_pod_json_mark_managed(a, 1); /* idempotent */
     assert_int_equal(cJSON_GetArraySize(ts_json_get(a, "metadata.finalizers")), 1);
     assert_int_equal(cJSON_GetArraySize(ts_json_get(a, "spec.schedulingGates")), 1);
     assert_int_equal(ts_pod_json_remove_gate(a, TS_POD_GATE), 1);

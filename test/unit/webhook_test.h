@@ -10,7 +10,7 @@
  *   patch / old_patch: RFC 6902 edits giving the new and (UPDATE) old object,
  *   options: {manageJobsWithoutQueueName, partialAdmission, priorityBoost,
  *             defaultLocalQueue (namespaces having LocalQueue "default"),
- *             defaultWPC},
+ *             defaultWPC, managePods (integrations.frameworks "pod", default on)},
  *   want: {allowed, code, message (substring or list of substrings),
  *          patch (exact ops, or null for none), mutated ({pointer: value}),
  *          warnings (the response's exact warnings; [] for none)}.
@@ -177,6 +177,8 @@ static inline struct ts_webhook *wt_webhook(const cJSON *opts, struct wt_lookup 
     if (pa)
         o.partial_admission = cJSON_IsTrue(pa);
     o.priority_boost = cJSON_IsTrue(cJSON_GetObjectItem(opts, "priorityBoost"));
+    if (cJSON_GetObjectItem(opts, "managePods"))
+        o.manage_pods = cJSON_IsTrue(cJSON_GetObjectItem(opts, "managePods"));
     o.lookup.local_queue_exists = wt_lq_exists;
     o.lookup.wpc_exists = wt_wpc_exists;
     o.lookup.ctx = l;
