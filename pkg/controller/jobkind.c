@@ -1,5 +1,6 @@
 #include "controller/jobkind.h"
 
+#include "api/jobset.h"
 #include "json/json.h"
 #include "util/alloc.h"
 
@@ -8,23 +9,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define KF(version, plural, kind, framework, kf)                                                    \
+    {"kubeflow.org/" version,     {"kubeflow.org", version, plural, kind, 1}, framework,           \
+     "spec.runPolicy",            kf,                                         TS_JOBKIND_KUBEFLOW}
+
 const struct ts_jobkind ts_jobkinds[TS_JOBKIND_N] = {
-    {"batch/v1", {"batch", "v1", "jobs", "Job", 1}, "batch/job", "spec", NULL},
-    {"kubeflow.org/v1",
-     {"kubeflow.org", "v1", "pytorchjobs", "PyTorchJob", 1},
-     "kubeflow.org/pytorchjob",
-     "spec.runPolicy",
-     &ts_kf_pytorchjob},
-    {"kubeflow.org/v1",
-     {"kubeflow.org", "v1", "tfjobs", "TFJob", 1},
-     "kubeflow.org/tfjob",
-     "spec.runPolicy",
-     &ts_kf_tfjob},
-    {"kubeflow.org/v2beta1",
-     {"kubeflow.org", "v2beta1", "mpijobs", "MPIJob", 1},
-     "kubeflow.org/mpijob",
-     "spec.runPolicy",
-     &ts_kf_mpijob},
+    {"batch/v1", {"batch", "v1", "jobs", "Job", 1}, "batch/job", "spec", NULL, TS_JOBKIND_BATCH},
+    KF("v1", "pytorchjobs", "PyTorchJob", "kubeflow.org/pytorchjob", &ts_kf_pytorchjob),
+    KF("v1", "tfjobs", "TFJob", "kubeflow.org/tfjob", &ts_kf_tfjob),
+    KF("v2beta1", "mpijobs", "MPIJob", "kubeflow.org/mpijob", &ts_kf_mpijob),
+    KF("v1", "xgboostjobs", "XGBoostJob", "kubeflow.org/xgboostjob", &ts_kf_xgboostjob),
+    KF("v1", "paddlejobs", "PaddleJob", "kubeflow.org/paddlejob", &ts_kf_paddlejob),
+    KF("v1", "jaxjobs", "JAXJob", "kubeflow.org/jaxjob", &ts_kf_jaxjob),
+    {TS_JOBSET_API_VERSION,
+     {TS_JOBSET_GROUP, "v1alpha2", "jobsets", TS_JOBSET_KIND, 1},
+     "jobset.x-k8s.io/jobset",
+     "spec",
+     NULL,
+     TS_JOBKIND_JOBSET},
 };
 
 static const char *str(const cJSON *o, const char *key)
@@ -54,13 +56,50 @@ const struct ts_jobkind *ts_jobkind_by_kind(const char *kind)
     return NULL;
 }
 
+const struct ts_jobkind *ts_jobkind_of_owner(const char *api_version, const char *kind)
+{
+    const char *slash = api_version ? strchr(api_version, '/') : NULL;
+
+    for (size_t i = 0; slash && kind && i < TS_JOBKIND_N; i++) {
+        const char *g = ts_jobkinds[i].res.group;
+
+        if (strlen(g) == (size_t)(slash - api_version) && !strncmp(api_version, g, strlen(g)) &&
+            !strcmp(kind, ts_jobkinds[i].res.kind))
+            return &ts_jobkinds[i];
+    }
+    return NULL;
+}
+
+/* A JobSet's replicated jobs: spec.replicatedJobs[i].template.spec.template,
+ * named spec.replicatedJobs[i].name. */
+static size_t jobset_templates(cJSON *spec, cJSON **tmpl, char names[][64])
+{
+    cJSON *rj;
+    size_t n = 0;
+
+    cJSON_ArrayForEach(rj, cJSON_GetObjectItemCaseSensitive(spec, "replicatedJobs"))
+    {
+        const char *name = str(rj, "name");
+
+        if (n == TS_JOBKIND_MAX_PODSETS || !cJSON_IsObject(rj))
+            continue;
+        tmpl[n] = ts_json_mkpath(rj, "template.spec.template", NULL);
+        if (!tmpl[n])
+            continue; /* a non-object in the way: the API server refuses it */
+        snprintf(names[n++], 64, "%s", name ? name : "");
+    }
+    return n;
+}
+
 size_t ts_jobkind_templates(const struct ts_jobkind *k, cJSON *job, cJSON **tmpl, char names[][64])
 {
     cJSON *spec = cJSON_GetObjectItemCaseSensitive(job, "spec");
     cJSON *reps, *r, *order[TS_JOBKIND_MAX_PODSETS];
     size_t n = 0;
 
-    if (!k->kf) {
+    if (k->shape == TS_JOBKIND_JOBSET)
+        return jobset_templates(spec, tmpl, names);
+    if (k->shape == TS_JOBKIND_BATCH) {
         tmpl[0] = cJSON_GetObjectItemCaseSensitive(spec, "template");
         snprintf(names[0], 64, "%s", TS_WL_DEFAULT_PODSET);
         return tmpl[0] ? 1 : 0;
@@ -138,7 +177,7 @@ int ts_jobkind_start(const struct ts_jobkind *k, cJSON *job, const struct ts_wor
 
     for (size_t i = 0; i < n && !rc; i++)
         rc = ts_podset_inject(tmpl[i], wl, names[i], lookup, ctx, err);
-    if (!rc && !k->kf) {
+    if (!rc && k->shape == TS_JOBKIND_BATCH) {
         const struct ts_podset *ps = ts_workload_find_podset(wl, TS_WL_DEFAULT_PODSET);
 
         if (ps && ps->min_count.set)
@@ -168,7 +207,7 @@ int ts_jobkind_stop(const struct ts_jobkind *k, cJSON *job, const struct ts_work
         rc = ts_podset_restore(tmpl[i], wl, names[i], &c, err);
         any |= c;
     }
-    if (!rc && !k->kf) {
+    if (!rc && k->shape == TS_JOBKIND_BATCH) {
         const struct ts_podset *ps = ts_workload_find_podset(wl, TS_WL_DEFAULT_PODSET);
         const cJSON *par = ts_json_get(job, "spec.parallelism");
 

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-const struct ts_kube_resource *const ts__ctl_resources[TS__CTL_N] = {
+static const struct ts_kube_resource *const resources[TS__CTL_N] = {
     [TS__CTL_RF] = &ts_kube_res_resourceflavors,
     [TS__CTL_CQ] = &ts_kube_res_clusterqueues,
     [TS__CTL_COHORT] = &ts_kube_res_cohorts,
@@ -25,16 +25,17 @@ const struct ts_kube_resource *const ts__ctl_resources[TS__CTL_N] = {
     [TS__CTL_NS] = &ts_kube_res_namespaces,
     [TS__CTL_AC] = &ts_kube_res_admissionchecks,
     [TS__CTL_WL] = &ts_kube_res_workloads,
-    [TS__CTL_JOB] = &ts_jobkinds[0].res,
-    [TS__CTL_PTJ] = &ts_jobkinds[1].res,
-    [TS__CTL_TFJ] = &ts_jobkinds[2].res,
-    [TS__CTL_MPIJ] = &ts_jobkinds[3].res,
     [TS__CTL_LR] = &ts_kube_res_limitranges,
     [TS__CTL_RC] = &ts_kube_res_runtimeclasses,
     [TS__CTL_PRC] = &ts_kube_res_provisioningrequestconfigs,
     [TS__CTL_PR] = &ts_kube_res_provisioningrequests,
     [TS__CTL_PT] = &ts_kube_res_podtemplates,
 };
+
+const struct ts_kube_resource *ts__ctl_resource(enum ts__ctl_inf i)
+{
+    return TS__CTL_IS_JOB_INF(i) ? &ts_jobkinds[i - TS__CTL_JOB].res : resources[i];
+}
 
 #define DRAIN_NS (5 * TS_TIME_SECOND)
 
@@ -332,22 +333,6 @@ static int start_leader(struct ts_ctl *c, struct ts_err *err)
     return 0;
 }
 
-static int framework_on(const struct ts_config *cfg, int inf)
-{
-    switch (inf) {
-    case TS__CTL_JOB:
-        return cfg->manage_batch_job;
-    case TS__CTL_PTJ:
-        return cfg->manage_pytorchjob;
-    case TS__CTL_TFJ:
-        return cfg->manage_tfjob;
-    case TS__CTL_MPIJ:
-        return cfg->manage_mpijob;
-    default:
-        return 1;
-    }
-}
-
 /* Kueue sets its ProvisioningRequest controller up only when the
  * ProvisioningRequest CRD is served (and its own config CRD with it). */
 static int provreq_on(struct ts_ctl *c, int i)
@@ -367,15 +352,16 @@ static int provreq_on(struct ts_ctl *c, int i)
 static int start_informers(struct ts_ctl *c, struct ts_err *err)
 {
     for (int i = 0; i < TS__CTL_N && !c->stopping; i++) {
-        const struct ts_kube_resource *res = ts__ctl_resources[i];
+        const struct ts_kube_resource *res = ts__ctl_resource((enum ts__ctl_inf)i);
         struct ts_informer_opts io = {0};
 
-        if (TS__CTL_IS_JOB_INF(i) && !framework_on(&c->opts.config, i)) {
+        if (TS__CTL_IS_JOB_INF(i) &&
+            !ts_config_framework_on(&c->opts.config, ts_jobkinds[i - TS__CTL_JOB].framework)) {
             ts_log_info("controller", "%s/%s %s not in integrations.frameworks; not managed",
                         res->group, res->version, res->resource);
             continue;
         }
-        /* Kubeflow CRDs are optional: without them the integration is off */
+        /* Kubeflow and JobSet CRDs are optional: without them the integration is off */
         if (TS__CTL_IS_JOB_INF(i) && i != TS__CTL_JOB && !served(c, res)) {
             ts_log_info("controller", "%s/%s %s not served; the %s integration is off", res->group,
                         res->version, res->resource, res->kind);

@@ -47,6 +47,14 @@ static const struct route {
     {"/validate-kubeflow-org-v1-tfjob", NULL, ts__wh_validate_job, TS_KIND_TF_JOB},
     {"/mutate-kubeflow-org-v2beta1-mpijob", NULL, ts__wh_mutate_job, TS_KIND_MPI_JOB},
     {"/validate-kubeflow-org-v2beta1-mpijob", NULL, ts__wh_validate_job, TS_KIND_MPI_JOB},
+    {"/mutate-kubeflow-org-v1-xgboostjob", NULL, ts__wh_mutate_job, TS_KIND_XGBOOST_JOB},
+    {"/validate-kubeflow-org-v1-xgboostjob", NULL, ts__wh_validate_job, TS_KIND_XGBOOST_JOB},
+    {"/mutate-kubeflow-org-v1-paddlejob", NULL, ts__wh_mutate_job, TS_KIND_PADDLE_JOB},
+    {"/validate-kubeflow-org-v1-paddlejob", NULL, ts__wh_validate_job, TS_KIND_PADDLE_JOB},
+    {"/mutate-kubeflow-org-v1-jaxjob", NULL, ts__wh_mutate_job, TS_KIND_JAX_JOB},
+    {"/validate-kubeflow-org-v1-jaxjob", NULL, ts__wh_validate_job, TS_KIND_JAX_JOB},
+    {"/mutate-jobset-x-k8s-io-v1alpha2-jobset", NULL, ts__wh_mutate_job, TS_KIND_JOBSET},
+    {"/validate-jobset-x-k8s-io-v1alpha2-jobset", NULL, ts__wh_validate_job, TS_KIND_JOBSET},
 };
 
 #define N_ROUTES (sizeof(routes) / sizeof(routes[0]))

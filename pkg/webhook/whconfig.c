@@ -41,6 +41,13 @@ static const struct hook mutating[] = {
     {"mtfjob.kb.io", "/mutate-kubeflow-org-v1-tfjob", "kubeflow.org", "v1", "tfjobs", HOOK_JOB},
     {"mmpijob.kb.io", "/mutate-kubeflow-org-v2beta1-mpijob", "kubeflow.org", "v2beta1", "mpijobs",
      HOOK_JOB},
+    {"mxgboostjob.kb.io", "/mutate-kubeflow-org-v1-xgboostjob", "kubeflow.org", "v1", "xgboostjobs",
+     HOOK_JOB},
+    {"mpaddlejob.kb.io", "/mutate-kubeflow-org-v1-paddlejob", "kubeflow.org", "v1", "paddlejobs",
+     HOOK_JOB},
+    {"mjaxjob.kb.io", "/mutate-kubeflow-org-v1-jaxjob", "kubeflow.org", "v1", "jaxjobs", HOOK_JOB},
+    {"mjobset.kb.io", "/mutate-jobset-x-k8s-io-v1alpha2-jobset", "jobset.x-k8s.io", "v1alpha2",
+     "jobsets", HOOK_JOB},
 };
 
 static const struct hook validating[] = {
@@ -63,6 +70,14 @@ static const struct hook validating[] = {
      HOOK_UPDATE | HOOK_JOB},
     {"vmpijob.kb.io", "/validate-kubeflow-org-v2beta1-mpijob", "kubeflow.org", "v2beta1", "mpijobs",
      HOOK_UPDATE | HOOK_JOB},
+    {"vxgboostjob.kb.io", "/validate-kubeflow-org-v1-xgboostjob", "kubeflow.org", "v1",
+     "xgboostjobs", HOOK_UPDATE | HOOK_JOB},
+    {"vpaddlejob.kb.io", "/validate-kubeflow-org-v1-paddlejob", "kubeflow.org", "v1", "paddlejobs",
+     HOOK_UPDATE | HOOK_JOB},
+    {"vjaxjob.kb.io", "/validate-kubeflow-org-v1-jaxjob", "kubeflow.org", "v1", "jaxjobs",
+     HOOK_UPDATE | HOOK_JOB},
+    {"vjobset.kb.io", "/validate-jobset-x-k8s-io-v1alpha2-jobset", "jobset.x-k8s.io", "v1alpha2",
+     "jobsets", HOOK_UPDATE | HOOK_JOB},
 };
 
 void ts_whconfig_options_init(struct ts_whconfig_options *o)
