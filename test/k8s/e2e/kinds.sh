@@ -139,7 +139,7 @@ check "JobSet workers template injected" eq "$(field jobset js-a "$RJ.$NS} $RJ.$
     "on-demand workers spot worker"
 check "JobSet driver template injected" eq "$(field jobset js-a "{.spec.replicatedJobs[0].template.spec.template.$PS}")" driver
 
-if ours_only "the operators finish the jobs"; then
+if [ "${TS_SERVER:-real}" = ours ]; then # no operator finishes them on the real plane
     finished() { [ "$(wl_cond "$1" Finished reason)" = Succeeded ]; }
     for j in xgb-a paddle-a jax-a js-a; do
         wait_for "$j finished" finished "$j"
