@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KF(version, plural, kind, framework, kf)                                                    \
-    {"kubeflow.org/" version,     {"kubeflow.org", version, plural, kind, 1}, framework,           \
-     "spec.runPolicy",            kf,                                         TS_JOBKIND_KUBEFLOW}
+#define KF(version, plural, kind, framework, kf)                                                   \
+    {                                                                                              \
+        "kubeflow.org/" version, {"kubeflow.org", version, plural, kind, 1}, framework,            \
+            "spec.runPolicy", kf, TS_JOBKIND_KUBEFLOW                                              \
+    }
 
 const struct ts_jobkind ts_jobkinds[TS_JOBKIND_N] = {
     {"batch/v1", {"batch", "v1", "jobs", "Job", 1}, "batch/job", "spec", NULL, TS_JOBKIND_BATCH},

@@ -710,8 +710,8 @@ static int owner_managed(const cJSON *job, const struct ts_jobplan_env *env)
             continue;
         if (!k || !name || !env->owner)
             return 0;
-        owner = env->owner(env->owner_ctx, k, ts_json_get_string(job, "metadata.namespace"), name,
-                           &on);
+        owner =
+            env->owner(env->owner_ctx, k, ts_json_get_string(job, "metadata.namespace"), name, &on);
         managed = on && (!owner || env->manage_jobs_without_queue_name ||
                          nonempty(owner, "metadata.labels[" TS_LABEL_QUEUE_NAME "]") ||
                          nonempty(owner, "metadata.annotations[" TS_LABEL_QUEUE_NAME "]"));

@@ -328,15 +328,16 @@ static int wpc_lookup(void *ctx, const char *name, int32_t *value)
 }
 
 static const struct ts_priority_lookup prio = {wpc_lookup, NULL, NULL, NULL};
-static const struct ts_jobplan_env env = {
-    &prio, lookup, NULL, 0, 0, 0, 60, 3600, 0, {0, 0}, NULL, TS_STOP_NONE, TS_STOP_NONE, NULL,
-    NULL,  NULL};
+static const struct ts_jobplan_env env = {&prio,        lookup, NULL, 0,      0,    0,
+                                          60,           3600,   0,    {0, 0}, NULL, TS_STOP_NONE,
+                                          TS_STOP_NONE, NULL,   NULL, NULL};
 static const struct ts_jobplan_env env_wfpr = {
-    &prio, lookup, NULL, 0, 1, 0, 60, 3600, 0, {0, 0}, NULL, TS_STOP_NONE, TS_STOP_NONE, NULL,
-    NULL,  NULL};
-static const struct ts_jobplan_env env_timeout = {
-    &prio, lookup,       NULL,         0,   1, 30 * 60 * TS_TIME_SECOND, 60, 3600, 0, {0, 0},
+    &prio, lookup,       NULL,         0,    1,    0,   60, 3600, 0, {0, 0},
     NULL,  TS_STOP_NONE, TS_STOP_NONE, NULL, NULL, NULL};
+static const struct ts_jobplan_env env_timeout = {
+    &prio,        lookup, NULL, 0,      1,    30 * 60 * TS_TIME_SECOND,
+    60,           3600,   0,    {0, 0}, NULL, TS_STOP_NONE,
+    TS_STOP_NONE, NULL,   NULL, NULL};
 
 static void reserve(struct ts_workload *wl, int admitted)
 {

@@ -119,8 +119,7 @@ static void test_podsets(void **state)
         const char *file, *path, *value;
         const char *want, *wl_prefix, *owner_api;
     } cases[] = {
-        {"xgboostjob.json", NULL, NULL, "master:1 worker:3", "xgboostjob-xgb-",
-         "kubeflow.org/v1"},
+        {"xgboostjob.json", NULL, NULL, "master:1 worker:3", "xgboostjob-xgb-", "kubeflow.org/v1"},
         {"paddlejob.json", NULL, NULL, "master:1 worker:2", "paddlejob-paddle-", "kubeflow.org/v1"},
         {"jaxjob.json", NULL, NULL, "worker:4", "jaxjob-jax-", "kubeflow.org/v1"},
         /* replicas x min(parallelism, completions) */
@@ -234,7 +233,10 @@ static void test_start_stop(void **state)
          "spec.runPolicy.suspend",
          {"spec.paddleReplicaSpecs.Master.template", "spec.paddleReplicaSpecs.Worker.template"},
          {"master", "worker"}},
-        {"jaxjob.json", "spec.runPolicy.suspend", {"spec.jaxReplicaSpecs.Worker.template"}, {"worker"}},
+        {"jaxjob.json",
+         "spec.runPolicy.suspend",
+         {"spec.jaxReplicaSpecs.Worker.template"},
+         {"worker"}},
         {"jobset.json",
          "spec.suspend",
          {"spec.replicatedJobs[0].template.spec.template",
@@ -277,9 +279,9 @@ static void test_start_stop(void **state)
     }
 }
 
-static const struct ts_jobplan_env env = {
-    NULL, lookup, NULL, 0, 0, 0, 60, 3600, 0, {0, 0}, NULL, TS_STOP_NONE, TS_STOP_NONE, NULL,
-    NULL, NULL};
+static const struct ts_jobplan_env env = {NULL,         lookup, NULL, 0,      0,    0,
+                                          60,           3600,   0,    {0, 0}, NULL, TS_STOP_NONE,
+                                          TS_STOP_NONE, NULL,   NULL, NULL};
 
 /* A JobSet through the reconciler: a Workload on creation (and suspend
  * when it slipped past the webhook), start, finish from its Completed or
@@ -310,8 +312,9 @@ static void test_plan_jobset(void **state)
     cJSON_Delete(job);
     job = cJSON_Duplicate(p.job, 1);
     /* evicted while its jobs run: suspended and restored in one write */
-    assert_int_equal(ts_json_set(job, "status", cJSON_Parse("{\"replicatedJobsStatus\":[{\"name\":"
-                                                            "\"workers\",\"active\":2}]}"),
+    assert_int_equal(ts_json_set(job, "status",
+                                 cJSON_Parse("{\"replicatedJobsStatus\":[{\"name\":"
+                                             "\"workers\",\"active\":2}]}"),
                                  NULL),
                      0);
     ts_conditions_set(&wl.status.conditions, TS_WL_COND_EVICTED, "True", "Preempted",
@@ -323,9 +326,8 @@ static void test_plan_jobset(void **state)
                                    "nodeSelector"));
     cJSON_Delete(job);
     job = cJSON_Duplicate(p.job, 1);
-    assert_int_equal(ts_json_set(job, "status.replicatedJobsStatus[0].active",
-                                 cJSON_CreateNumber(0), NULL),
-                     0);
+    assert_int_equal(
+        ts_json_set(job, "status.replicatedJobsStatus[0].active", cJSON_CreateNumber(0), NULL), 0);
     assert_int_equal(ts_jobplan_make(job, &wl, &env, NOW, &p, &err), 0);
     assert_int_equal(p.ops, TS_JOBPLAN_WORKLOAD_STATUS); /* stopped: the quota goes */
     assert_null(p.workload.status.admission);
@@ -415,8 +417,10 @@ static void test_owner_managed(void **state)
          0, TS_JOBPLAN_CREATE_WORKLOAD},
     };
     static const char job_json[] =
-        "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"trainer-workers-0\","
-        "\"namespace\":\"team-a\",\"uid\":\"u2\",\"labels\":{\"kueue.x-k8s.io/queue-name\":\"lq\"}},"
+        "{\"apiVersion\":\"batch/"
+        "v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"trainer-workers-0\","
+        "\"namespace\":\"team-a\",\"uid\":\"u2\",\"labels\":{\"kueue.x-k8s.io/"
+        "queue-name\":\"lq\"}},"
         "\"spec\":{\"suspend\":true,\"template\":{\"spec\":{\"restartPolicy\":\"Never\","
         "\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}}}";
 
@@ -443,8 +447,8 @@ static void test_owner_managed(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_podsets),    cmocka_unit_test(test_jobset_errors),
-        cmocka_unit_test(test_start_stop), cmocka_unit_test(test_plan_jobset),
+        cmocka_unit_test(test_podsets),       cmocka_unit_test(test_jobset_errors),
+        cmocka_unit_test(test_start_stop),    cmocka_unit_test(test_plan_jobset),
         cmocka_unit_test(test_owner_managed),
     };
 
