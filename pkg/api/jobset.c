@@ -21,13 +21,7 @@ void ts_jobset_release(struct ts_jobset *j)
         ts_pod_template_release(&j->jobs[i].template);
     }
     free(j->jobs);
-    for (size_t i = 0; i < j->n_conditions; i++) {
-        free(j->conditions[i].type);
-        free(j->conditions[i].status);
-        free(j->conditions[i].reason);
-        free(j->conditions[i].message);
-    }
-    free(j->conditions);
+    ts_job_conditions_free(j->conditions, j->n_conditions);
     for (size_t i = 0; i < j->n_statuses; i++)
         free(j->statuses[i].name);
     free(j->statuses);
@@ -94,30 +88,6 @@ static void replicated_jobs_decode(struct ts_dec *d, const cJSON *spec, struct t
     ts_path_pop(&d->path, mark);
 }
 
-static void conditions_decode(struct ts_dec *d, const cJSON *status, struct ts_jobset *j)
-{
-    const cJSON *a = ts_dec_array(d, status, "conditions"), *e;
-    size_t mark;
-
-    if (!a || !cJSON_GetArraySize(a))
-        return;
-    j->conditions = ts_xcalloc((size_t)cJSON_GetArraySize(a), sizeof(*j->conditions));
-    mark = ts_path_push(&d->path, "conditions");
-    cJSON_ArrayForEach(e, a)
-    {
-        struct ts_job_condition *c = &j->conditions[j->n_conditions];
-        size_t im = ts_path_push_index(&d->path, j->n_conditions++);
-
-        ts_dec_string(d, e, "type", &c->type);
-        ts_dec_string(d, e, "status", &c->status);
-        ts_dec_string(d, e, "reason", &c->reason);
-        ts_dec_string(d, e, "message", &c->message);
-        ts_dec_time(d, e, "lastTransitionTime", &c->last_transition_time);
-        ts_path_pop(&d->path, im);
-    }
-    ts_path_pop(&d->path, mark);
-}
-
 static void statuses_decode(struct ts_dec *d, const cJSON *status, struct ts_jobset *j)
 {
     const cJSON *a = ts_dec_array(d, status, "replicatedJobsStatus"), *e;
@@ -162,7 +132,7 @@ void ts_jobset_decode(struct ts_dec *d, const cJSON *obj, struct ts_jobset *j)
     ts_path_pop(&d->path, mark);
     status = ts_dec_object(d, obj, "status");
     mark = ts_path_push(&d->path, "status");
-    conditions_decode(d, status, j);
+    ts_job_conditions_decode(d, status, &j->conditions, &j->n_conditions);
     statuses_decode(d, status, j);
     ts_path_pop(&d->path, mark);
 }
