@@ -140,8 +140,8 @@ static int apply_config(struct flags *f)
     f->wh.manage_jobs_without_queue_name |= f->config.manage_jobs_without_queue_name;
     f->wh.partial_admission = c->partial_admission;
     f->wh.priority_boost = c->priority_boost;
-    f->wh.manage_pods = c->manage_pod;
-    f->wh.manage_deployments = c->manage_deployment;
+    f->wh.manage_pods = ts_config_framework_on(c, "pod");
+    f->wh.manage_deployments = ts_config_framework_on(c, "deployment");
     return 0;
 }
 

@@ -16,16 +16,11 @@ void ts_config_init(struct ts_config *c)
     c->pods_ready_recovery_timeout_s = 30 * 60;
     c->backoff_base_s = 60;
     c->backoff_max_s = 3600;
-    c->manage_batch_job = 1;
-    c->manage_pytorchjob = 1;
-    c->manage_tfjob = 1;
-    c->manage_mpijob = 1;
-    c->manage_pod = 1;
-    c->manage_deployment = 1;
 }
 
 /* integrations.frameworks: a listed framework is managed, others not;
- * frameworks Turnstile does not integrate are accepted and ignored. */
+ * frameworks Turnstile does not integrate are accepted and ignored (the
+ * controller only looks up the names of its kinds). */
 static void decode_integrations(struct ts_dec *d, const cJSON *obj, struct ts_config *c)
 {
     const cJSON *in = ts_dec_object(d, obj, "integrations"), *list, *e;
@@ -38,24 +33,14 @@ static void decode_integrations(struct ts_dec *d, const cJSON *obj, struct ts_co
     ts_dec_strlist(d, in, "labelKeysToCopy", &c->label_keys_to_copy);
     list = ts_dec_array(d, in, "frameworks");
     if (list) {
-        c->manage_batch_job = c->manage_pytorchjob = c->manage_tfjob = c->manage_mpijob = 0;
-        c->manage_pod = c->manage_deployment = 0;
+        ts_strlist_release(&c->frameworks);
+        c->frameworks_set = 1;
         cJSON_ArrayForEach(e, list)
         {
             if (!cJSON_IsString(e))
                 ts_dec_error(d, TS_FIELD_TYPE_INVALID, "frameworks", NULL, "must be strings");
-            else if (!strcmp(e->valuestring, "batch/job"))
-                c->manage_batch_job = 1;
-            else if (!strcmp(e->valuestring, "kubeflow.org/pytorchjob"))
-                c->manage_pytorchjob = 1;
-            else if (!strcmp(e->valuestring, "kubeflow.org/tfjob"))
-                c->manage_tfjob = 1;
-            else if (!strcmp(e->valuestring, "kubeflow.org/mpijob"))
-                c->manage_mpijob = 1;
-            else if (!strcmp(e->valuestring, "pod"))
-                c->manage_pod = 1;
-            else if (!strcmp(e->valuestring, "deployment"))
-                c->manage_deployment = 1;
+            else
+                ts_strlist_push(&c->frameworks, e->valuestring);
         }
     }
     ts_path_pop(&d->path, mark);
@@ -137,10 +122,16 @@ static void decode_wait_for_pods_ready(struct ts_dec *d, const cJSON *obj, int v
     ts_path_pop(&d->path, mark);
 }
 
+int ts_config_framework_on(const struct ts_config *c, const char *name)
+{
+    return !c->frameworks_set || ts_strlist_index(&c->frameworks, name) >= 0;
+}
+
 void ts_config_release(struct ts_config *c)
 {
     ts_label_selector_release(&c->metrics_lq_selector);
     ts_strlist_release(&c->label_keys_to_copy);
+    ts_strlist_release(&c->frameworks);
     ts_strlist_release(&c->feature_gates_ignored);
     free(c->metrics_bind_address);
     free(c->health_probe_bind_address);

@@ -48,11 +48,12 @@ struct ts_config {
     /* requeuingStrategy.backoffLimitCount: evictions before the Workload is
      * deactivated; unset = requeue forever */
     struct ts_opt_i32 backoff_limit_count;
-    /* integrations.frameworks: which job kinds are managed (Kueue's
-     * shipped configuration lists them all) */
-    int manage_batch_job, manage_pytorchjob, manage_tfjob, manage_mpijob;
-    int manage_pod;                       /* "pod": plain Pods and pod groups */
-    int manage_deployment;                /* "deployment": a Deployment's Pods, one Workload each */
+    /* integrations.frameworks: which job kinds are managed, by Kueue's
+     * framework names ("batch/job", "kubeflow.org/tfjob", ...: the
+     * controller's jobkind table); not set: every kind Turnstile integrates
+     * (Kueue's shipped configuration lists them all) */
+    struct ts_strlist frameworks;
+    int frameworks_set;
     struct ts_strlist label_keys_to_copy; /* integrations.labelKeysToCopy */
     /* metrics: the per-flavor ClusterQueue gauges (enableClusterQueueResources)
      * and the local_queue_* series (localQueueMetrics.enable, for the
@@ -85,6 +86,10 @@ struct ts_config {
 void ts_config_init(struct ts_config *c);
 /* Frees what c owns and re-initialises it. */
 void ts_config_release(struct ts_config *c);
+
+/* Whether integrations.frameworks lets Turnstile manage the kind of
+ * framework name `name` ("kubeflow.org/jaxjob"): listed, or no list. */
+int ts_config_framework_on(const struct ts_config *c, const char *name);
 
 /* Decodes a Configuration object (either version); problems are appended
  * to errs with their field paths.  Fields not listed above are accepted

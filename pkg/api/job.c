@@ -12,7 +12,7 @@ static char *dup_or_null(const char *s)
     return s ? ts_xstrdup(s) : NULL;
 }
 
-static void conditions_free(struct ts_job_condition *c, size_t n)
+void ts_job_conditions_free(struct ts_job_condition *c, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         free(c[i].type);
@@ -36,7 +36,7 @@ void ts_job_release(struct ts_job *j)
     ts_object_meta_release(&j->meta);
     free(j->completion_mode);
     ts_pod_template_release(&j->template);
-    conditions_free(j->conditions, j->n_conditions);
+    ts_job_conditions_free(j->conditions, j->n_conditions);
     ts_job_init(j);
 }
 
@@ -79,19 +79,22 @@ static void spec_decode(struct ts_dec *d, const cJSON *spec, struct ts_job *j)
     ts_path_pop(&d->path, mark);
 }
 
-static void conditions_decode(struct ts_dec *d, const cJSON *status, struct ts_job *j)
+void ts_job_conditions_decode(struct ts_dec *d, const cJSON *status, struct ts_job_condition **out,
+                              size_t *n)
 {
     const cJSON *a = ts_dec_array(d, status, "conditions");
     const cJSON *e;
     size_t mark, i = 0;
 
+    *out = NULL;
+    *n = 0;
     if (!a || !cJSON_GetArraySize(a))
         return;
-    j->conditions = ts_xcalloc((size_t)cJSON_GetArraySize(a), sizeof(*j->conditions));
+    *out = ts_xcalloc((size_t)cJSON_GetArraySize(a), sizeof(**out));
     mark = ts_path_push(&d->path, "conditions");
     cJSON_ArrayForEach(e, a)
     {
-        struct ts_job_condition *c = &j->conditions[i];
+        struct ts_job_condition *c = &(*out)[i];
         size_t im = ts_path_push_index(&d->path, i++);
 
         ts_dec_string(d, e, "type", &c->type);
@@ -102,13 +105,13 @@ static void conditions_decode(struct ts_dec *d, const cJSON *status, struct ts_j
         ts_dec_time(d, e, "lastTransitionTime", &c->last_transition_time);
         ts_path_pop(&d->path, im);
     }
-    j->n_conditions = i;
+    *n = i;
     ts_path_pop(&d->path, mark);
 }
 
 static void status_decode(struct ts_dec *d, const cJSON *status, struct ts_job *j)
 {
-    conditions_decode(d, status, j);
+    ts_job_conditions_decode(d, status, &j->conditions, &j->n_conditions);
     ts_dec_i32(d, status, "active", &j->active);
     ts_dec_opt_i32(d, status, "ready", &j->ready);
     ts_dec_i32(d, status, "succeeded", &j->succeeded);

@@ -75,6 +75,13 @@ struct ts_job {
     ts_time completion_time;
 };
 
+/* Decodes status.conditions of a batch/v1 Job (or metav1.Conditions, which
+ * have no lastProbeTime, as JobSet's) into a new array *out of *n.
+ * Ownership: the caller frees it with ts_job_conditions_free(). */
+void ts_job_conditions_decode(struct ts_dec *d, const cJSON *status, struct ts_job_condition **out,
+                              size_t *n);
+void ts_job_conditions_free(struct ts_job_condition *c, size_t n);
+
 /* Initialises an empty job (allocates nothing). */
 void ts_job_init(struct ts_job *j);
 /* Frees everything j owns and re-initialises it. */

@@ -223,3 +223,45 @@ int ts_jobworkload_from_pod(const struct ts_pod *pod, const struct ts_priority_l
     out->spec.active.v = 1;
     return resolve_priority(&pod->meta, pod->template.priority_class_name, prio, out, err);
 }
+
+int ts_jobworkload_from_jobset(const struct ts_jobset *job, const struct ts_priority_lookup *prio,
+                               struct ts_workload *out, struct ts_err *err)
+{
+    int rc;
+
+    ts_workload_release(out);
+    if ((rc = common_meta(&job->meta, TS_JOBSET_API_VERSION, TS_JOBSET_KIND, TS_JOBSET_GROUP, out,
+                          err)))
+        return rc;
+    for (size_t i = 0; i < job->n_jobs; i++) {
+        const struct ts_replicated_job *rj = &job->jobs[i];
+        struct ts_podset *ps;
+
+        if (ts_jobset_pod_count(rj) < 0)
+            return ts_err_set(err, TS_EINVAL,
+                              "JobSet \"%s\": spec.replicatedJobs[%zu]: Invalid value: %d "
+                              "replicas of %d pods do not fit an int32",
+                              job->meta.name, i, (int)rj->replicas,
+                              (int)ts_jobset_pods_per_replica(rj));
+        ps = ts_workload_add_podset(out, rj->name ? rj->name : "");
+        ps->count = ts_jobset_pod_count(rj);
+        copy_template(&ps->template, &rj->template, 0);
+    }
+    out->spec.active.set = 1;
+    out->spec.active.v = 1;
+    return resolve_priority(&job->meta, ts_jobset_priority_class(job), prio, out, err);
+}
+
+int ts_jobworkload_from_object(const struct ts_object *o, const struct ts_priority_lookup *prio,
+                               struct ts_workload *out, struct ts_err *err)
+{
+    if (o->kind == TS_KIND_JOB)
+        return ts_jobworkload_from_job(&o->u.job, prio, out, err);
+    if (TS_KIND_IS_KUBEFLOW(o->kind))
+        return ts_jobworkload_from_pytorchjob(&o->u.ptj, prio, out, err);
+    if (o->kind == TS_KIND_JOBSET)
+        return ts_jobworkload_from_jobset(&o->u.jobset, prio, out, err);
+    if (o->kind == TS_KIND_POD)
+        return ts_jobworkload_from_pod(&o->u.pod, prio, out, err);
+    return ts_err_set(err, TS_EUNSUPPORTED, "%s is not a job kind", ts_kind_name(o->kind));
+}

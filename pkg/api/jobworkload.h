@@ -18,6 +18,8 @@
 
 #include "api/job.h"
 #include "api/pod.h"
+#include "api/jobset.h"
+#include "api/object.h"
 #include "api/pytorchjob.h"
 #include "api/workload.h"
 #include "util/err.h"
@@ -57,10 +59,11 @@ int ts_jobworkload_from_job(const struct ts_job *job, const struct ts_priority_l
 void ts_jobworkload_copy_labels(const struct ts_object_meta *job, const struct ts_strlist *keys,
                                 struct ts_workload *wl);
 
-/* Same for a Kubeflow job (PyTorchJob, TFJob, MPIJob: job->kf): named
- * "pytorchjob-...", "tfjob-...", "mpijob-...", one pod set per replica type
- * in Kueue's order for the kind (master, worker; chief, master, ps, worker,
- * evaluator; launcher, worker), named by the lower-cased type. */
+/* Same for a Kubeflow job (any kind of api/pytorchjob.h: job->kf): named
+ * "pytorchjob-...", "tfjob-...", "mpijob-...", "xgboostjob-...", one pod set
+ * per replica type in Kueue's order for the kind (master, worker; chief,
+ * master, ps, worker, evaluator; launcher, worker; ...), named by the
+ * lower-cased type. */
 int ts_jobworkload_from_pytorchjob(const struct ts_pytorch_job *job,
                                    const struct ts_priority_lookup *prio, struct ts_workload *out,
                                    struct ts_err *err);
@@ -70,5 +73,17 @@ int ts_jobworkload_from_pytorchjob(const struct ts_pytorch_job *job,
  * is the Pod's spec. */
 int ts_jobworkload_from_pod(const struct ts_pod *pod, const struct ts_priority_lookup *prio,
                             struct ts_workload *out, struct ts_err *err);
+/* Same for a JobSet (Kueue's pkg/controller/jobs/jobset): named
+ * "jobset-...", one pod set per replicated job, named after it, of
+ * ts_jobset_pod_count() pods; the priority class of its first template
+ * that names one.  TS_EINVAL (message names the JobSet and the field) when
+ * a pod set's count does not fit an int32. */
+int ts_jobworkload_from_jobset(const struct ts_jobset *job, const struct ts_priority_lookup *prio,
+                               struct ts_workload *out, struct ts_err *err);
+
+/* The Workload of any job kind o holds (TS_KIND_IS_JOB()): one of the
+ * four above.  TS_EUNSUPPORTED for another kind. */
+int ts_jobworkload_from_object(const struct ts_object *o, const struct ts_priority_lookup *prio,
+                               struct ts_workload *out, struct ts_err *err);
 
 #endif

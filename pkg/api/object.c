@@ -21,6 +21,10 @@ static const struct {
     {TS_KIND_PYTORCH_JOB, "kubeflow.org", "PyTorchJob"},
     {TS_KIND_TF_JOB, "kubeflow.org", "TFJob"},
     {TS_KIND_MPI_JOB, "kubeflow.org", "MPIJob"},
+    {TS_KIND_XGBOOST_JOB, "kubeflow.org", "XGBoostJob"},
+    {TS_KIND_PADDLE_JOB, "kubeflow.org", "PaddleJob"},
+    {TS_KIND_JAX_JOB, "kubeflow.org", "JAXJob"},
+    {TS_KIND_JOBSET, TS_JOBSET_GROUP, TS_JOBSET_KIND},
     {TS_KIND_POD, "", "Pod"},
 };
 
@@ -102,8 +106,15 @@ static void decode_kind(struct ts_dec *d, const cJSON *obj, struct ts_object *o)
     case TS_KIND_PYTORCH_JOB:
     case TS_KIND_TF_JOB:
     case TS_KIND_MPI_JOB:
+    case TS_KIND_XGBOOST_JOB:
+    case TS_KIND_PADDLE_JOB:
+    case TS_KIND_JAX_JOB:
         ts_pytorchjob_init(&o->u.ptj);
         ts_pytorchjob_decode(d, obj, &o->u.ptj);
+        break;
+    case TS_KIND_JOBSET:
+        ts_jobset_init(&o->u.jobset);
+        ts_jobset_decode(d, obj, &o->u.jobset);
         break;
     case TS_KIND_POD:
         ts_pod_init(&o->u.pod);
@@ -184,12 +195,7 @@ void ts_object_validate(const struct ts_object *o, struct ts_field_errors *errs)
     case TS_KIND_NAMESPACE:
         ts_namespace_validate(&o->u.ns, errs);
         break;
-    case TS_KIND_JOB:
-    case TS_KIND_PYTORCH_JOB:
-    case TS_KIND_TF_JOB:
-    case TS_KIND_MPI_JOB:
-    case TS_KIND_POD:
-    case TS_KIND_UNKNOWN:
+    default: /* the job kinds: the webhook validates them */
         break;
     }
 }
@@ -218,7 +224,12 @@ const struct ts_object_meta *ts_object_meta(const struct ts_object *o)
     case TS_KIND_PYTORCH_JOB:
     case TS_KIND_TF_JOB:
     case TS_KIND_MPI_JOB:
+    case TS_KIND_XGBOOST_JOB:
+    case TS_KIND_PADDLE_JOB:
+    case TS_KIND_JAX_JOB:
         return &o->u.ptj.meta;
+    case TS_KIND_JOBSET:
+        return &o->u.jobset.meta;
     case TS_KIND_POD:
         return &o->u.pod.meta;
     case TS_KIND_UNKNOWN:
@@ -260,7 +271,13 @@ void ts_object_release(struct ts_object *o)
     case TS_KIND_PYTORCH_JOB:
     case TS_KIND_TF_JOB:
     case TS_KIND_MPI_JOB:
+    case TS_KIND_XGBOOST_JOB:
+    case TS_KIND_PADDLE_JOB:
+    case TS_KIND_JAX_JOB:
         ts_pytorchjob_release(&o->u.ptj);
+        break;
+    case TS_KIND_JOBSET:
+        ts_jobset_release(&o->u.jobset);
         break;
     case TS_KIND_POD:
         ts_pod_release(&o->u.pod);

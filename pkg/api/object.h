@@ -20,6 +20,7 @@
 #include "api/cohort.h"
 #include "api/field.h"
 #include "api/job.h"
+#include "api/jobset.h"
 #include "api/localqueue.h"
 #include "api/namespace.h"
 #include "api/pod.h"
@@ -43,12 +44,19 @@ enum ts_kind {
     TS_KIND_PYTORCH_JOB,
     TS_KIND_TF_JOB,  /* u.ptj, like every Kubeflow job */
     TS_KIND_MPI_JOB, /* u.ptj */
+    TS_KIND_XGBOOST_JOB,
+    TS_KIND_PADDLE_JOB,
+    TS_KIND_JAX_JOB, /* the last Kubeflow kind */
+    TS_KIND_JOBSET,
     TS_KIND_POD,
 };
 
-/* A Kubeflow job (PyTorchJob, TFJob, MPIJob): decoded into u.ptj. */
-#define TS_KIND_IS_KUBEFLOW(k)                                                                     \
-    ((k) == TS_KIND_PYTORCH_JOB || (k) == TS_KIND_TF_JOB || (k) == TS_KIND_MPI_JOB)
+/* A Kubeflow job (PyTorchJob, TFJob, MPIJob, XGBoostJob, PaddleJob,
+ * JAXJob): decoded into u.ptj. */
+#define TS_KIND_IS_KUBEFLOW(k) ((k) >= TS_KIND_PYTORCH_JOB && (k) <= TS_KIND_JAX_JOB)
+/* A job kind Turnstile makes Workloads of (batch Job, Kubeflow, JobSet, Pod). */
+#define TS_KIND_IS_JOB(k)                                                                          \
+    ((k) == TS_KIND_JOB || TS_KIND_IS_KUBEFLOW(k) || (k) == TS_KIND_JOBSET || (k) == TS_KIND_POD)
 
 struct ts_object {
     enum ts_kind kind;
@@ -63,6 +71,7 @@ struct ts_object {
         struct ts_namespace ns;
         struct ts_job job;
         struct ts_pytorch_job ptj; /* every Kubeflow kind */
+        struct ts_jobset jobset;
         struct ts_pod pod;
     } u;
 };

@@ -18,16 +18,28 @@ static void run_policy_release(struct ts_run_policy *r)
 static const char *const pytorch_order[] = {TS_PYTORCH_MASTER, TS_PYTORCH_WORKER, NULL};
 static const char *const tf_order[] = {"Chief", "Master", "PS", "Worker", "Evaluator", NULL};
 static const char *const mpi_order[] = {"Launcher", "Worker", NULL};
+static const char *const master_worker_order[] = {"Master", "Worker", NULL};
+static const char *const worker_order[] = {"Worker", NULL};
 
 const struct ts_kf_kind ts_kf_pytorchjob = {TS_PYTORCHJOB_API_VERSION, TS_PYTORCHJOB_KIND,
-                                            "pytorchReplicaSpecs", pytorch_order},
-                        ts_kf_tfjob = {"kubeflow.org/v1", "TFJob", "tfReplicaSpecs", tf_order},
-                        ts_kf_mpijob = {"kubeflow.org/v2beta1", "MPIJob", "mpiReplicaSpecs",
+                                            "pytorchReplicaSpecs", pytorch_order};
+const struct ts_kf_kind ts_kf_tfjob = {"kubeflow.org/v1", "TFJob", "tfReplicaSpecs", tf_order};
+const struct ts_kf_kind ts_kf_mpijob = {"kubeflow.org/v2beta1", "MPIJob", "mpiReplicaSpecs",
                                         mpi_order};
+/* Kueue's pkg/controller/jobs/kubeflow/jobs/{xgboostjob,paddlejob,jaxjob}:
+ * OrderedReplicaTypes() */
+const struct ts_kf_kind ts_kf_xgboostjob = {"kubeflow.org/v1", "XGBoostJob", "xgbReplicaSpecs",
+                                            master_worker_order};
+const struct ts_kf_kind ts_kf_paddlejob = {"kubeflow.org/v1", "PaddleJob", "paddleReplicaSpecs",
+                                           master_worker_order};
+const struct ts_kf_kind ts_kf_jaxjob = {"kubeflow.org/v1", "JAXJob", "jaxReplicaSpecs",
+                                        worker_order};
 
 const struct ts_kf_kind *ts_kf_kind_of(const char *kind)
 {
-    static const struct ts_kf_kind *const all[] = {&ts_kf_pytorchjob, &ts_kf_tfjob, &ts_kf_mpijob};
+    static const struct ts_kf_kind *const all[] = {&ts_kf_pytorchjob, &ts_kf_tfjob,
+                                                   &ts_kf_mpijob,     &ts_kf_xgboostjob,
+                                                   &ts_kf_paddlejob,  &ts_kf_jaxjob};
 
     for (size_t i = 0; kind && i < sizeof(all) / sizeof(all[0]); i++) {
         if (!strcmp(all[i]->kind, kind))

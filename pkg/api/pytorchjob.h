@@ -1,16 +1,18 @@
 /*
  * pytorchjob.h - kubeflow.org/v1 PyTorchJob, and the Kubeflow kinds of the
- * same shape (kubeflow.org/v1 TFJob, kubeflow.org/v2beta1 MPIJob), as
+ * same shape (kubeflow.org/v1 TFJob, XGBoostJob, PaddleJob, JAXJob,
+ * kubeflow.org/v2beta1 MPIJob), as
  * Kueue's Kubeflow integrations see them (pkg/controller/jobs/kubeflow):
  * the original JSON (`raw`) plus typed metadata, spec.runPolicy, the map of
- * replica specs (pytorchReplicaSpecs, tfReplicaSpecs, mpiReplicaSpecs) and
+ * replica specs (pytorchReplicaSpecs, tfReplicaSpecs, mpiReplicaSpecs,
+ * xgbReplicaSpecs, paddleReplicaSpecs, jaxReplicaSpecs) and
  * the status Kueue watches.  `kf` says which kind a decoded job is.
  *
  * Replicas are kept in Kueue's order for the kind (PyTorchJob: Master,
  * Worker; TFJob: Chief, Master, PS, Worker, Evaluator; MPIJob: Launcher,
- * Worker), then any other replica type by name (Kueue itself only builds
- * pod sets for the listed types; the extra ones are kept so nothing is
- * lost on encode).
+ * Worker; XGBoostJob and PaddleJob: Master, Worker; JAXJob: Worker), then
+ * any other replica type by name (Kueue itself only builds pod sets for
+ * the listed types; the extra ones are kept so nothing is lost on encode).
  * ts_pytorchjob_encode() writes the typed fields into a copy of raw, so
  * elasticPolicy, nprocPerNode, images, env ... come back unchanged.
  *
@@ -44,7 +46,8 @@ struct ts_kf_kind {
     const char *const *order;
 };
 
-extern const struct ts_kf_kind ts_kf_pytorchjob, ts_kf_tfjob, ts_kf_mpijob;
+extern const struct ts_kf_kind ts_kf_pytorchjob, ts_kf_tfjob, ts_kf_mpijob, ts_kf_xgboostjob,
+    ts_kf_paddlejob, ts_kf_jaxjob;
 
 /* The Kubeflow kind named `kind` ("TFJob"), or NULL.  Static. */
 const struct ts_kf_kind *ts_kf_kind_of(const char *kind);
@@ -110,7 +113,7 @@ void ts_pytorchjob_init(struct ts_pytorch_job *j);
 /* Frees everything j owns and re-initialises it. */
 void ts_pytorchjob_release(struct ts_pytorch_job *j);
 
-/* Decodes a Kubeflow job (PyTorchJob, TFJob or MPIJob by its kind; any
+/* Decodes a Kubeflow job (any kind of ts_kf_kind_of() by its kind; any
  * other kind is read as a PyTorchJob) into j (initialised; previous
  * content released), applying replicas default 1.  Problems go to d's
  * error list.  Ownership: j keeps a deep copy of obj. */

@@ -1,11 +1,13 @@
 /*
  * jobsim.c - --simulate-job-runtime: a stand-in for kube-controller-manager
  * and the kubelets for batch/v1 Jobs and the kubeflow.org jobs Turnstile
- * manages (PyTorchJob, TFJob, MPIJob: one shape, api/pytorchjob.h).  An
- * unsuspended job gets startTime and ready/active counts; after the
- * runtime (or the job's turnstile.dev/simulated-runtime annotation) it
- * completes with the status a real controller writes; suspending it
- * clears active and startTime.
+ * manages (PyTorchJob, TFJob, MPIJob, XGBoostJob, PaddleJob, JAXJob: one
+ * shape, api/pytorchjob.h), and for the JobSet controller
+ * (jobset.x-k8s.io JobSets).  An unsuspended job gets startTime (a JobSet:
+ * active replicated jobs) and ready/active counts; after the runtime (or
+ * the job's turnstile.dev/simulated-runtime annotation) it completes with
+ * the status a real controller writes; suspending it clears active and
+ * startTime.
  *
  * One thread, woken by every write (the store broadcasts the condition
  * variable) or by the nearest deadline.  It follows the event history
@@ -21,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "api/jobset.h"
 #include "api/pytorchjob.h"
 #include "json/json.h"
 #include "util/alloc.h"
@@ -92,9 +95,15 @@ static const struct ts_kf_kind *kubeflow(const struct ts__as_res *res)
     return ts_kf_kind_of(res->kind);
 }
 
+static int jobset(const struct ts__as_res *res)
+{
+    return res->kindid == TS__AS_CR && !strcmp(res->group, TS_JOBSET_GROUP) &&
+           !strcmp(res->kind, TS_JOBSET_KIND);
+}
+
 static int simulated(const struct ts__as_res *res)
 {
-    return !res->dead && (res->kindid == TS__AS_JOB || kubeflow(res));
+    return !res->dead && (res->kindid == TS__AS_JOB || kubeflow(res) || jobset(res));
 }
 
 static int cond_true(const cJSON *obj, const char *type)
@@ -174,6 +183,8 @@ static int finished(const struct ts__as_res *res, const cJSON *obj)
 {
     if (kubeflow(res))
         return cond_true(obj, "Succeeded") || cond_true(obj, "Failed");
+    if (jobset(res))
+        return cond_true(obj, "Completed") || cond_true(obj, "Failed");
     return cond_true(obj, "Complete") || cond_true(obj, "Failed");
 }
 
@@ -308,6 +319,66 @@ static void pt_suspend(const struct ts_kf_kind *k, cJSON *obj, const char *now)
     pt_replicas(k, obj, "active", 1);
 }
 
+/* --- JobSet (sigs.k8s.io/jobset pkg/controllers, pkg/constants) --------- */
+
+/* status.replicatedJobsStatus: `field` ("active", "succeeded",
+ * "suspended") is each replicated job's replicas, the others 0; "active"
+ * counts them ready too. */
+static void js_statuses(cJSON *obj, const char *field)
+{
+    cJSON *a = cJSON_CreateArray();
+    const cJSON *rj;
+
+    cJSON_ArrayForEach(rj, ts_json_get(obj, "spec.replicatedJobs"))
+    {
+        static const char *const fields[] = {"ready", "succeeded", "failed", "active", "suspended"};
+        cJSON *one = cJSON_CreateObject();
+        int64_t n = get_num(rj, "replicas", 1);
+        const char *name = ts_json_get_string(rj, "name");
+
+        cJSON_AddStringToObject(one, "name", name ? name : "");
+        for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+            int on = !strcmp(fields[i], field) || (!strcmp(field, "active") && !i);
+
+            cJSON_AddNumberToObject(one, fields[i], on ? (double)n : 0);
+        }
+        cJSON_AddItemToArray(a, one);
+    }
+    ts_json_set(obj, "status.replicatedJobsStatus", a, NULL);
+}
+
+static int js_started(const cJSON *obj)
+{
+    const cJSON *st;
+
+    cJSON_ArrayForEach(st, ts_json_get(obj, "status.replicatedJobsStatus"))
+    {
+        if (get_num(st, "active", 0) > 0)
+            return 1;
+    }
+    return 0;
+}
+
+static void js_start(cJSON *obj, const char *now)
+{
+    if (ts_json_get(obj, "status.conditions"))
+        set_cond(obj, "Suspended", "False", "ResumeJobs", "jobset is resumed", now);
+    js_statuses(obj, "active");
+}
+
+static void js_complete(cJSON *obj, const char *now)
+{
+    js_statuses(obj, "succeeded");
+    set_cond(obj, "Completed", "True", "AllJobsCompleted", "jobset completed successfully", now);
+    ts_json_set_string(obj, "status.terminalState", "Completed", NULL);
+}
+
+static void js_suspend(cJSON *obj, const char *now)
+{
+    js_statuses(obj, "suspended");
+    set_cond(obj, "Suspended", "True", "SuspendedJobs", "jobset is suspended", now);
+}
+
 /* --- the run list --------------------------------------------------------- */
 
 static struct sim_run *run_find(struct ts__as_jobsim *js, const struct ts__as_res *res,
@@ -343,13 +414,36 @@ static void run_set(struct ts__as_jobsim *js, struct ts__as_res *res, const char
     r->deadline = deadline;
 }
 
+enum sim_step {
+    SIM_START = 0,
+    SIM_COMPLETE,
+    SIM_SUSPEND,
+};
+
+/* The status the kind's controller writes for `step`, into obj. */
+static void transition(const struct ts__as_res *res, cJSON *obj, enum sim_step step,
+                       const char *now)
+{
+    static void (*const job[])(cJSON *, const char *) = {job_start, job_complete, job_suspend};
+    static void (*const js[])(cJSON *, const char *) = {js_start, js_complete, js_suspend};
+    static void (*const kf[])(const struct ts_kf_kind *, cJSON *,
+                              const char *) = {pt_start, pt_complete, pt_suspend};
+    const struct ts_kf_kind *pt = kubeflow(res);
+
+    if (pt)
+        kf[step](pt, obj, now);
+    else if (jobset(res))
+        js[step](obj, now);
+    else
+        job[step](obj, now);
+}
+
 /* Decides the next state of one job and writes it when it changes. */
 static void evaluate(struct ts_apiserver *s, struct ts__as_res *res, struct ts__as_obj *o,
                      ts_time now)
 {
     struct ts__as_jobsim *js = s->jobsim;
     const cJSON *cur = o->json;
-    const struct ts_kf_kind *pt = kubeflow(res);
     char key[600], ts[TS_TIME_STR_MAX];
     const char *start = ts_json_get_string(cur, "status.startTime");
     struct sim_run *r;
@@ -365,28 +459,20 @@ static void evaluate(struct ts_apiserver *s, struct ts__as_res *res, struct ts__
     obj = cJSON_Duplicate(cur, 1);
     if (suspended(res, cur)) {
         run_drop(js, res, key);
-        if (pt)
-            pt_suspend(pt, obj, ts);
-        else
-            job_suspend(obj, ts);
-    } else if (!start) {
-        if (pt)
-            pt_start(pt, obj, ts);
-        else
-            job_start(obj, ts);
+        transition(res, obj, SIM_SUSPEND, ts);
+    } else if (jobset(res) ? !js_started(cur) : !start) {
+        transition(res, obj, SIM_START, ts);
         run_set(js, res, key, now + runtime_of(s, cur));
     } else {
         ts_time t0 = now;
         if (!(r = run_find(js, res, key))) {
-            ts_time_parse(start, &t0);
+            if (start) /* a JobSet has no start time: its runtime starts now */
+                ts_time_parse(start, &t0);
             run_set(js, res, key, t0 + runtime_of(s, cur));
             r = run_find(js, res, key);
         }
         if (r && r->deadline <= now) {
-            if (pt)
-                pt_complete(pt, obj, ts);
-            else
-                job_complete(obj, ts);
+            transition(res, obj, SIM_COMPLETE, ts);
             run_drop(js, res, key);
         }
     }

@@ -18,7 +18,7 @@
     "         [-o table|json] [--now RFC3339] [--kubeconfig FILE] [--context NAME]\n"              \
     "         [--config FILE]\n"                                                                   \
     "  --config: Kueue's Configuration (fair sharing, resource transformations, ...)\n"            \
-    "  KIND/NAME: the job that owns the Workload (job, pytorchjob, tfjob, mpijob)\n"               \
+    "  KIND/NAME: the job that owns the Workload (job, pytorchjob, tfjob, jobset, ...)\n"          \
     "  without -f the state is read from the cluster (kubeconfig); nothing is written\n"
 
 struct opts {
@@ -71,7 +71,7 @@ static int parse(int argc, char **argv, struct opts *o, FILE *err)
 }
 
 /* The Workload for WORKLOAD or KIND/NAME (job/NAME, pytorchjob/NAME,
- * tfjob/NAME, mpijob/NAME: the owner's kind, any case). */
+ * jobset/NAME, ...: the owner's kind, any case). */
 static const struct ts_workload *resolve(const struct ts_sim *sim, const char *ns,
                                          const char *target)
 {

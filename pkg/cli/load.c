@@ -26,9 +26,7 @@ int ts_cli_read_stream(const char *file, struct ts_yaml_stream *st, struct ts_er
 
 static int is_job(const cJSON *doc)
 {
-    enum ts_kind k = ts_object_kind(doc);
-
-    return k == TS_KIND_JOB || TS_KIND_IS_KUBEFLOW(k);
+    return TS_KIND_IS_JOB(ts_object_kind(doc));
 }
 
 /* Adds the documents of one file that are (jobs = 1) or are not jobs;

@@ -1,5 +1,6 @@
 #include "controller/jobkind.h"
 
+#include "api/jobset.h"
 #include "api/pod.h"
 #include "json/json.h"
 #include "util/alloc.h"
@@ -9,32 +10,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define KF(version, plural, kind, framework, kf)                                                   \
+    {                                                                                              \
+        "kubeflow.org/" version, {"kubeflow.org", version, plural, kind, 1}, framework,            \
+            "spec.runPolicy", kf, TS_JOBKIND_KUBEFLOW                                              \
+    }
+
 const struct ts_jobkind ts_jobkinds[TS_JOBKIND_N] = {
-    {"batch/v1",
-     {"batch", "v1", "jobs", "Job", 1},
-     "batch/job",
+    {"batch/v1", {"batch", "v1", "jobs", "Job", 1}, "batch/job", "spec", NULL, TS_JOBKIND_BATCH},
+    KF("v1", "pytorchjobs", "PyTorchJob", "kubeflow.org/pytorchjob", &ts_kf_pytorchjob),
+    KF("v1", "tfjobs", "TFJob", "kubeflow.org/tfjob", &ts_kf_tfjob),
+    KF("v2beta1", "mpijobs", "MPIJob", "kubeflow.org/mpijob", &ts_kf_mpijob),
+    KF("v1", "xgboostjobs", "XGBoostJob", "kubeflow.org/xgboostjob", &ts_kf_xgboostjob),
+    KF("v1", "paddlejobs", "PaddleJob", "kubeflow.org/paddlejob", &ts_kf_paddlejob),
+    KF("v1", "jaxjobs", "JAXJob", "kubeflow.org/jaxjob", &ts_kf_jaxjob),
+    {TS_JOBSET_API_VERSION,
+     {TS_JOBSET_GROUP, "v1alpha2", "jobsets", TS_JOBSET_KIND, 1},
+     "jobset.x-k8s.io/jobset",
      "spec",
      NULL,
-     TS_JOBKIND_SHAPE_JOB},
-    {"kubeflow.org/v1",
-     {"kubeflow.org", "v1", "pytorchjobs", "PyTorchJob", 1},
-     "kubeflow.org/pytorchjob",
-     "spec.runPolicy",
-     &ts_kf_pytorchjob,
-     TS_JOBKIND_SHAPE_KUBEFLOW},
-    {"kubeflow.org/v1",
-     {"kubeflow.org", "v1", "tfjobs", "TFJob", 1},
-     "kubeflow.org/tfjob",
-     "spec.runPolicy",
-     &ts_kf_tfjob,
-     TS_JOBKIND_SHAPE_KUBEFLOW},
-    {"kubeflow.org/v2beta1",
-     {"kubeflow.org", "v2beta1", "mpijobs", "MPIJob", 1},
-     "kubeflow.org/mpijob",
-     "spec.runPolicy",
-     &ts_kf_mpijob,
-     TS_JOBKIND_SHAPE_KUBEFLOW},
-    {"v1", {"", "v1", "pods", "Pod", 1}, "pod", NULL, NULL, TS_JOBKIND_SHAPE_POD},
+     TS_JOBKIND_JOBSET},
+    {"v1", {"", "v1", "pods", "Pod", 1}, "pod", NULL, NULL, TS_JOBKIND_POD},
 };
 
 static const char *str(const cJSON *o, const char *key)
@@ -64,18 +60,55 @@ const struct ts_jobkind *ts_jobkind_by_kind(const char *kind)
     return NULL;
 }
 
+const struct ts_jobkind *ts_jobkind_of_owner(const char *api_version, const char *kind)
+{
+    const char *slash = api_version ? strchr(api_version, '/') : NULL;
+
+    for (size_t i = 0; slash && kind && i < TS_JOBKIND_N; i++) {
+        const char *g = ts_jobkinds[i].res.group;
+
+        if (strlen(g) == (size_t)(slash - api_version) && !strncmp(api_version, g, strlen(g)) &&
+            !strcmp(kind, ts_jobkinds[i].res.kind))
+            return &ts_jobkinds[i];
+    }
+    return NULL;
+}
+
+/* A JobSet's replicated jobs: spec.replicatedJobs[i].template.spec.template,
+ * named spec.replicatedJobs[i].name. */
+static size_t jobset_templates(cJSON *spec, cJSON **tmpl, char names[][64])
+{
+    cJSON *rj;
+    size_t n = 0;
+
+    cJSON_ArrayForEach(rj, cJSON_GetObjectItemCaseSensitive(spec, "replicatedJobs"))
+    {
+        const char *name = str(rj, "name");
+
+        if (n == TS_JOBKIND_MAX_PODSETS || !cJSON_IsObject(rj))
+            continue;
+        tmpl[n] = ts_json_mkpath(rj, "template.spec.template", NULL);
+        if (!tmpl[n])
+            continue; /* a non-object in the way: the API server refuses it */
+        snprintf(names[n++], 64, "%s", name ? name : "");
+    }
+    return n;
+}
+
 size_t ts_jobkind_templates(const struct ts_jobkind *k, cJSON *job, cJSON **tmpl, char names[][64])
 {
     cJSON *spec = cJSON_GetObjectItemCaseSensitive(job, "spec");
     cJSON *reps, *r, *order[TS_JOBKIND_MAX_PODSETS];
     size_t n = 0;
 
-    if (k->shape == TS_JOBKIND_SHAPE_POD) {
+    if (k->shape == TS_JOBKIND_POD) {
         tmpl[0] = job; /* metadata and spec, as a PodTemplateSpec has them */
         snprintf(names[0], 64, "%s", TS_WL_DEFAULT_PODSET);
         return 1;
     }
-    if (k->shape == TS_JOBKIND_SHAPE_JOB) {
+    if (k->shape == TS_JOBKIND_JOBSET)
+        return jobset_templates(spec, tmpl, names);
+    if (k->shape == TS_JOBKIND_BATCH) {
         tmpl[0] = cJSON_GetObjectItemCaseSensitive(spec, "template");
         snprintf(names[0], 64, "%s", TS_WL_DEFAULT_PODSET);
         return tmpl[0] ? 1 : 0;
@@ -105,7 +138,7 @@ size_t ts_jobkind_templates(const struct ts_jobkind *k, cJSON *job, cJSON **tmpl
 
 int ts_jobkind_is_suspended(const struct ts_jobkind *k, const cJSON *job)
 {
-    if (k->shape == TS_JOBKIND_SHAPE_POD) {
+    if (k->shape == TS_JOBKIND_POD) {
         const char *phase = ts_json_get_string(job, "status.phase");
 
         return ts_pod_json_has_gate(job, TS_POD_GATE) ||
@@ -119,7 +152,7 @@ void ts_jobkind_set_suspend(const struct ts_jobkind *k, cJSON *job, int suspend)
 {
     cJSON *p;
 
-    if (k->shape == TS_JOBKIND_SHAPE_POD) {
+    if (k->shape == TS_JOBKIND_POD) {
         if (!suspend)
             ts_pod_json_remove_gate(job, TS_POD_GATE);
         return;
@@ -165,7 +198,7 @@ int ts_jobkind_start(const struct ts_jobkind *k, cJSON *job, const struct ts_wor
 
     for (size_t i = 0; i < n && !rc; i++)
         rc = ts_podset_inject(tmpl[i], wl, names[i], lookup, ctx, err);
-    if (!rc && k->shape == TS_JOBKIND_SHAPE_JOB) {
+    if (!rc && k->shape == TS_JOBKIND_BATCH) {
         const struct ts_podset *ps = ts_workload_find_podset(wl, TS_WL_DEFAULT_PODSET);
 
         if (ps && ps->min_count.set)
@@ -190,7 +223,7 @@ int ts_jobkind_stop(const struct ts_jobkind *k, cJSON *job, const struct ts_work
     size_t n = ts_jobkind_templates(k, job, tmpl, names);
     int any = !ts_jobkind_is_suspended(k, job), c = 0, rc = 0;
 
-    if (k->shape == TS_JOBKIND_SHAPE_POD) { /* nothing to restore: a Pod is deleted */
+    if (k->shape == TS_JOBKIND_POD) { /* nothing to restore: a Pod is deleted */
         if (changed)
             *changed = 0;
         return 0;
@@ -200,7 +233,7 @@ int ts_jobkind_stop(const struct ts_jobkind *k, cJSON *job, const struct ts_work
         rc = ts_podset_restore(tmpl[i], wl, names[i], &c, err);
         any |= c;
     }
-    if (!rc && k->shape == TS_JOBKIND_SHAPE_JOB) {
+    if (!rc && k->shape == TS_JOBKIND_BATCH) {
         const struct ts_podset *ps = ts_workload_find_podset(wl, TS_WL_DEFAULT_PODSET);
         const cJSON *par = ts_json_get(job, "spec.parallelism");
 

@@ -1,12 +1,18 @@
 /*
  * jobkind.h - the job kinds Turnstile manages, behind one small adapter
  * (Kueue's GenericJob): where a kind keeps its suspend flag and its pod
- * templates, and what starting and stopping it means.  batch/v1 Job, and
- * the Kubeflow jobs that share one shape (a map of replica specs and
- * spec.runPolicy, api/pytorchjob.h): kubeflow.org/v1 PyTorchJob and TFJob,
- * kubeflow.org/v2beta1 MPIJob; and core/v1 Pod (Kueue's pod integration:
- * a Pod's "suspend" is the scheduling gate kueue.x-k8s.io/admission, which
+ * templates, and what starting and stopping it means.  batch/v1 Job; the
+ * Kubeflow jobs that share one shape (a map of replica specs and
+ * spec.runPolicy, api/pytorchjob.h): kubeflow.org/v1 PyTorchJob, TFJob,
+ * XGBoostJob, PaddleJob, JAXJob and kubeflow.org/v2beta1 MPIJob; and
+ * jobset.x-k8s.io/v1alpha2 JobSet (a list of replicated jobs, each a Job
+ * template: api/jobset.h); and core/v1 Pod (Kueue's pod integration: a
+ * Pod's "suspend" is the scheduling gate kueue.x-k8s.io/admission, which
  * can only be removed: a Pod is never suspended again, it is deleted).
+ *
+ * This table is the one list of the kinds the controller manages: its
+ * informers, work queue keys and integrations.frameworks names come from
+ * it.
  *
  * All functions work on the job's JSON (the object as the API server
  * returned it), so fields Turnstile does not model survive every write.
@@ -25,11 +31,12 @@
 
 #define TS_JOBKIND_MAX_PODSETS 18
 
-/* Where a kind keeps its pod templates and what suspending it means. */
+/* Where a kind keeps its pod templates. */
 enum ts_jobkind_shape {
-    TS_JOBKIND_SHAPE_JOB = 0,  /* batch/v1 Job: spec.template, spec.suspend */
-    TS_JOBKIND_SHAPE_KUBEFLOW, /* replica specs (kf), spec.runPolicy.suspend */
-    TS_JOBKIND_SHAPE_POD,      /* the Pod is its own template; gate = suspended */
+    TS_JOBKIND_BATCH = 0, /* spec.template; partial admission; stopped in steps */
+    TS_JOBKIND_KUBEFLOW,  /* spec.<kf->replicas_key>.<Type>.template */
+    TS_JOBKIND_JOBSET,    /* spec.replicatedJobs[i].template.spec.template */
+    TS_JOBKIND_POD,       /* the Pod is its own template; its gate is "suspended" */
 };
 
 struct ts_jobkind {
@@ -37,22 +44,28 @@ struct ts_jobkind {
     struct ts_kube_resource res; /* batch, v1, jobs, Job, namespaced */
     const char *framework;       /* integrations.frameworks name: "batch/job" */
     const char *suspend_parent;  /* object holding "suspend": "spec" or "spec.runPolicy" */
-    const struct ts_kf_kind *kf; /* replica specs of a Kubeflow job, NULL otherwise */
+    const struct ts_kf_kind *kf; /* replica specs of a Kubeflow job, else NULL */
     enum ts_jobkind_shape shape;
 };
 
-/* Every kind, in a fixed order: Job, PyTorchJob, TFJob, MPIJob, Pod. */
-#define TS_JOBKIND_N 5
+/* Every kind, in a fixed order: Job, PyTorchJob, TFJob, MPIJob,
+ * XGBoostJob, PaddleJob, JAXJob, JobSet, Pod. */
+#define TS_JOBKIND_N 9
 extern const struct ts_jobkind ts_jobkinds[TS_JOBKIND_N];
 
 /* The adapter for the job's apiVersion/kind, or NULL when not managed. */
 const struct ts_jobkind *ts_jobkind_of(const cJSON *job);
 /* The adapter of kind name `kind` ("TFJob"), or NULL. */
 const struct ts_jobkind *ts_jobkind_by_kind(const char *kind);
+/* The adapter an ownerReference names (its apiVersion's group and its
+ * kind), or NULL. */
+const struct ts_jobkind *ts_jobkind_of_owner(const char *api_version, const char *kind);
 
 /* Pod templates of a job in pod set order (Kueue's for the kind, then the
- * other replica types alphabetically), with their pod set names
- * ("main", or the lower-cased replica type).  Returns the count (at most
+ * other replica types alphabetically; a JobSet's replicated jobs in
+ * order), with their pod set names ("main", the lower-cased replica type,
+ * or the replicated job's name).  A JobSet's replicated job without a pod
+ * template gets an empty one.  Returns the count (at most
  * TS_JOBKIND_MAX_PODSETS).  Borrowed: pointers into job. */
 size_t ts_jobkind_templates(const struct ts_jobkind *k, cJSON *job, cJSON **tmpl, char names[][64]);
 

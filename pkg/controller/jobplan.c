@@ -61,6 +61,11 @@ static void facts(const struct ts_object *o, struct job_facts *f)
         /* Kueue: ready + succeeded >= parallelism (1 when unset) */
         f->pods_ready = (o->u.job.ready.set ? o->u.job.ready.v : 0) + o->u.job.succeeded >=
                         (o->u.job.parallelism.set ? o->u.job.parallelism.v : 1);
+    } else if (o->kind == TS_KIND_JOBSET) {
+        f->meta = &o->u.jobset.meta;
+        f->finished = ts_jobset_is_finished(&o->u.jobset, &f->success, &f->message);
+        f->active = ts_jobset_is_active(&o->u.jobset);
+        f->pods_ready = ts_jobset_pods_ready(&o->u.jobset);
     } else {
         f->meta = &o->u.ptj.meta;
         f->finished = ts_pytorchjob_is_finished(&o->u.ptj, &f->success, &f->message);
@@ -74,22 +79,13 @@ static void facts(const struct ts_object *o, struct job_facts *f)
     }
 }
 
-static int build(const struct ts_object *o, const struct ts_jobplan_env *env,
-                 struct ts_workload *out, struct ts_err *err)
-{
-    if (o->kind == TS_KIND_POD)
-        return ts_jobworkload_from_pod(&o->u.pod, env->prio, out, err);
-    return o->kind == TS_KIND_JOB ? ts_jobworkload_from_job(&o->u.job, env->prio, out, err)
-                                  : ts_jobworkload_from_pytorchjob(&o->u.ptj, env->prio, out, err);
-}
-
 /* A Pod's finalizer kueue.x-k8s.io/managed dropped (Kueue's Pod.Finalize),
  * joined to whatever job write the plan holds.  Returns 1 when planned. */
 static int plan_pod_finalize(const cJSON *job, const struct ts_jobkind *k, struct ts_jobplan *p)
 {
     cJSON *fin, *f;
 
-    if (k->shape != TS_JOBKIND_SHAPE_POD || (p->ops & TS_JOBPLAN_DELETE_JOB))
+    if (k->shape != TS_JOBKIND_POD || (p->ops & TS_JOBPLAN_DELETE_JOB))
         return 0;
     if (!p->job)
         p->job = cJSON_Duplicate(job, 1);
@@ -125,7 +121,7 @@ static int plan_create(const struct ts_object *o, const cJSON *job, const struct
         plan_pod_finalize(job, k, p); /* finished before it had a Workload */
         return 0;
     }
-    rc = build(o, env, &p->workload, &e);
+    rc = ts_jobworkload_from_object(o, env->prio, &p->workload, &e);
 
     if (rc == TS_ENOTFOUND) { /* Kueue creates nothing and warns on the job */
         ts__jobplan_event(p, "Warning", "WorkloadPriorityClassNotFound", "%s", e.msg);
@@ -145,7 +141,7 @@ static int plan_create(const struct ts_object *o, const cJSON *job, const struct
     p->ops |= TS_JOBPLAN_CREATE_WORKLOAD;
     ts__jobplan_event(p, "Normal", "CreatedWorkload", "Created Workload: %s/%s",
                       p->workload.meta.namespace_, p->workload.meta.name);
-    if (!ts_jobkind_is_suspended(k, job) && k->shape != TS_JOBKIND_SHAPE_POD) {
+    if (!ts_jobkind_is_suspended(k, job) && k->shape != TS_JOBKIND_POD) {
         p->job = cJSON_Duplicate(job, 1);
         ts_jobkind_set_suspend(k, p->job, 1);
         p->ops |= TS_JOBPLAN_UPDATE_JOB;
@@ -170,7 +166,8 @@ static void plan_finished(const struct job_facts *f, const struct ts_workload *w
  * Job is first suspended alone; once it is, a status.startTime the job
  * controller left is cleared through the status subresource, then its pod
  * templates are restored (kube-apiserver refuses a template change of a
- * Job that runs or has started).  A Kubeflow job takes it in one write.
+ * Job that runs or has started).  A Kubeflow job or a JobSet takes it in
+ * one write.
  * Returns 1 when a job write is planned (the stop is under way), 0 when the
  * job is stopped and restored, or an error. */
 static int plan_stop(const cJSON *job, const struct ts_jobkind *k, const struct ts_workload *wl,
@@ -178,7 +175,7 @@ static int plan_stop(const cJSON *job, const struct ts_jobkind *k, const struct 
 {
     int was_running = !ts_jobkind_is_suspended(k, job), changed = 0, rc;
 
-    if (k->shape == TS_JOBKIND_SHAPE_POD) { /* Kueue's Pod.Stop: delete a running Pod */
+    if (k->shape == TS_JOBKIND_POD) { /* Kueue's Pod.Stop: delete a running Pod */
         if (!was_running || ts_json_get(job, "metadata.deletionTimestamp"))
             return 0;
         p->job = cJSON_Duplicate(job, 1);
@@ -187,7 +184,7 @@ static int plan_stop(const cJSON *job, const struct ts_jobkind *k, const struct 
         return 1;
     }
     p->job = cJSON_Duplicate(job, 1);
-    if (k->shape == TS_JOBKIND_SHAPE_JOB && was_running) {
+    if (k->shape == TS_JOBKIND_BATCH && was_running) {
         ts_jobkind_set_suspend(k, p->job, 1);
         p->ops |= TS_JOBPLAN_UPDATE_JOB;
         ts__jobplan_event(p, "Normal", "Stopped", "%s", why);
@@ -200,7 +197,7 @@ static int plan_stop(const cJSON *job, const struct ts_jobkind *k, const struct 
         p->job = NULL;
         return 0;
     }
-    if (k->shape == TS_JOBKIND_SHAPE_JOB && ts_json_get(job, "status.startTime")) {
+    if (k->shape == TS_JOBKIND_BATCH && ts_json_get(job, "status.startTime")) {
         cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(p->job, "status"),
                                                 "startTime");
         /* the status write carries the job as it is stored, startTime aside */
@@ -226,7 +223,7 @@ static int plan_evicted(const struct job_facts *f, const cJSON *job, const struc
 
     if (rc < 0)
         return rc;
-    if (rc == 1 && k->shape == TS_JOBKIND_SHAPE_JOB)
+    if (rc == 1 && k->shape == TS_JOBKIND_BATCH)
         return 0; /* released once the stop has landed */
     if (!f->active && ts_workload_has_quota_reservation(wl)) {
         ts_workload_copy(&p->workload, wl);
@@ -271,7 +268,7 @@ static int plan_sync(const struct ts_object *o, const struct ts_workload *wl,
     if (ts_workload_has_quota_reservation(wl))
         return 0;
     ts_workload_init(&fresh);
-    rc = build(o, env, &fresh, err);
+    rc = ts_jobworkload_from_object(o, env->prio, &fresh, err);
     if (!rc && (!pod_sets_equal(&fresh, wl) || !same_max_exec_time(&fresh, wl))) {
         struct ts_podset *ps;
         size_t n;
@@ -737,6 +734,46 @@ void ts_jobplan_make_standalone(const struct ts_workload *wl, const struct ts_jo
     ts__jobplan_checks(wl, env, now, p);
 }
 
+static int nonempty(const cJSON *o, const char *path)
+{
+    const char *v = ts_json_get_string(o, path);
+
+    return v && *v;
+}
+
+/* Kueue's FindAncestorJobManagedByKueue, one level up: the job's
+ * controller is an object of a kind Turnstile manages, which has a queue
+ * name (or manageJobsWithoutQueueName is on), so its Workload covers this
+ * job and the job gets none of its own.  An owner not cached yet counts as
+ * managed (Kueue retries until it can read it): a Workload created for the
+ * child meanwhile would hold quota twice. */
+static int owner_managed(const cJSON *job, const struct ts_jobplan_env *env)
+{
+    const cJSON *ref;
+
+    cJSON_ArrayForEach(ref, ts_json_get(job, "metadata.ownerReferences"))
+    {
+        const struct ts_jobkind *k = ts_jobkind_of_owner(ts_json_get_string(ref, "apiVersion"),
+                                                         ts_json_get_string(ref, "kind"));
+        const char *name = ts_json_get_string(ref, "name");
+        cJSON *owner;
+        int on = 0, managed;
+
+        if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "controller")))
+            continue;
+        if (!k || !name || !env->owner)
+            return 0;
+        owner =
+            env->owner(env->owner_ctx, k, ts_json_get_string(job, "metadata.namespace"), name, &on);
+        managed = on && (!owner || env->manage_jobs_without_queue_name ||
+                         nonempty(owner, "metadata.labels[" TS_LABEL_QUEUE_NAME "]") ||
+                         nonempty(owner, "metadata.annotations[" TS_LABEL_QUEUE_NAME "]"));
+        cJSON_Delete(owner);
+        return managed;
+    }
+    return 0;
+}
+
 int ts_jobplan_make(const cJSON *job, const struct ts_workload *wl,
                     const struct ts_jobplan_env *env, ts_time now, struct ts_jobplan *p,
                     struct ts_err *err)
@@ -769,7 +806,7 @@ int ts_jobplan_make(const cJSON *job, const struct ts_workload *wl,
         else
             rc = wl ? plan_owned(&o, job, k, wl, env, now, p, err)
                     : plan_create(&o, job, k, env, p, err);
-    } else if (o.kind == TS_KIND_JOB || TS_KIND_IS_KUBEFLOW(o.kind)) {
+    } else if (TS_KIND_IS_JOB(o.kind) && !owner_managed(job, env)) {
         const struct ts_object_meta *m = ts_object_meta(&o);
         int managed = ts_job_meta_queue_name(m) || env->manage_jobs_without_queue_name;
 

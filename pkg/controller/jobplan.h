@@ -5,7 +5,9 @@
  * controller executes the plan through the API; the tests check it table
  * by table.
  *
- * Order of rules (as Kueue's): job deleting; not managed; no workload yet
+ * Order of rules (as Kueue's): job deleting; its controller is a managed
+ * job with a queue name (the child gets no Workload); not managed; no
+ * workload yet
  * (create it, and suspend a job that slipped past the webhook); workload
  * finished; job finished (finish the workload); workload evicted (stop the
  * job, then release the quota once the job has no active pods); job
@@ -53,6 +55,8 @@
 #include "controller/podset.h"
 #include "util/time.h"
 
+struct ts_jobkind;
+
 enum ts_jobplan_ops {
     TS_JOBPLAN_CREATE_WORKLOAD = 1 << 0,   /* create plan->workload */
     TS_JOBPLAN_UPDATE_WORKLOAD = 1 << 1,   /* update plan->workload (spec/metadata) */
@@ -83,6 +87,15 @@ struct ts_jobplan_env {
      * Pods of a managed Deployment are the pod integration's (Kueue's
      * implicitly enabled framework) */
     int pods_parent_only;
+    /* The object of kind k ns/name (a job's controller), for the rule that
+     * a job whose controller Turnstile manages gets no Workload of its own;
+     * sets *on to 0 when kind k is not managed (not in
+     * integrations.frameworks, or not served).  Returns NULL when it is not
+     * cached.  Ownership: the caller cJSON_Delete()s the result.  NULL
+     * callback: no owner is managed. */
+    cJSON *(*owner)(void *ctx, const struct ts_jobkind *k, const char *ns, const char *name,
+                    int *on);
+    void *owner_ctx;
 };
 
 /* What a landed WORKLOAD_STATUS write means for Kueue's metrics. */

@@ -1,5 +1,6 @@
 /* jobs.c - the job reconciler: one key per job ("<Kind>/ns/name": Job,
- * PyTorchJob, TFJob, MPIJob), planned by jobplan.c and executed as API writes.
+ * the Kubeflow kinds, JobSet: controller/jobkind.h), planned by jobplan.c
+ * and executed as API writes.
  * A failed write requeues the key with backoff; the next reconcile starts
  * again from the cache, so nothing half-done is remembered. */
 #include "api/jobworkload.h"
@@ -529,6 +530,18 @@ static void reconcile_standalone(struct ts_ctl *c, struct ts_workqueue *q, const
     ts_workqueue_done(q, key);
 }
 
+/* A job's controller of kind k from that kind's informer (jobplan.h);
+ * kinds without one (not a framework, not served) are not managed. */
+static cJSON *owner_of(void *ctx, const struct ts_jobkind *k, const char *ns, const char *name,
+                       int *on)
+{
+    struct ts_ctl *c = ctx;
+    struct ts_informer *inf = c->inf[TS__CTL_JOBKIND_INF(k - ts_jobkinds)];
+
+    *on = inf != NULL;
+    return inf ? ts_informer_fetch(inf, ns, name) : NULL;
+}
+
 void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
 {
     struct ts_ctl *c = data;
@@ -550,7 +563,9 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
                                  TS_STOP_NONE,
                                  TS_STOP_NONE,
                                  NULL,
-                                 !c->opts.config.manage_pod};
+                                 !ts_config_framework_on(&c->opts.config, "pod"),
+                                 owner_of,
+                                 c};
     struct ts_strlist checks = TS_STRLIST_INIT;
     struct ts_workload wl;
     struct ts_jobplan p;

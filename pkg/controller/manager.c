@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-const struct ts_kube_resource *const ts__ctl_resources[TS__CTL_N] = {
+static const struct ts_kube_resource *const resources[TS__CTL_N] = {
     [TS__CTL_RF] = &ts_kube_res_resourceflavors,
     [TS__CTL_CQ] = &ts_kube_res_clusterqueues,
     [TS__CTL_COHORT] = &ts_kube_res_cohorts,
@@ -26,17 +26,17 @@ const struct ts_kube_resource *const ts__ctl_resources[TS__CTL_N] = {
     [TS__CTL_NS] = &ts_kube_res_namespaces,
     [TS__CTL_AC] = &ts_kube_res_admissionchecks,
     [TS__CTL_WL] = &ts_kube_res_workloads,
-    [TS__CTL_JOB] = &ts_jobkinds[0].res,
-    [TS__CTL_PTJ] = &ts_jobkinds[1].res,
-    [TS__CTL_TFJ] = &ts_jobkinds[2].res,
-    [TS__CTL_MPIJ] = &ts_jobkinds[3].res,
-    [TS__CTL_POD] = &ts_jobkinds[4].res,
     [TS__CTL_LR] = &ts_kube_res_limitranges,
     [TS__CTL_RC] = &ts_kube_res_runtimeclasses,
     [TS__CTL_PRC] = &ts_kube_res_provisioningrequestconfigs,
     [TS__CTL_PR] = &ts_kube_res_provisioningrequests,
     [TS__CTL_PT] = &ts_kube_res_podtemplates,
 };
+
+const struct ts_kube_resource *ts__ctl_resource(enum ts__ctl_inf i)
+{
+    return TS__CTL_IS_JOB_INF(i) ? &ts_jobkinds[i - TS__CTL_JOB].res : resources[i];
+}
 
 #define DRAIN_NS (5 * TS_TIME_SECOND)
 
@@ -334,24 +334,6 @@ static int start_leader(struct ts_ctl *c, struct ts_err *err)
     return 0;
 }
 
-static int framework_on(const struct ts_config *cfg, int inf)
-{
-    switch (inf) {
-    case TS__CTL_JOB:
-        return cfg->manage_batch_job;
-    case TS__CTL_PTJ:
-        return cfg->manage_pytorchjob;
-    case TS__CTL_TFJ:
-        return cfg->manage_tfjob;
-    case TS__CTL_MPIJ:
-        return cfg->manage_mpijob;
-    case TS__CTL_POD:
-        return cfg->manage_pod || cfg->manage_deployment;
-    default:
-        return 1;
-    }
-}
-
 /* Kueue sets its ProvisioningRequest controller up only when the
  * ProvisioningRequest CRD is served (and its own config CRD with it). */
 static int provreq_on(struct ts_ctl *c, int i)
@@ -368,18 +350,26 @@ static int provreq_on(struct ts_ctl *c, int i)
     return c->inf[i - 1] != NULL; /* PR after PRC, PT after PR */
 }
 
+/* Whether integrations.frameworks has job kind k; the pod integration is
+ * also on, implicitly, for the Pods of managed Deployments (Kueue). */
+static int kind_on(const struct ts_ctl *c, const struct ts_jobkind *k)
+{
+    return ts_config_framework_on(&c->opts.config, k->framework) ||
+           (k->shape == TS_JOBKIND_POD && ts_config_framework_on(&c->opts.config, "deployment"));
+}
+
 static int start_informers(struct ts_ctl *c, struct ts_err *err)
 {
     for (int i = 0; i < TS__CTL_N && !c->stopping; i++) {
-        const struct ts_kube_resource *res = ts__ctl_resources[i];
+        const struct ts_kube_resource *res = ts__ctl_resource((enum ts__ctl_inf)i);
         struct ts_informer_opts io = {0};
 
-        if (TS__CTL_IS_JOB_INF(i) && !framework_on(&c->opts.config, i)) {
+        if (TS__CTL_IS_JOB_INF(i) && !kind_on(c, &ts_jobkinds[i - TS__CTL_JOB])) {
             ts_log_info("controller", "%s/%s %s not in integrations.frameworks; not managed",
                         res->group, res->version, res->resource);
             continue;
         }
-        /* Kubeflow CRDs are optional: without them the integration is off */
+        /* Kubeflow and JobSet CRDs are optional: without them the integration is off */
         if (TS__CTL_IS_JOB_INF(i) && i != TS__CTL_JOB && !served(c, res)) {
             ts_log_info("controller", "%s/%s %s not served; the %s integration is off", res->group,
                         res->version, res->resource, res->kind);
@@ -395,7 +385,8 @@ static int start_informers(struct ts_ctl *c, struct ts_err *err)
                               "(kubectl apply -f crds/)",
                               res->group, res->version, res->resource);
         io.res = res;
-        if (i == TS__CTL_POD) /* the webhook marks the Pods Turnstile manages */
+        if (TS__CTL_IS_JOB_INF(i) && ts_jobkinds[i - TS__CTL_JOB].shape == TS_JOBKIND_POD)
+            /* the webhook marks the Pods Turnstile manages */
             io.label_selector = TS_POD_LABEL_MANAGED "=true";
         /* the many (Workloads, jobs) are kept as text: a fifth of the memory */
         io.compact = i == TS__CTL_WL || TS__CTL_IS_JOB_INF(i);

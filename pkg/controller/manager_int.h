@@ -31,12 +31,9 @@ enum ts__ctl_inf {
     TS__CTL_NS,
     TS__CTL_AC,
     TS__CTL_WL,
-    TS__CTL_JOB, /* the job kinds, in ts_jobkind_all() order */
-    TS__CTL_PTJ,
-    TS__CTL_TFJ,
-    TS__CTL_MPIJ,
-    TS__CTL_POD,
-    TS__CTL_LR, /* core/v1 LimitRanges and node.k8s.io RuntimeClasses (limitrange.c) */
+    TS__CTL_JOB, /* the job kinds, in ts_jobkinds order (TS_JOBKIND_N of them) */
+    TS__CTL_LR = TS__CTL_JOB + TS_JOBKIND_N, /* core/v1 LimitRanges and node.k8s.io
+                                              * RuntimeClasses (limitrange.c) */
     TS__CTL_RC,
     TS__CTL_PRC, /* ProvisioningRequestConfigs, ProvisioningRequests, PodTemplates (provreq.c) */
     TS__CTL_PR,
@@ -44,7 +41,7 @@ enum ts__ctl_inf {
     TS__CTL_N,
 };
 
-/* The informer of the i-th job kind of ts_jobkind_all(). */
+/* The informer of the i-th job kind of ts_jobkinds. */
 #define TS__CTL_JOBKIND_INF(i) ((enum ts__ctl_inf)(TS__CTL_JOB + (i)))
 #define TS__CTL_IS_JOB_INF(i)  ((i) >= TS__CTL_JOB && (i) < TS__CTL_JOB + TS_JOBKIND_N)
 
@@ -129,8 +126,8 @@ struct ts_ctl {
     int synced;
 };
 
-/* What each informer lists and watches. */
-extern const struct ts_kube_resource *const ts__ctl_resources[TS__CTL_N];
+/* What informer i lists and watches. */
+const struct ts_kube_resource *ts__ctl_resource(enum ts__ctl_inf i);
 
 /* feed.c */
 void ts__ctl_feed_handlers(struct ts_ctl *c);

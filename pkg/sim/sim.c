@@ -258,9 +258,10 @@ static void complete_job_meta(struct ts_sim *s, struct ts_object_meta *m)
 static int add_job(struct ts_sim *s, struct ts_object *o, ts_time now, struct ts_err *err)
 {
     struct ts_priority_lookup prio = {lookup_wpc, lookup_pc, lookup_default, s->e};
-    struct ts_object_meta *m = o->kind == TS_KIND_JOB   ? &o->u.job.meta
-                               : o->kind == TS_KIND_POD ? &o->u.pod.meta
-                                                        : &o->u.ptj.meta;
+    struct ts_object_meta *m = o->kind == TS_KIND_JOB      ? &o->u.job.meta
+                               : o->kind == TS_KIND_JOBSET ? &o->u.jobset.meta
+                               : o->kind == TS_KIND_POD    ? &o->u.pod.meta
+                                                           : &o->u.ptj.meta;
     struct ts_workload wl;
     int rc;
 
@@ -272,12 +273,7 @@ static int add_job(struct ts_sim *s, struct ts_object *o, ts_time now, struct ts
     if (!ts_job_meta_queue_name(m))
         return 0; /* not managed: no queue name */
     ts_workload_init(&wl);
-    if (o->kind == TS_KIND_JOB)
-        rc = ts_jobworkload_from_job(&o->u.job, &prio, &wl, err);
-    else if (o->kind == TS_KIND_POD) /* a plain Pod; a pod group needs all its members */
-        rc = ts_jobworkload_from_pod(&o->u.pod, &prio, &wl, err);
-    else
-        rc = ts_jobworkload_from_pytorchjob(&o->u.ptj, &prio, &wl, err);
+    rc = ts_jobworkload_from_object(o, &prio, &wl, err);
     if (rc)
         ts_err_prefix(err, "%s \"%s/%s\"", ts_kind_name(o->kind), m->namespace_, m->name);
     else
@@ -315,13 +311,9 @@ static int add_typed(struct ts_sim *s, struct ts_object *o, ts_time now, struct 
         return 0;
     case TS_KIND_WORKLOAD:
         return add_workload(s, &o->u.wl, now, err);
-    case TS_KIND_JOB:
-    case TS_KIND_PYTORCH_JOB:
-    case TS_KIND_TF_JOB:
-    case TS_KIND_MPI_JOB:
-    case TS_KIND_POD:
-        return add_job(s, o, now, err);
-    case TS_KIND_UNKNOWN:
+    default:
+        if (TS_KIND_IS_JOB(o->kind))
+            return add_job(s, o, now, err);
         break;
     }
     return ts_err_set(err, TS_EUNSUPPORTED, "unsupported object");

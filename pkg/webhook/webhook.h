@@ -14,6 +14,8 @@
  *   /mutate-kubeflow-org-v1-pytorchjob, /validate-kubeflow-org-v1-pytorchjob,
  *   /mutate-kubeflow-org-v1-tfjob, /validate-kubeflow-org-v1-tfjob,
  *   /mutate-kubeflow-org-v2beta1-mpijob, /validate-kubeflow-org-v2beta1-mpijob,
+ *   /{mutate,validate}-kubeflow-org-v1-{xgboostjob,paddlejob,jaxjob},
+ *   /mutate-jobset-x-k8s-io-v1alpha2-jobset, /validate-jobset-x-k8s-io-v1alpha2-jobset,
  *   /convert (ConversionReview, kueue.x-k8s.io v1beta1 <-> v1beta2),
  *   /healthz, /readyz (plain "ok").
  *

@@ -74,7 +74,7 @@ void ts__wh_validate_kueue(const struct ts_webhook *wh, const struct ts__wh_req 
 void ts__wh_mutate_kueue(const struct ts_webhook *wh, const struct ts__wh_req *rq,
                          enum ts_kind kind, struct ts__wh_resp *rs);
 
-/* batch/v1 Job and the Kubeflow jobs: PyTorchJob, TFJob, MPIJob (webhook_job.c). */
+/* batch/v1 Job, the Kubeflow jobs and JobSet (webhook_job.c). */
 void ts__wh_mutate_job(const struct ts_webhook *wh, const struct ts__wh_req *rq, enum ts_kind kind,
                        struct ts__wh_resp *rs);
 void ts__wh_validate_job(const struct ts_webhook *wh, const struct ts__wh_req *rq,

@@ -1,12 +1,15 @@
 /*
  * webhook_job.c - Kueue's job webhooks (pkg/controller/jobframework
  * base_webhook.go, defaults.go, validation.go; jobs/job/job_webhook.go)
- * for batch/v1 Job and the Kubeflow jobs (kubeflow.org/v1 PyTorchJob and
- * TFJob, kubeflow.org/v2beta1 MPIJob), and Kueue's pod webhook
- * (pkg/controller/jobs/pod/pod_webhook.go) for core/v1 Pods.
+ * for batch/v1 Job, the Kubeflow jobs (kubeflow.org/v1 PyTorchJob, TFJob,
+ * XGBoostJob, PaddleJob, JAXJob, kubeflow.org/v2beta1 MPIJob) and
+ * jobset.x-k8s.io/v1alpha2 JobSet (jobs/jobset/jobset_webhook.go: the
+ * common rules only, its topology checks being TAS's); and Kueue's pod
+ * webhook (pkg/controller/jobs/pod/pod_webhook.go) for core/v1 Pods.
  *
  * Mutating (CREATE): queue-name "default" when the namespace has that
- * LocalQueue; suspend (Job spec.suspend, Kubeflow spec.runPolicy.suspend)
+ * LocalQueue; suspend (Job and JobSet spec.suspend, Kubeflow
+ * spec.runPolicy.suspend)
  * when the job has a queue name - the label, or the legacy annotation the
  * customer's seeds use - or manageJobsWithoutQueueName is on, its
  * namespace is managed and no Kueue-managed owner controls it; and the
@@ -50,6 +53,8 @@ static void view_of(const struct ts_object *o, struct jobview *v)
     if (o->kind == TS_KIND_JOB) {
         v->batch = &o->u.job;
         v->suspended = ts_job_is_suspended(&o->u.job);
+    } else if (o->kind == TS_KIND_JOBSET) {
+        v->suspended = ts_jobset_is_suspended(&o->u.jobset);
     } else if (o->kind == TS_KIND_POD) {
         v->pod = &o->u.pod;
         v->suspended = ts_pod_is_suspended(&o->u.pod);
@@ -378,7 +383,9 @@ int ts__wh_owner_managed(const cJSON *obj)
         if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "controller")) || !av || !k)
             continue;
         if ((strncmp(av, "batch/", 6) == 0 && strcmp(k, "Job") == 0) ||
-            (strncmp(av, "kubeflow.org/", 13) == 0 && ts_kf_kind_of(k)))
+            (strncmp(av, "kubeflow.org/", 13) == 0 && ts_kf_kind_of(k)) ||
+            (strncmp(av, TS_JOBSET_GROUP "/", strlen(TS_JOBSET_GROUP) + 1) == 0 &&
+             strcmp(k, TS_JOBSET_KIND) == 0))
             return 1;
     }
     return 0;
@@ -424,7 +431,7 @@ static int call_wpc(const struct ts_webhook *wh, const char *name)
 
 static void default_job(const struct ts_webhook *wh, const char *ns, enum ts_kind kind, cJSON *obj)
 {
-    const char *suspend = kind == TS_KIND_JOB ? "spec.suspend" : "spec.runPolicy.suspend";
+    const char *suspend = TS_KIND_IS_KUBEFLOW(kind) ? "spec.runPolicy.suspend" : "spec.suspend";
 
     if (kind == TS_KIND_POD &&
         ts_json_get(obj, "metadata.annotations[" TS_POD_ANNOTATION_SUSPENDED_BY "]")) {

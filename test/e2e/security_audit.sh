@@ -97,12 +97,24 @@ kueue.x-k8s.io workloads update|pkg/controller/jobs.c|write_workload(c, key, &p-
 kueue.x-k8s.io workloads get|pkg/controller/sched.c|verify_admission(c, w);
 batch jobs/finalizers update|pkg/api/jobworkload.c|block_owner_deletion.v = 1
 kubeflow.org pytorchjobs/finalizers update|pkg/api/jobworkload.c|block_owner_deletion.v = 1
-kubeflow.org tfjobs watch|pkg/controller/jobkind.c|{"kubeflow.org", "v1", "tfjobs", "TFJob", 1}
-kubeflow.org tfjobs update|pkg/controller/jobkind.c|{"kubeflow.org", "v1", "tfjobs", "TFJob", 1}
+kubeflow.org tfjobs watch|pkg/controller/jobkind.c|KF("v1", "tfjobs", "TFJob"
+kubeflow.org tfjobs update|pkg/controller/jobkind.c|KF("v1", "tfjobs", "TFJob"
 kubeflow.org tfjobs/finalizers update|pkg/api/jobworkload.c|block_owner_deletion.v = 1
-kubeflow.org mpijobs watch|pkg/controller/jobkind.c|{"kubeflow.org", "v2beta1", "mpijobs", "MPIJob", 1}
-kubeflow.org mpijobs update|pkg/controller/jobkind.c|{"kubeflow.org", "v2beta1", "mpijobs", "MPIJob", 1}
+kubeflow.org mpijobs watch|pkg/controller/jobkind.c|KF("v2beta1", "mpijobs", "MPIJob"
+kubeflow.org mpijobs update|pkg/controller/jobkind.c|KF("v2beta1", "mpijobs", "MPIJob"
 kubeflow.org mpijobs/finalizers update|pkg/api/jobworkload.c|block_owner_deletion.v = 1
+kubeflow.org xgboostjobs watch|pkg/controller/jobkind.c|KF("v1", "xgboostjobs", "XGBoostJob"
+kubeflow.org xgboostjobs update|pkg/controller/jobkind.c|KF("v1", "xgboostjobs", "XGBoostJob"
+kubeflow.org xgboostjobs/finalizers update|pkg/api/jobworkload.c|block_owner_deletion.v = 1
+kubeflow.org paddlejobs watch|pkg/controller/jobkind.c|KF("v1", "paddlejobs", "PaddleJob"
+kubeflow.org paddlejobs update|pkg/controller/jobkind.c|KF("v1", "paddlejobs", "PaddleJob"
+kubeflow.org paddlejobs/finalizers update|pkg/api/jobworkload.c|block_owner_deletion.v = 1
+kubeflow.org jaxjobs watch|pkg/controller/jobkind.c|KF("v1", "jaxjobs", "JAXJob"
+kubeflow.org jaxjobs update|pkg/controller/jobkind.c|KF("v1", "jaxjobs", "JAXJob"
+kubeflow.org jaxjobs/finalizers update|pkg/api/jobworkload.c|block_owner_deletion.v = 1
+jobset.x-k8s.io jobsets watch|pkg/controller/jobkind.c|{TS_JOBSET_GROUP, "v1alpha2", "jobsets", TS_JOBSET_KIND, 1}
+jobset.x-k8s.io jobsets update|pkg/controller/jobkind.c|{TS_JOBSET_GROUP, "v1alpha2", "jobsets", TS_JOBSET_KIND, 1}
+jobset.x-k8s.io jobsets/finalizers update|pkg/api/jobworkload.c|block_owner_deletion.v = 1
 coordination.k8s.io leases update|pkg/kube/leader.c|create ? TS_KUBE_CREATE : TS_KUBE_UPDATE
 core secrets update|pkg/webhook/certsync.c|r.verb = TS_KUBE_UPDATE;
 batch jobs/status update|pkg/controller/jobs.c|r.subresource = p->ops & TS_JOBPLAN_UPDATE_JOB_STATUS ? "status" : NULL;

@@ -245,34 +245,44 @@ static void test_manager_knobs(void **state)
     ts_strmap_release(&b);
 }
 
+/* integrations.frameworks: want[i] says whether names[i] is managed. */
 static void test_integrations(void **state)
 {
+    static const char *const names[] = {
+        "batch/job",           "kubeflow.org/pytorchjob", "kubeflow.org/tfjob",
+        "kubeflow.org/mpijob", "kubeflow.org/xgboostjob", "kubeflow.org/paddlejob",
+        "kubeflow.org/jaxjob", "jobset.x-k8s.io/jobset",
+    };
     static const struct {
         const char *frameworks;
-        int job, ptj, tfj, mpij;
+        const char *want;
     } fw[] = {
-        {NULL, 1, 1, 1, 1},
-        {"[batch/job]", 1, 0, 0, 0},
-        {"[kubeflow.org/pytorchjob, kubeflow.org/tfjob]", 0, 1, 1, 0},
-        {"[kubeflow.org/mpijob, ray.io/rayjob]", 0, 0, 0, 1},
-        {"[]", 0, 0, 0, 0},
+        {NULL, "11111111"},
+        {"[batch/job]", "10000000"},
+        {"[kubeflow.org/pytorchjob, kubeflow.org/tfjob]", "01100000"},
+        {"[kubeflow.org/mpijob, ray.io/rayjob]", "00010000"},
+        {"[kubeflow.org/xgboostjob, kubeflow.org/paddlejob]", "00001100"},
+        {"[kubeflow.org/jaxjob, jobset.x-k8s.io/jobset]", "00000011"},
+        {"[]", "00000000"},
     };
 
     (void)state;
     for (size_t i = 0; i < sizeof(fw) / sizeof(fw[0]); i++) {
         struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
         struct ts_config c;
+        char got[9];
 
         decode_config(&c, &errs,
                       "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n%s%s\n",
                       fw[i].frameworks ? "integrations:\n  frameworks: " : "",
                       fw[i].frameworks ? fw[i].frameworks : "");
         assert_int_equal(errs.n, 0);
-        if (c.manage_batch_job != fw[i].job || c.manage_pytorchjob != fw[i].ptj ||
-            c.manage_tfjob != fw[i].tfj || c.manage_mpijob != fw[i].mpij)
-            fail_msg("%s: job %d ptj %d tfj %d mpij %d",
-                     fw[i].frameworks ? fw[i].frameworks : "(absent)", c.manage_batch_job,
-                     c.manage_pytorchjob, c.manage_tfjob, c.manage_mpijob);
+        for (size_t j = 0; j < 8; j++)
+            got[j] = ts_config_framework_on(&c, names[j]) ? '1' : '0';
+        got[8] = '\0';
+        if (strcmp(got, fw[i].want))
+            fail_msg("%s: managed %s, want %s", fw[i].frameworks ? fw[i].frameworks : "(absent)",
+                     got, fw[i].want);
         ts_config_release(&c);
     }
 }

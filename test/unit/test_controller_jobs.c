@@ -329,12 +329,18 @@ static int wpc_lookup(void *ctx, const char *name, int32_t *value)
 
 static const struct ts_priority_lookup prio = {wpc_lookup, NULL, NULL, NULL};
 static const struct ts_jobplan_env env = {
-    &prio, lookup, NULL, 0, 0, 0, 60, 3600, 0, {0, 0}, NULL, TS_STOP_NONE, TS_STOP_NONE, NULL, 0};
-static const struct ts_jobplan_env env_wfpr = {
-    &prio, lookup, NULL, 0, 1, 0, 60, 3600, 0, {0, 0}, NULL, TS_STOP_NONE, TS_STOP_NONE, NULL, 0};
-static const struct ts_jobplan_env env_timeout = {
-    &prio, lookup,       NULL,         0,    1, 30 * 60 * TS_TIME_SECOND, 60, 3600, 0, {0, 0},
-    NULL,  TS_STOP_NONE, TS_STOP_NONE, NULL, 0};
+    .prio = &prio, .flavor = lookup, .backoff_base_s = 60, .backoff_max_s = 3600};
+static const struct ts_jobplan_env env_wfpr = {.prio = &prio,
+                                               .flavor = lookup,
+                                               .wait_for_pods_ready = 1,
+                                               .backoff_base_s = 60,
+                                               .backoff_max_s = 3600};
+static const struct ts_jobplan_env env_timeout = {.prio = &prio,
+                                                  .flavor = lookup,
+                                                  .wait_for_pods_ready = 1,
+                                                  .pods_ready_timeout = 30 * 60 * TS_TIME_SECOND,
+                                                  .backoff_base_s = 60,
+                                                  .backoff_max_s = 3600};
 
 static void reserve(struct ts_workload *wl, int admitted)
 {
@@ -1355,7 +1361,7 @@ static void test_unmanaged_kinds(void **state)
 
     (void)state;
     assert_null(ts_jobkind_of(rs));
-    assert_int_equal(ts_jobkind_of(pod)->shape, TS_JOBKIND_SHAPE_POD);
+    assert_int_equal(ts_jobkind_of(pod)->shape, TS_JOBKIND_POD);
     cJSON_Delete(rs);
     cJSON_Delete(pod);
 }

@@ -34,7 +34,7 @@ static const struct ts_resource_flavor *lookup(void *ctx, const char *name)
 }
 
 static const struct ts_jobplan_env env = {
-    NULL, lookup, NULL, 0, 0, 0, 60, 3600, 0, {0, 0}, NULL, TS_STOP_NONE, TS_STOP_NONE, NULL, 0};
+    .flavor = lookup, .backoff_base_s = 60, .backoff_max_s = 3600};
 
 static int setup(void **state)
 {
