@@ -20,6 +20,8 @@ void ts_config_init(struct ts_config *c)
     c->manage_pytorchjob = 1;
     c->manage_tfjob = 1;
     c->manage_mpijob = 1;
+    c->manage_rayjob = 1;
+    c->manage_raycluster = 1;
 }
 
 /* integrations.frameworks: a listed framework is managed, others not;
@@ -37,6 +39,7 @@ static void decode_integrations(struct ts_dec *d, const cJSON *obj, struct ts_co
     list = ts_dec_array(d, in, "frameworks");
     if (list) {
         c->manage_batch_job = c->manage_pytorchjob = c->manage_tfjob = c->manage_mpijob = 0;
+        c->manage_rayjob = c->manage_raycluster = 0;
         cJSON_ArrayForEach(e, list)
         {
             if (!cJSON_IsString(e))
@@ -49,6 +52,10 @@ static void decode_integrations(struct ts_dec *d, const cJSON *obj, struct ts_co
                 c->manage_tfjob = 1;
             else if (!strcmp(e->valuestring, "kubeflow.org/mpijob"))
                 c->manage_mpijob = 1;
+            else if (!strcmp(e->valuestring, "ray.io/rayjob"))
+                c->manage_rayjob = 1;
+            else if (!strcmp(e->valuestring, "ray.io/raycluster"))
+                c->manage_raycluster = 1;
         }
     }
     ts_path_pop(&d->path, mark);

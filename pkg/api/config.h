@@ -51,6 +51,7 @@ struct ts_config {
     /* integrations.frameworks: which job kinds are managed (Kueue's
      * shipped configuration lists them all) */
     int manage_batch_job, manage_pytorchjob, manage_tfjob, manage_mpijob;
+    int manage_rayjob, manage_raycluster;
     struct ts_strlist label_keys_to_copy; /* integrations.labelKeysToCopy */
     /* metrics: the per-flavor ClusterQueue gauges (enableClusterQueueResources)
      * and the local_queue_* series (localQueueMetrics.enable, for the

@@ -18,6 +18,7 @@
 
 #include "api/job.h"
 #include "api/pytorchjob.h"
+#include "api/rayjob.h"
 #include "api/workload.h"
 #include "util/err.h"
 
@@ -63,5 +64,13 @@ void ts_jobworkload_copy_labels(const struct ts_object_meta *job, const struct t
 int ts_jobworkload_from_pytorchjob(const struct ts_pytorch_job *job,
                                    const struct ts_priority_lookup *prio, struct ts_workload *out,
                                    struct ts_err *err);
+
+/* Same for a RayJob or a RayCluster (Kueue's jobs/rayjob, jobs/raycluster):
+ * named "rayjob-..." or "raycluster-...", pod sets head, one per worker
+ * group, and a RayJob's submitter (api/rayjob.h); the priority class is
+ * the first pod set template's that names one.  TS_EINVAL also for a
+ * RayJob without rayClusterSpec. */
+int ts_jobworkload_from_ray(const struct ts_ray_job *job, const struct ts_priority_lookup *prio,
+                            struct ts_workload *out, struct ts_err *err);
 
 #endif

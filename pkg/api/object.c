@@ -21,6 +21,8 @@ static const struct {
     {TS_KIND_PYTORCH_JOB, "kubeflow.org", "PyTorchJob"},
     {TS_KIND_TF_JOB, "kubeflow.org", "TFJob"},
     {TS_KIND_MPI_JOB, "kubeflow.org", "MPIJob"},
+    {TS_KIND_RAY_JOB, "ray.io", "RayJob"},
+    {TS_KIND_RAY_CLUSTER, "ray.io", "RayCluster"},
 };
 
 #define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
@@ -104,6 +106,11 @@ static void decode_kind(struct ts_dec *d, const cJSON *obj, struct ts_object *o)
         ts_pytorchjob_init(&o->u.ptj);
         ts_pytorchjob_decode(d, obj, &o->u.ptj);
         break;
+    case TS_KIND_RAY_JOB:
+    case TS_KIND_RAY_CLUSTER:
+        ts_rayjob_init(&o->u.ray);
+        ts_rayjob_decode(d, obj, &o->u.ray);
+        break;
     case TS_KIND_UNKNOWN:
         break;
     }
@@ -183,6 +190,8 @@ void ts_object_validate(const struct ts_object *o, struct ts_field_errors *errs)
     case TS_KIND_PYTORCH_JOB:
     case TS_KIND_TF_JOB:
     case TS_KIND_MPI_JOB:
+    case TS_KIND_RAY_JOB:
+    case TS_KIND_RAY_CLUSTER:
     case TS_KIND_UNKNOWN:
         break;
     }
@@ -213,6 +222,9 @@ const struct ts_object_meta *ts_object_meta(const struct ts_object *o)
     case TS_KIND_TF_JOB:
     case TS_KIND_MPI_JOB:
         return &o->u.ptj.meta;
+    case TS_KIND_RAY_JOB:
+    case TS_KIND_RAY_CLUSTER:
+        return &o->u.ray.meta;
     case TS_KIND_UNKNOWN:
         break;
     }
@@ -253,6 +265,10 @@ void ts_object_release(struct ts_object *o)
     case TS_KIND_TF_JOB:
     case TS_KIND_MPI_JOB:
         ts_pytorchjob_release(&o->u.ptj);
+        break;
+    case TS_KIND_RAY_JOB:
+    case TS_KIND_RAY_CLUSTER:
+        ts_rayjob_release(&o->u.ray);
         break;
     case TS_KIND_UNKNOWN:
         break;

@@ -24,6 +24,7 @@
 #include "api/namespace.h"
 #include "api/priorityclass.h"
 #include "api/pytorchjob.h"
+#include "api/rayjob.h"
 #include "api/resourceflavor.h"
 #include "api/workload.h"
 #include "api/workloadpriorityclass.h"
@@ -42,11 +43,16 @@ enum ts_kind {
     TS_KIND_PYTORCH_JOB,
     TS_KIND_TF_JOB,  /* u.ptj, like every Kubeflow job */
     TS_KIND_MPI_JOB, /* u.ptj */
+    TS_KIND_RAY_JOB, /* u.ray */
+    TS_KIND_RAY_CLUSTER, /* u.ray */
 };
 
 /* A Kubeflow job (PyTorchJob, TFJob, MPIJob): decoded into u.ptj. */
 #define TS_KIND_IS_KUBEFLOW(k)                                                                     \
     ((k) == TS_KIND_PYTORCH_JOB || (k) == TS_KIND_TF_JOB || (k) == TS_KIND_MPI_JOB)
+
+/* A KubeRay job (RayJob, RayCluster): decoded into u.ray. */
+#define TS_KIND_IS_RAY(k) ((k) == TS_KIND_RAY_JOB || (k) == TS_KIND_RAY_CLUSTER)
 
 struct ts_object {
     enum ts_kind kind;
@@ -61,6 +67,7 @@ struct ts_object {
         struct ts_namespace ns;
         struct ts_job job;
         struct ts_pytorch_job ptj; /* every Kubeflow kind */
+        struct ts_ray_job ray;     /* RayJob, RayCluster */
     } u;
 };
 

@@ -28,7 +28,7 @@ static int is_job(const cJSON *doc)
 {
     enum ts_kind k = ts_object_kind(doc);
 
-    return k == TS_KIND_JOB || TS_KIND_IS_KUBEFLOW(k);
+    return k == TS_KIND_JOB || TS_KIND_IS_KUBEFLOW(k) || TS_KIND_IS_RAY(k);
 }
 
 /* Adds the documents of one file that are (jobs = 1) or are not jobs;

@@ -9,22 +9,37 @@
 #include <string.h>
 
 const struct ts_jobkind ts_jobkinds[TS_JOBKIND_N] = {
-    {"batch/v1", {"batch", "v1", "jobs", "Job", 1}, "batch/job", "spec", NULL},
+    {"batch/v1", {"batch", "v1", "jobs", "Job", 1}, "batch/job", "spec", NULL, NULL},
     {"kubeflow.org/v1",
      {"kubeflow.org", "v1", "pytorchjobs", "PyTorchJob", 1},
      "kubeflow.org/pytorchjob",
      "spec.runPolicy",
-     &ts_kf_pytorchjob},
+     &ts_kf_pytorchjob,
+     NULL},
     {"kubeflow.org/v1",
      {"kubeflow.org", "v1", "tfjobs", "TFJob", 1},
      "kubeflow.org/tfjob",
      "spec.runPolicy",
-     &ts_kf_tfjob},
+     &ts_kf_tfjob,
+     NULL},
     {"kubeflow.org/v2beta1",
      {"kubeflow.org", "v2beta1", "mpijobs", "MPIJob", 1},
      "kubeflow.org/mpijob",
      "spec.runPolicy",
-     &ts_kf_mpijob},
+     &ts_kf_mpijob,
+     NULL},
+    {"ray.io/v1",
+     {"ray.io", "v1", "rayjobs", "RayJob", 1},
+     "ray.io/rayjob",
+     "spec",
+     NULL,
+     ts__jobkind_rayjob_templates},
+    {"ray.io/v1",
+     {"ray.io", "v1", "rayclusters", "RayCluster", 1},
+     "ray.io/raycluster",
+     "spec",
+     NULL,
+     ts__jobkind_raycluster_templates},
 };
 
 static const char *str(const cJSON *o, const char *key)
@@ -54,12 +69,19 @@ const struct ts_jobkind *ts_jobkind_by_kind(const char *kind)
     return NULL;
 }
 
+int ts_jobkind_is_batch(const struct ts_jobkind *k)
+{
+    return !k->kf && !k->templates;
+}
+
 size_t ts_jobkind_templates(const struct ts_jobkind *k, cJSON *job, cJSON **tmpl, char names[][64])
 {
     cJSON *spec = cJSON_GetObjectItemCaseSensitive(job, "spec");
     cJSON *reps, *r, *order[TS_JOBKIND_MAX_PODSETS];
     size_t n = 0;
 
+    if (k->templates)
+        return k->templates(job, tmpl, names);
     if (!k->kf) {
         tmpl[0] = cJSON_GetObjectItemCaseSensitive(spec, "template");
         snprintf(names[0], 64, "%s", TS_WL_DEFAULT_PODSET);
@@ -137,8 +159,8 @@ int ts_jobkind_start(const struct ts_jobkind *k, cJSON *job, const struct ts_wor
     int rc = 0;
 
     for (size_t i = 0; i < n && !rc; i++)
-        rc = ts_podset_inject(tmpl[i], wl, names[i], lookup, ctx, err);
-    if (!rc && !k->kf) {
+        rc = tmpl[i] ? ts_podset_inject(tmpl[i], wl, names[i], lookup, ctx, err) : 0;
+    if (!rc && ts_jobkind_is_batch(k)) {
         const struct ts_podset *ps = ts_workload_find_podset(wl, TS_WL_DEFAULT_PODSET);
 
         if (ps && ps->min_count.set)
@@ -165,10 +187,11 @@ int ts_jobkind_stop(const struct ts_jobkind *k, cJSON *job, const struct ts_work
 
     ts_jobkind_set_suspend(k, job, 1);
     for (size_t i = 0; i < n && !rc; i++) {
-        rc = ts_podset_restore(tmpl[i], wl, names[i], &c, err);
+        c = 0;
+        rc = tmpl[i] ? ts_podset_restore(tmpl[i], wl, names[i], &c, err) : 0;
         any |= c;
     }
-    if (!rc && !k->kf) {
+    if (!rc && ts_jobkind_is_batch(k)) {
         const struct ts_podset *ps = ts_workload_find_podset(wl, TS_WL_DEFAULT_PODSET);
         const cJSON *par = ts_json_get(job, "spec.parallelism");
 

@@ -4,7 +4,8 @@
  * templates, and what starting and stopping it means.  batch/v1 Job, and
  * the Kubeflow jobs that share one shape (a map of replica specs and
  * spec.runPolicy, api/pytorchjob.h): kubeflow.org/v1 PyTorchJob and TFJob,
- * kubeflow.org/v2beta1 MPIJob.
+ * kubeflow.org/v2beta1 MPIJob; and KubeRay's ray.io/v1 RayJob and
+ * RayCluster, whose templates are in a cluster spec (jobkind_ray.c).
  *
  * All functions work on the job's JSON (the object as the API server
  * returned it), so fields Turnstile does not model survive every write.
@@ -23,16 +24,21 @@
 
 #define TS_JOBKIND_MAX_PODSETS 18
 
+/* A kind's own pod template shape (see ts_jobkind_templates()). */
+typedef size_t (*ts_jobkind_templates_fn)(cJSON *job, cJSON **tmpl, char names[][64]);
+
 struct ts_jobkind {
     const char *api_version;     /* "batch/v1" */
     struct ts_kube_resource res; /* batch, v1, jobs, Job, namespaced */
     const char *framework;       /* integrations.frameworks name: "batch/job" */
     const char *suspend_parent;  /* object holding "suspend": "spec" or "spec.runPolicy" */
     const struct ts_kf_kind *kf; /* replica specs of a Kubeflow job, NULL for Job */
+    ts_jobkind_templates_fn templates; /* templates elsewhere (Ray), or NULL */
 };
 
-/* Every kind, in a fixed order: Job, PyTorchJob, TFJob, MPIJob. */
-#define TS_JOBKIND_N 4
+/* Every kind, in a fixed order: Job, PyTorchJob, TFJob, MPIJob, RayJob,
+ * RayCluster. */
+#define TS_JOBKIND_N 6
 extern const struct ts_jobkind ts_jobkinds[TS_JOBKIND_N];
 
 /* The adapter for the job's apiVersion/kind, or NULL when not managed. */
@@ -40,10 +46,16 @@ const struct ts_jobkind *ts_jobkind_of(const cJSON *job);
 /* The adapter of kind name `kind` ("TFJob"), or NULL. */
 const struct ts_jobkind *ts_jobkind_by_kind(const char *kind);
 
+/* 1 for batch/v1 Job, whose stop takes several writes (jobplan.c). */
+int ts_jobkind_is_batch(const struct ts_jobkind *k);
+
 /* Pod templates of a job in pod set order (Kueue's for the kind, then the
  * other replica types alphabetically), with their pod set names
- * ("main", or the lower-cased replica type).  Returns the count (at most
- * TS_JOBKIND_MAX_PODSETS).  Borrowed: pointers into job. */
+ * ("main", or the lower-cased replica type).  A pod set whose template the
+ * job does not hold (a RayJob's default submitter) has tmpl NULL: start
+ * and stop leave it alone, as Kueue merges into a throwaway copy.
+ * Returns the count (at most TS_JOBKIND_MAX_PODSETS).  Borrowed: pointers
+ * into job. */
 size_t ts_jobkind_templates(const struct ts_jobkind *k, cJSON *job, cJSON **tmpl, char names[][64]);
 
 int ts_jobkind_is_suspended(const struct ts_jobkind *k, const cJSON *job);
@@ -60,5 +72,10 @@ int ts_jobkind_start(const struct ts_jobkind *k, cJSON *job, const struct ts_wor
  * Workload's original.  *changed tells whether the job JSON differs now. */
 int ts_jobkind_stop(const struct ts_jobkind *k, cJSON *job, const struct ts_workload *wl,
                     int *changed, struct ts_err *err);
+
+/* jobkind_ray.c: the shapes of RayJob (rayClusterSpec, submitter) and
+ * RayCluster (spec): head, then the worker groups in order. */
+size_t ts__jobkind_rayjob_templates(cJSON *job, cJSON **tmpl, char names[][64]);
+size_t ts__jobkind_raycluster_templates(cJSON *job, cJSON **tmpl, char names[][64]);
 
 #endif

@@ -55,6 +55,11 @@ static void facts(const struct ts_object *o, struct job_facts *f)
         /* Kueue: ready + succeeded >= parallelism (1 when unset) */
         f->pods_ready = (o->u.job.ready.set ? o->u.job.ready.v : 0) + o->u.job.succeeded >=
                         (o->u.job.parallelism.set ? o->u.job.parallelism.v : 1);
+    } else if (TS_KIND_IS_RAY(o->kind)) {
+        f->meta = &o->u.ray.meta;
+        f->finished = ts_rayjob_is_finished(&o->u.ray, &f->success, &f->message);
+        f->active = ts_rayjob_is_active(&o->u.ray);
+        f->pods_ready = ts_rayjob_pods_ready(&o->u.ray);
     } else {
         f->meta = &o->u.ptj.meta;
         f->finished = ts_pytorchjob_is_finished(&o->u.ptj, &f->success, &f->message);
@@ -71,6 +76,8 @@ static void facts(const struct ts_object *o, struct job_facts *f)
 static int build(const struct ts_object *o, const struct ts_jobplan_env *env,
                  struct ts_workload *out, struct ts_err *err)
 {
+    if (TS_KIND_IS_RAY(o->kind))
+        return ts_jobworkload_from_ray(&o->u.ray, env->prio, out, err);
     return o->kind == TS_KIND_JOB ? ts_jobworkload_from_job(&o->u.job, env->prio, out, err)
                                   : ts_jobworkload_from_pytorchjob(&o->u.ptj, env->prio, out, err);
 }
@@ -135,7 +142,7 @@ static int plan_stop(const cJSON *job, const struct ts_jobkind *k, const struct 
     int was_running = !ts_jobkind_is_suspended(k, job), changed = 0, rc;
 
     p->job = cJSON_Duplicate(job, 1);
-    if (!k->kf && was_running) {
+    if (ts_jobkind_is_batch(k) && was_running) {
         ts_jobkind_set_suspend(k, p->job, 1);
         p->ops |= TS_JOBPLAN_UPDATE_JOB;
         ts__jobplan_event(p, "Normal", "Stopped", "%s", why);
@@ -148,7 +155,7 @@ static int plan_stop(const cJSON *job, const struct ts_jobkind *k, const struct 
         p->job = NULL;
         return 0;
     }
-    if (!k->kf && ts_json_get(job, "status.startTime")) {
+    if (ts_jobkind_is_batch(k) && ts_json_get(job, "status.startTime")) {
         cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(p->job, "status"),
                                                 "startTime");
         /* the status write carries the job as it is stored, startTime aside */
@@ -174,7 +181,7 @@ static int plan_evicted(const struct job_facts *f, const cJSON *job, const struc
 
     if (rc < 0)
         return rc;
-    if (rc == 1 && !k->kf)
+    if (rc == 1 && ts_jobkind_is_batch(k))
         return 0; /* released once the stop has landed */
     if (!f->active && ts_workload_has_quota_reservation(wl)) {
         ts_workload_copy(&p->workload, wl);
@@ -682,6 +689,19 @@ void ts_jobplan_make_standalone(const struct ts_workload *wl, const struct ts_jo
     ts__jobplan_checks(wl, env, now, p);
 }
 
+/* 1 when the job's controller owner is a kind Turnstile manages. */
+static int owner_managed(const cJSON *job)
+{
+    const cJSON *r;
+
+    cJSON_ArrayForEach(r, ts_json_get(job, "metadata.ownerReferences"))
+    {
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "controller")) && ts_jobkind_of(r))
+            return 1;
+    }
+    return 0;
+}
+
 int ts_jobplan_make(const cJSON *job, const struct ts_workload *wl,
                     const struct ts_jobplan_env *env, ts_time now, struct ts_jobplan *p,
                     struct ts_err *err)
@@ -701,9 +721,15 @@ int ts_jobplan_make(const cJSON *job, const struct ts_workload *wl,
             ts_object_release(&o);
         return rc;
     }
-    if (o.kind == TS_KIND_JOB || TS_KIND_IS_KUBEFLOW(o.kind)) {
+    if (o.kind == TS_KIND_JOB || TS_KIND_IS_KUBEFLOW(o.kind) || TS_KIND_IS_RAY(o.kind)) {
         const struct ts_object_meta *m = ts_object_meta(&o);
         int managed = ts_job_meta_queue_name(m) || env->manage_jobs_without_queue_name;
+
+        /* Kueue's RayJob.Skip (a RayJob on an existing cluster), and a job
+         * whose controller is a managed job (the RayCluster a RayJob made):
+         * the owner's Workload covers it (IsOwnerManagedByKueue) */
+        if ((o.kind == TS_KIND_RAY_JOB && ts_rayjob_skip(&o.u.ray)) || owner_managed(job))
+            managed = 0;
 
         if (managed && m->deletion_timestamp == 0)
             rc = wl ? plan_owned(&o, job, k, wl, env, now, p, err)

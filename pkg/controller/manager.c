@@ -29,6 +29,8 @@ const struct ts_kube_resource *const ts__ctl_resources[TS__CTL_N] = {
     [TS__CTL_PTJ] = &ts_jobkinds[1].res,
     [TS__CTL_TFJ] = &ts_jobkinds[2].res,
     [TS__CTL_MPIJ] = &ts_jobkinds[3].res,
+    [TS__CTL_RAYJ] = &ts_jobkinds[4].res,
+    [TS__CTL_RAYC] = &ts_jobkinds[5].res,
     [TS__CTL_LR] = &ts_kube_res_limitranges,
     [TS__CTL_RC] = &ts_kube_res_runtimeclasses,
     [TS__CTL_PRC] = &ts_kube_res_provisioningrequestconfigs,
@@ -343,6 +345,10 @@ static int framework_on(const struct ts_config *cfg, int inf)
         return cfg->manage_tfjob;
     case TS__CTL_MPIJ:
         return cfg->manage_mpijob;
+    case TS__CTL_RAYJ:
+        return cfg->manage_rayjob;
+    case TS__CTL_RAYC:
+        return cfg->manage_raycluster;
     default:
         return 1;
     }
@@ -375,7 +381,7 @@ static int start_informers(struct ts_ctl *c, struct ts_err *err)
                         res->group, res->version, res->resource);
             continue;
         }
-        /* Kubeflow CRDs are optional: without them the integration is off */
+        /* Kubeflow and KubeRay CRDs are optional: without them the integration is off */
         if (TS__CTL_IS_JOB_INF(i) && i != TS__CTL_JOB && !served(c, res)) {
             ts_log_info("controller", "%s/%s %s not served; the %s integration is off", res->group,
                         res->version, res->resource, res->kind);

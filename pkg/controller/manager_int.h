@@ -35,6 +35,8 @@ enum ts__ctl_inf {
     TS__CTL_PTJ,
     TS__CTL_TFJ,
     TS__CTL_MPIJ,
+    TS__CTL_RAYJ,
+    TS__CTL_RAYC,
     TS__CTL_LR, /* core/v1 LimitRanges and node.k8s.io RuntimeClasses (limitrange.c) */
     TS__CTL_RC,
     TS__CTL_PRC, /* ProvisioningRequestConfigs, ProvisioningRequests, PodTemplates (provreq.c) */

@@ -258,16 +258,23 @@ static void complete_job_meta(struct ts_sim *s, struct ts_object_meta *m)
 static int add_job(struct ts_sim *s, struct ts_object *o, ts_time now, struct ts_err *err)
 {
     struct ts_priority_lookup prio = {lookup_wpc, lookup_pc, lookup_default, s->e};
-    struct ts_object_meta *m = o->kind == TS_KIND_JOB ? &o->u.job.meta : &o->u.ptj.meta;
+    struct ts_object_meta *m = o->kind == TS_KIND_JOB ? &o->u.job.meta
+                               : TS_KIND_IS_RAY(o->kind) ? &o->u.ray.meta
+                                                         : &o->u.ptj.meta;
     struct ts_workload wl;
     int rc;
 
     complete_job_meta(s, m);
     if (!ts_job_meta_queue_name(m))
         return 0; /* not managed: no queue name */
+    if (o->kind == TS_KIND_RAY_JOB && ts_rayjob_skip(&o->u.ray))
+        return 0; /* on an existing cluster: not queued (Kueue's RayJob.Skip) */
     ts_workload_init(&wl);
-    rc = o->kind == TS_KIND_JOB ? ts_jobworkload_from_job(&o->u.job, &prio, &wl, err)
-                                : ts_jobworkload_from_pytorchjob(&o->u.ptj, &prio, &wl, err);
+    if (TS_KIND_IS_RAY(o->kind))
+        rc = ts_jobworkload_from_ray(&o->u.ray, &prio, &wl, err);
+    else
+        rc = o->kind == TS_KIND_JOB ? ts_jobworkload_from_job(&o->u.job, &prio, &wl, err)
+                                    : ts_jobworkload_from_pytorchjob(&o->u.ptj, &prio, &wl, err);
     if (rc)
         ts_err_prefix(err, "%s \"%s/%s\"", ts_kind_name(o->kind), m->namespace_, m->name);
     else
@@ -309,6 +316,8 @@ static int add_typed(struct ts_sim *s, struct ts_object *o, ts_time now, struct 
     case TS_KIND_PYTORCH_JOB:
     case TS_KIND_TF_JOB:
     case TS_KIND_MPI_JOB:
+    case TS_KIND_RAY_JOB:
+    case TS_KIND_RAY_CLUSTER:
         return add_job(s, o, now, err);
     case TS_KIND_UNKNOWN:
         break;
