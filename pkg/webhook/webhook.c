@@ -47,6 +47,10 @@ static const struct route {
     {"/validate-kubeflow-org-v1-tfjob", NULL, ts__wh_validate_job, TS_KIND_TF_JOB},
     {"/mutate-kubeflow-org-v2beta1-mpijob", NULL, ts__wh_mutate_job, TS_KIND_MPI_JOB},
     {"/validate-kubeflow-org-v2beta1-mpijob", NULL, ts__wh_validate_job, TS_KIND_MPI_JOB},
+    {"/mutate-ray-io-v1-rayjob", NULL, ts__wh_mutate_job, TS_KIND_RAY_JOB},
+    {"/validate-ray-io-v1-rayjob", NULL, ts__wh_validate_job, TS_KIND_RAY_JOB},
+    {"/mutate-ray-io-v1-raycluster", NULL, ts__wh_mutate_job, TS_KIND_RAY_CLUSTER},
+    {"/validate-ray-io-v1-raycluster", NULL, ts__wh_validate_job, TS_KIND_RAY_CLUSTER},
 };
 
 #define N_ROUTES (sizeof(routes) / sizeof(routes[0]))

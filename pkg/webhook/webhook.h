@@ -14,6 +14,8 @@
  *   /mutate-kubeflow-org-v1-pytorchjob, /validate-kubeflow-org-v1-pytorchjob,
  *   /mutate-kubeflow-org-v1-tfjob, /validate-kubeflow-org-v1-tfjob,
  *   /mutate-kubeflow-org-v2beta1-mpijob, /validate-kubeflow-org-v2beta1-mpijob,
+ *   /mutate-ray-io-v1-rayjob, /validate-ray-io-v1-rayjob,
+ *   /mutate-ray-io-v1-raycluster, /validate-ray-io-v1-raycluster,
  *   /convert (ConversionReview, kueue.x-k8s.io v1beta1 <-> v1beta2),
  *   /healthz, /readyz (plain "ok").
  *

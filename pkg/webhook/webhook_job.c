@@ -1,12 +1,13 @@
 /*
  * webhook_job.c - Kueue's job webhooks (pkg/controller/jobframework
  * base_webhook.go, defaults.go, validation.go; jobs/job/job_webhook.go)
- * for batch/v1 Job and the Kubeflow jobs (kubeflow.org/v1 PyTorchJob and
- * TFJob, kubeflow.org/v2beta1 MPIJob).
+ * for batch/v1 Job, the Kubeflow jobs (kubeflow.org/v1 PyTorchJob and
+ * TFJob, kubeflow.org/v2beta1 MPIJob) and KubeRay's ray.io/v1 RayJob and
+ * RayCluster (their own rules: webhook_ray.c).
  *
  * Mutating (CREATE): queue-name "default" when the namespace has that
  * LocalQueue; suspend (Job spec.suspend, Kubeflow spec.runPolicy.suspend)
- * when the job has a queue name - the label, or the legacy annotation the
+ * (RayJob, RayCluster: spec.suspend) when the job has a queue name - the label, or the legacy annotation the
  * customer's seeds use - or manageJobsWithoutQueueName is on, its
  * namespace is managed and no Kueue-managed owner controls it; and the
  * priority-class label "default" when that WorkloadPriorityClass exists
@@ -32,7 +33,8 @@
 struct jobview {
     const struct ts_object_meta *meta;
     int suspended;
-    const struct ts_job *batch; /* NULL for a Kubeflow job */
+    const struct ts_job *batch;    /* NULL for a Kubeflow or Ray job */
+    const struct ts_ray_job *ray; /* RayJob, RayCluster */
 };
 
 static void view_of(const struct ts_object *o, struct jobview *v)
@@ -42,6 +44,9 @@ static void view_of(const struct ts_object *o, struct jobview *v)
     if (o->kind == TS_KIND_JOB) {
         v->batch = &o->u.job;
         v->suspended = ts_job_is_suspended(&o->u.job);
+    } else if (TS_KIND_IS_RAY(o->kind)) {
+        v->ray = &o->u.ray;
+        v->suspended = ts_rayjob_is_suspended(&o->u.ray);
     } else {
         v->suspended = ts_pytorchjob_is_suspended(&o->u.ptj);
     }
@@ -197,8 +202,11 @@ static void check_sync_completions(const struct ts_job *j, struct ts_field_error
                             (int)comp, (int)par);
 }
 
-static void check_create(const struct jobview *v, struct ts_field_errors *errs)
+static void check_create(const struct ts_webhook *wh, const struct jobview *v,
+                         struct ts_field_errors *errs)
 {
+    if (v->ray && ts__wh_validate_ray(wh, v->ray, errs))
+        return; /* Kueue returns before its common checks */
     check_common_create(v->meta, errs);
     if (v->batch) {
         check_min_parallelism(v->batch, errs);
@@ -294,7 +302,7 @@ static void check_batch_update(const struct ts_webhook *wh, const struct ts_job 
 static void check_update(const struct ts_webhook *wh, const char *ns, const struct jobview *ov,
                          const struct jobview *nv, struct ts_field_errors *errs)
 {
-    check_create(nv, errs);
+    check_create(wh, nv, errs);
     check_queue_update(wh, ns, ov, nv, errs);
     check_running_update(ov, nv, errs);
     check_priority_update(ov, nv, errs);
@@ -332,12 +340,14 @@ void ts__wh_validate_job(const struct ts_webhook *wh, const struct ts__wh_req *r
     if (decode_job(rq->object, kind, &nw, &errs, rs) != 0)
         goto out;
     view_of(&nw, &nv);
-    if (update && decode_job(rq->old_object, kind, &old, &ignored, rs) == 0) {
+    if (update && nv.ray && !ts__wh_ray_managed(wh, nv.ray)) {
+        /* Kueue's Ray webhooks check an update of a managed job only */
+    } else if (update && decode_job(rq->old_object, kind, &old, &ignored, rs) == 0) {
         view_of(&old, &ov);
         check_update(wh, ts__wh_namespace(rq), &ov, &nv, &errs);
         ts_object_release(&old);
     } else if (!update) {
-        check_create(&nv, &errs);
+        check_create(wh, &nv, &errs);
     }
     if (rs->allowed)
         ts__wh_deny_errs(rs, &errs);
@@ -364,7 +374,8 @@ static int owner_managed(const cJSON *obj)
         if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "controller")) || !av || !k)
             continue;
         if ((strncmp(av, "batch/", 6) == 0 && strcmp(k, "Job") == 0) ||
-            (strncmp(av, "kubeflow.org/", 13) == 0 && ts_kf_kind_of(k)))
+            (strncmp(av, "kubeflow.org/", 13) == 0 && ts_kf_kind_of(k)) ||
+            (strncmp(av, "ray.io/", 7) == 0 && TS_KIND_IS_RAY(ts_object_kind(r))))
             return 1;
     }
     return 0;
@@ -410,7 +421,7 @@ static int call_wpc(const struct ts_webhook *wh, const char *name)
 
 static void default_job(const struct ts_webhook *wh, const char *ns, enum ts_kind kind, cJSON *obj)
 {
-    const char *suspend = kind == TS_KIND_JOB ? "spec.suspend" : "spec.runPolicy.suspend";
+    const char *suspend = TS_KIND_IS_KUBEFLOW(kind) ? "spec.runPolicy.suspend" : "spec.suspend";
 
     if (owner_managed(obj) || !ts__wh_namespace_managed(wh, ns))
         return;

@@ -41,6 +41,8 @@ static const struct hook mutating[] = {
     {"mtfjob.kb.io", "/mutate-kubeflow-org-v1-tfjob", "kubeflow.org", "v1", "tfjobs", HOOK_JOB},
     {"mmpijob.kb.io", "/mutate-kubeflow-org-v2beta1-mpijob", "kubeflow.org", "v2beta1", "mpijobs",
      HOOK_JOB},
+    {"mrayjob.kb.io", "/mutate-ray-io-v1-rayjob", "ray.io", "v1", "rayjobs", HOOK_JOB},
+    {"mraycluster.kb.io", "/mutate-ray-io-v1-raycluster", "ray.io", "v1", "rayclusters", HOOK_JOB},
 };
 
 static const struct hook validating[] = {
@@ -62,6 +64,10 @@ static const struct hook validating[] = {
     {"vtfjob.kb.io", "/validate-kubeflow-org-v1-tfjob", "kubeflow.org", "v1", "tfjobs",
      HOOK_UPDATE | HOOK_JOB},
     {"vmpijob.kb.io", "/validate-kubeflow-org-v2beta1-mpijob", "kubeflow.org", "v2beta1", "mpijobs",
+     HOOK_UPDATE | HOOK_JOB},
+    {"vrayjob.kb.io", "/validate-ray-io-v1-rayjob", "ray.io", "v1", "rayjobs",
+     HOOK_UPDATE | HOOK_JOB},
+    {"vraycluster.kb.io", "/validate-ray-io-v1-raycluster", "ray.io", "v1", "rayclusters",
      HOOK_UPDATE | HOOK_JOB},
 };
 
