@@ -1,7 +1,8 @@
 /*
  * jobsim.c - --simulate-job-runtime: a stand-in for kube-controller-manager
  * and the kubelets for batch/v1 Jobs and the kubeflow.org jobs Turnstile
- * manages (PyTorchJob, TFJob, MPIJob: one shape, api/pytorchjob.h).  An
+ * manages (PyTorchJob, TFJob, MPIJob: one shape, api/pytorchjob.h), and
+ * KubeRay's RayJob and RayCluster (their status: jobsim_ray.c).  An
  * unsuspended job gets startTime and ready/active counts; after the
  * runtime (or the job's turnstile.dev/simulated-runtime annotation) it
  * completes with the status a real controller writes; suspending it
@@ -94,7 +95,7 @@ static const struct ts_kf_kind *kubeflow(const struct ts__as_res *res)
 
 static int simulated(const struct ts__as_res *res)
 {
-    return !res->dead && (res->kindid == TS__AS_JOB || kubeflow(res));
+    return !res->dead && (res->kindid == TS__AS_JOB || kubeflow(res) || ts__as_ray_kind(res));
 }
 
 static int cond_true(const cJSON *obj, const char *type)
@@ -172,6 +173,8 @@ static int suspended(const struct ts__as_res *res, const cJSON *obj)
 
 static int finished(const struct ts__as_res *res, const cJSON *obj)
 {
+    if (ts__as_ray_kind(res))
+        return ts__as_ray_finished(ts__as_ray_kind(res), obj);
     if (kubeflow(res))
         return cond_true(obj, "Succeeded") || cond_true(obj, "Failed");
     return cond_true(obj, "Complete") || cond_true(obj, "Failed");
@@ -350,8 +353,10 @@ static void evaluate(struct ts_apiserver *s, struct ts__as_res *res, struct ts__
     struct ts__as_jobsim *js = s->jobsim;
     const cJSON *cur = o->json;
     const struct ts_kf_kind *pt = kubeflow(res);
+    enum ts__as_ray ray = ts__as_ray_kind(res);
     char key[600], ts[TS_TIME_STR_MAX];
     const char *start = ts_json_get_string(cur, "status.startTime");
+    int started = ray ? ts__as_ray_started(ray, cur) : start != NULL;
     struct sim_run *r;
     cJSON *obj;
 
@@ -365,17 +370,22 @@ static void evaluate(struct ts_apiserver *s, struct ts__as_res *res, struct ts__
     obj = cJSON_Duplicate(cur, 1);
     if (suspended(res, cur)) {
         run_drop(js, res, key);
-        if (pt)
+        if (ray)
+            ts__as_ray_suspend(ray, obj, ts);
+        else if (pt)
             pt_suspend(pt, obj, ts);
         else
             job_suspend(obj, ts);
-    } else if (!start) {
-        if (pt)
+    } else if (!started) {
+        if (ray)
+            ts__as_ray_start(ray, obj, ts);
+        else if (pt)
             pt_start(pt, obj, ts);
         else
             job_start(obj, ts);
-        run_set(js, res, key, now + runtime_of(s, cur));
-    } else {
+        if (ray != TS__AS_RAY_CLUSTER) /* a RayCluster runs until deleted */
+            run_set(js, res, key, now + runtime_of(s, cur));
+    } else if (ray != TS__AS_RAY_CLUSTER) {
         ts_time t0 = now;
         if (!(r = run_find(js, res, key))) {
             ts_time_parse(start, &t0);
@@ -383,7 +393,9 @@ static void evaluate(struct ts_apiserver *s, struct ts__as_res *res, struct ts__
             r = run_find(js, res, key);
         }
         if (r && r->deadline <= now) {
-            if (pt)
+            if (ray)
+                ts__as_ray_complete(ray, obj, ts);
+            else if (pt)
                 pt_complete(pt, obj, ts);
             else
                 job_complete(obj, ts);
