@@ -103,6 +103,12 @@ kubeflow.org tfjobs/finalizers update|pkg/api/jobworkload.c|block_owner_deletion
 kubeflow.org mpijobs watch|pkg/controller/jobkind.c|{"kubeflow.org", "v2beta1", "mpijobs", "MPIJob", 1}
 kubeflow.org mpijobs update|pkg/controller/jobkind.c|{"kubeflow.org", "v2beta1", "mpijobs", "MPIJob", 1}
 kubeflow.org mpijobs/finalizers update|pkg/api/jobworkload.c|block_owner_deletion.v = 1
+ray.io rayjobs watch|pkg/controller/jobkind.c|{"ray.io", "v1", "rayjobs", "RayJob", 1}
+ray.io rayjobs update|pkg/controller/jobkind.c|{"ray.io", "v1", "rayjobs", "RayJob", 1}
+ray.io rayjobs/finalizers update|pkg/api/jobworkload.c|block_owner_deletion.v = 1
+ray.io rayclusters watch|pkg/controller/jobkind.c|{"ray.io", "v1", "rayclusters", "RayCluster", 1}
+ray.io rayclusters update|pkg/controller/jobkind.c|{"ray.io", "v1", "rayclusters", "RayCluster", 1}
+ray.io rayclusters/finalizers update|pkg/api/jobworkload.c|block_owner_deletion.v = 1
 coordination.k8s.io leases update|pkg/kube/leader.c|create ? TS_KUBE_CREATE : TS_KUBE_UPDATE
 core secrets update|pkg/webhook/certsync.c|r.verb = TS_KUBE_UPDATE;
 batch jobs/status update|pkg/controller/jobs.c|r.subresource = p->ops & TS_JOBPLAN_UPDATE_JOB_STATUS ? "status" : NULL;

@@ -249,13 +249,14 @@ static void test_integrations(void **state)
 {
     static const struct {
         const char *frameworks;
-        int job, ptj, tfj, mpij;
+        int job, ptj, tfj, mpij, rayj, rayc;
     } fw[] = {
-        {NULL, 1, 1, 1, 1},
-        {"[batch/job]", 1, 0, 0, 0},
-        {"[kubeflow.org/pytorchjob, kubeflow.org/tfjob]", 0, 1, 1, 0},
-        {"[kubeflow.org/mpijob, ray.io/rayjob]", 0, 0, 0, 1},
-        {"[]", 0, 0, 0, 0},
+        {NULL, 1, 1, 1, 1, 1, 1},
+        {"[batch/job]", 1, 0, 0, 0, 0, 0},
+        {"[kubeflow.org/pytorchjob, kubeflow.org/tfjob]", 0, 1, 1, 0, 0, 0},
+        {"[kubeflow.org/mpijob, ray.io/rayjob]", 0, 0, 0, 1, 1, 0},
+        {"[ray.io/raycluster, ray.io/rayservice]", 0, 0, 0, 0, 0, 1},
+        {"[]", 0, 0, 0, 0, 0, 0},
     };
 
     (void)state;
@@ -269,10 +270,12 @@ static void test_integrations(void **state)
                       fw[i].frameworks ? fw[i].frameworks : "");
         assert_int_equal(errs.n, 0);
         if (c.manage_batch_job != fw[i].job || c.manage_pytorchjob != fw[i].ptj ||
-            c.manage_tfjob != fw[i].tfj || c.manage_mpijob != fw[i].mpij)
-            fail_msg("%s: job %d ptj %d tfj %d mpij %d",
+            c.manage_tfjob != fw[i].tfj || c.manage_mpijob != fw[i].mpij ||
+            c.manage_rayjob != fw[i].rayj || c.manage_raycluster != fw[i].rayc)
+            fail_msg("%s: job %d ptj %d tfj %d mpij %d rayj %d rayc %d",
                      fw[i].frameworks ? fw[i].frameworks : "(absent)", c.manage_batch_job,
-                     c.manage_pytorchjob, c.manage_tfjob, c.manage_mpijob);
+                     c.manage_pytorchjob, c.manage_tfjob, c.manage_mpijob, c.manage_rayjob,
+                     c.manage_raycluster);
         ts_config_release(&c);
     }
 }

@@ -19,6 +19,13 @@ static void jobs_table(void **state)
     wt_run_table("test/data/webhook/jobs.json");
 }
 
+/* RayJob and RayCluster: Kueue's Ray webhooks (test/data/webhook/ray.json). */
+static void ray_table(void **state)
+{
+    (void)state;
+    wt_run_table("test/data/webhook/ray.json");
+}
+
 /* Without lookups nothing is defaulted but suspend, and the default
  * namespace exclusions apply. */
 static void no_lookups(void **state)
@@ -82,6 +89,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(jobs_table),
+        cmocka_unit_test(ray_table),
         cmocka_unit_test(no_lookups),
         cmocka_unit_test(namespace_callback),
     };
