@@ -41,9 +41,9 @@ enum ts_kind {
     TS_KIND_NAMESPACE,
     TS_KIND_JOB,
     TS_KIND_PYTORCH_JOB,
-    TS_KIND_TF_JOB,  /* u.ptj, like every Kubeflow job */
-    TS_KIND_MPI_JOB, /* u.ptj */
-    TS_KIND_RAY_JOB, /* u.ray */
+    TS_KIND_TF_JOB,      /* u.ptj, like every Kubeflow job */
+    TS_KIND_MPI_JOB,     /* u.ptj */
+    TS_KIND_RAY_JOB,     /* u.ray */
     TS_KIND_RAY_CLUSTER, /* u.ray */
 };
 

@@ -177,8 +177,8 @@ int ts_rayjob_skip(const struct ts_ray_job *j)
 
 int ts_rayjob_is_finished(const struct ts_ray_job *j, int *success, const char **message)
 {
-    int done = j->is_job && (eq(j->job_deployment_status, "Complete") ||
-                             eq(j->job_deployment_status, "Failed"));
+    int done = j->is_job &&
+               (eq(j->job_deployment_status, "Complete") || eq(j->job_deployment_status, "Failed"));
 
     if (success)
         *success = eq(j->job_status, "SUCCEEDED");

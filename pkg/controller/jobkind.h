@@ -28,11 +28,11 @@
 typedef size_t (*ts_jobkind_templates_fn)(cJSON *job, cJSON **tmpl, char names[][64]);
 
 struct ts_jobkind {
-    const char *api_version;     /* "batch/v1" */
-    struct ts_kube_resource res; /* batch, v1, jobs, Job, namespaced */
-    const char *framework;       /* integrations.frameworks name: "batch/job" */
-    const char *suspend_parent;  /* object holding "suspend": "spec" or "spec.runPolicy" */
-    const struct ts_kf_kind *kf; /* replica specs of a Kubeflow job, NULL for Job */
+    const char *api_version;           /* "batch/v1" */
+    struct ts_kube_resource res;       /* batch, v1, jobs, Job, namespaced */
+    const char *framework;             /* integrations.frameworks name: "batch/job" */
+    const char *suspend_parent;        /* object holding "suspend": "spec" or "spec.runPolicy" */
+    const struct ts_kf_kind *kf;       /* replica specs of a Kubeflow job, NULL for Job */
     ts_jobkind_templates_fn templates; /* templates elsewhere (Ray), or NULL */
 };
 

@@ -258,7 +258,7 @@ static void complete_job_meta(struct ts_sim *s, struct ts_object_meta *m)
 static int add_job(struct ts_sim *s, struct ts_object *o, ts_time now, struct ts_err *err)
 {
     struct ts_priority_lookup prio = {lookup_wpc, lookup_pc, lookup_default, s->e};
-    struct ts_object_meta *m = o->kind == TS_KIND_JOB ? &o->u.job.meta
+    struct ts_object_meta *m = o->kind == TS_KIND_JOB    ? &o->u.job.meta
                                : TS_KIND_IS_RAY(o->kind) ? &o->u.ray.meta
                                                          : &o->u.ptj.meta;
     struct ts_workload wl;

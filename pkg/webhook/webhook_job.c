@@ -7,11 +7,10 @@
  *
  * Mutating (CREATE): queue-name "default" when the namespace has that
  * LocalQueue; suspend (Job spec.suspend, Kubeflow spec.runPolicy.suspend)
- * (RayJob, RayCluster: spec.suspend) when the job has a queue name - the label, or the legacy annotation the
- * customer's seeds use - or manageJobsWithoutQueueName is on, its
- * namespace is managed and no Kueue-managed owner controls it; and the
- * priority-class label "default" when that WorkloadPriorityClass exists
- * (gate WorkloadPriorityClassDefaulting), for jobs Turnstile manages.
+ * (RayJob, RayCluster: spec.suspend) when the job has a queue name - the label, or the legacy
+ * annotation the customer's seeds use - or manageJobsWithoutQueueName is on, its namespace is
+ * managed and no Kueue-managed owner controls it; and the priority-class label "default" when that
+ * WorkloadPriorityClass exists (gate WorkloadPriorityClassDefaulting), for jobs Turnstile manages.
  *
  * Validating (CREATE, UPDATE): label/annotation syntax, then on UPDATE the
  * immutability rules while the job runs.  Messages are Kueue's.
@@ -33,7 +32,7 @@
 struct jobview {
     const struct ts_object_meta *meta;
     int suspended;
-    const struct ts_job *batch;    /* NULL for a Kubeflow or Ray job */
+    const struct ts_job *batch;   /* NULL for a Kubeflow or Ray job */
     const struct ts_ray_job *ray; /* RayJob, RayCluster */
 };
 
