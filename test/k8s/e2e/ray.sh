@@ -25,6 +25,16 @@ K apply -f "$CD/queues.yaml" >/dev/null
 # shellcheck disable=SC2034 # read by wait_for (test/e2e/lib/controller.sh)
 WAIT_TENTHS=200
 
+head_group() { # INDENT: the head group both kinds use
+    sed "s/^/$1/" <<'H'
+headGroupSpec:
+  rayStartParams: {}
+  template:
+    spec:
+      containers:
+      - {name: head, image: rayproject/ray:2.9.0, resources: {requests: {cpu: 250m}}}
+H
+}
 rayjob() { # NAME [EXTRA SPEC LINE]: creates it, prints spec.suspend as created
     cat <<Y | K create -f - -o jsonpath='{.spec.suspend}' 2>&1
 apiVersion: ray.io/v1
@@ -37,12 +47,7 @@ spec:
   entrypoint: python -c "print(1)"
   ${2:-shutdownAfterJobFinishes: true}
   rayClusterSpec:
-    headGroupSpec:
-      rayStartParams: {}
-      template:
-        spec:
-          containers:
-          - {name: head, image: rayproject/ray:2.9.0, resources: {requests: {cpu: 250m}}}
+$(head_group '    ')
     workerGroupSpecs:
     - groupName: Small
       replicas: 2
@@ -65,12 +70,7 @@ metadata:
   labels: {kueue.x-k8s.io/queue-name: lq}
 spec:
   enableInTreeAutoscaling: ${2:-false}
-  headGroupSpec:
-    rayStartParams: {}
-    template:
-      spec:
-        containers:
-        - {name: head, image: rayproject/ray:2.9.0, resources: {requests: {cpu: 250m}}}
+$(head_group '  ')
   workerGroupSpecs:
   - groupName: tpu
     replicas: 1
