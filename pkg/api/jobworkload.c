@@ -252,6 +252,68 @@ int ts_jobworkload_from_jobset(const struct ts_jobset *job, const struct ts_prio
     return resolve_priority(&job->meta, ts_jobset_priority_class(job), prio, out, err);
 }
 
+/* The submitter pod set's template: the RayJob's, else KubeRay's default. */
+static void submitter_template(const struct ts_ray_job *job, struct ts_pod_template *t)
+{
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    struct ts_dec d;
+    cJSON *dflt;
+
+    if (job->has_submitter_template) {
+        copy_template(t, &job->submitter, 0);
+        return;
+    }
+    dflt = ts_rayjob_default_submitter(job);
+    ts_dec_init(&d, &errs);
+    ts_pod_template_decode(&d, dflt, t);
+    ts_field_errors_release(&errs);
+    cJSON_Delete(dflt);
+}
+
+int ts_jobworkload_from_ray(const struct ts_ray_job *job, const struct ts_priority_lookup *prio,
+                            struct ts_workload *out, struct ts_err *err)
+{
+    const char *kind = job->is_job ? "RayJob" : "RayCluster", *pod_class = NULL;
+    const struct ts_ray_cluster_spec *c = &job->cluster;
+    struct ts_podset *ps;
+    int rc;
+
+    ts_workload_release(out);
+    if ((rc = common_meta(&job->meta, TS_RAY_API_VERSION, kind, TS_RAY_GROUP, out, err)))
+        return rc;
+    if (!c->present)
+        return ts_err_set(err, TS_EINVAL, "%s: spec.rayClusterSpec: Required value", kind);
+    ps = ts_workload_add_podset(out, TS_RAY_PODSET_HEAD);
+    ps->count = 1;
+    copy_template(&ps->template, &c->head, 0);
+    for (size_t i = 0; i < c->n_workers; i++) {
+        const struct ts_ray_worker_group *g = &c->workers[i];
+        char name[64];
+        size_t j;
+
+        for (j = 0; g->group_name && g->group_name[j] && j + 1 < sizeof(name); j++)
+            name[j] = (char)tolower((unsigned char)g->group_name[j]);
+        name[j] = '\0';
+        ps = ts_workload_add_podset(out, name);
+        ps->count = ts_rayjob_group_count(g);
+        copy_template(&ps->template, &g->template, 0);
+    }
+    if (ts_rayjob_has_submitter(job)) {
+        ps = ts_workload_add_podset(out, TS_RAY_PODSET_SUBMITTER);
+        ps->count = 1;
+        submitter_template(job, &ps->template);
+    }
+    for (size_t i = 0; i < out->spec.n_podsets && !pod_class; i++) {
+        const char *pc = out->spec.podsets[i].template.priority_class_name;
+
+        if (pc && pc[0])
+            pod_class = pc; /* Kueue's extractPriorityFromPodSets */
+    }
+    out->spec.active.set = 1;
+    out->spec.active.v = 1;
+    return resolve_priority(&job->meta, pod_class, prio, out, err);
+}
+
 int ts_jobworkload_from_object(const struct ts_object *o, const struct ts_priority_lookup *prio,
                                struct ts_workload *out, struct ts_err *err)
 {
@@ -263,5 +325,7 @@ int ts_jobworkload_from_object(const struct ts_object *o, const struct ts_priori
         return ts_jobworkload_from_jobset(&o->u.jobset, prio, out, err);
     if (o->kind == TS_KIND_POD)
         return ts_jobworkload_from_pod(&o->u.pod, prio, out, err);
+    if (TS_KIND_IS_RAY(o->kind))
+        return ts_jobworkload_from_ray(&o->u.ray, prio, out, err);
     return ts_err_set(err, TS_EUNSUPPORTED, "%s is not a job kind", ts_kind_name(o->kind));
 }

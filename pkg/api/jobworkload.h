@@ -21,6 +21,7 @@
 #include "api/jobset.h"
 #include "api/object.h"
 #include "api/pytorchjob.h"
+#include "api/rayjob.h"
 #include "api/workload.h"
 #include "util/err.h"
 
@@ -82,8 +83,15 @@ int ts_jobworkload_from_jobset(const struct ts_jobset *job, const struct ts_prio
                                struct ts_workload *out, struct ts_err *err);
 
 /* The Workload of any job kind o holds (TS_KIND_IS_JOB()): one of the
- * four above.  TS_EUNSUPPORTED for another kind. */
+ * builders here.  TS_EUNSUPPORTED for another kind. */
 int ts_jobworkload_from_object(const struct ts_object *o, const struct ts_priority_lookup *prio,
                                struct ts_workload *out, struct ts_err *err);
+/* Same for a RayJob or a RayCluster (Kueue's jobs/rayjob, jobs/raycluster):
+ * named "rayjob-..." or "raycluster-...", pod sets head, one per worker
+ * group, and a RayJob's submitter (api/rayjob.h); the priority class is
+ * the first pod set template's that names one.  TS_EINVAL also for a
+ * RayJob without rayClusterSpec. */
+int ts_jobworkload_from_ray(const struct ts_ray_job *job, const struct ts_priority_lookup *prio,
+                            struct ts_workload *out, struct ts_err *err);
 
 #endif

@@ -26,6 +26,8 @@ static const struct {
     {TS_KIND_JAX_JOB, "kubeflow.org", "JAXJob"},
     {TS_KIND_JOBSET, TS_JOBSET_GROUP, TS_JOBSET_KIND},
     {TS_KIND_POD, "", "Pod"},
+    {TS_KIND_RAY_JOB, "ray.io", "RayJob"},
+    {TS_KIND_RAY_CLUSTER, "ray.io", "RayCluster"},
 };
 
 #define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
@@ -119,6 +121,11 @@ static void decode_kind(struct ts_dec *d, const cJSON *obj, struct ts_object *o)
     case TS_KIND_POD:
         ts_pod_init(&o->u.pod);
         ts_pod_decode(d, obj, &o->u.pod);
+        break;
+    case TS_KIND_RAY_JOB:
+    case TS_KIND_RAY_CLUSTER:
+        ts_rayjob_init(&o->u.ray);
+        ts_rayjob_decode(d, obj, &o->u.ray);
         break;
     case TS_KIND_UNKNOWN:
         break;
@@ -232,6 +239,9 @@ const struct ts_object_meta *ts_object_meta(const struct ts_object *o)
         return &o->u.jobset.meta;
     case TS_KIND_POD:
         return &o->u.pod.meta;
+    case TS_KIND_RAY_JOB:
+    case TS_KIND_RAY_CLUSTER:
+        return &o->u.ray.meta;
     case TS_KIND_UNKNOWN:
         break;
     }
@@ -281,6 +291,10 @@ void ts_object_release(struct ts_object *o)
         break;
     case TS_KIND_POD:
         ts_pod_release(&o->u.pod);
+        break;
+    case TS_KIND_RAY_JOB:
+    case TS_KIND_RAY_CLUSTER:
+        ts_rayjob_release(&o->u.ray);
         break;
     case TS_KIND_UNKNOWN:
         break;

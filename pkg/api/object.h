@@ -26,6 +26,7 @@
 #include "api/pod.h"
 #include "api/priorityclass.h"
 #include "api/pytorchjob.h"
+#include "api/rayjob.h"
 #include "api/resourceflavor.h"
 #include "api/workload.h"
 #include "api/workloadpriorityclass.h"
@@ -49,14 +50,20 @@ enum ts_kind {
     TS_KIND_JAX_JOB, /* the last Kubeflow kind */
     TS_KIND_JOBSET,
     TS_KIND_POD,
+    TS_KIND_RAY_JOB,     /* u.ray */
+    TS_KIND_RAY_CLUSTER, /* u.ray */
 };
 
 /* A Kubeflow job (PyTorchJob, TFJob, MPIJob, XGBoostJob, PaddleJob,
  * JAXJob): decoded into u.ptj. */
 #define TS_KIND_IS_KUBEFLOW(k) ((k) >= TS_KIND_PYTORCH_JOB && (k) <= TS_KIND_JAX_JOB)
-/* A job kind Turnstile makes Workloads of (batch Job, Kubeflow, JobSet, Pod). */
+/* A job kind Turnstile makes Workloads of (batch Job, Kubeflow, JobSet, Pod, Ray). */
 #define TS_KIND_IS_JOB(k)                                                                          \
-    ((k) == TS_KIND_JOB || TS_KIND_IS_KUBEFLOW(k) || (k) == TS_KIND_JOBSET || (k) == TS_KIND_POD)
+    ((k) == TS_KIND_JOB || TS_KIND_IS_KUBEFLOW(k) || (k) == TS_KIND_JOBSET ||                      \
+     (k) == TS_KIND_POD || TS_KIND_IS_RAY(k))
+
+/* A KubeRay job (RayJob, RayCluster): decoded into u.ray. */
+#define TS_KIND_IS_RAY(k) ((k) == TS_KIND_RAY_JOB || (k) == TS_KIND_RAY_CLUSTER)
 
 struct ts_object {
     enum ts_kind kind;
@@ -73,6 +80,7 @@ struct ts_object {
         struct ts_pytorch_job ptj; /* every Kubeflow kind */
         struct ts_jobset jobset;
         struct ts_pod pod;
+        struct ts_ray_job ray; /* RayJob, RayCluster */
     } u;
 };
 

@@ -2,12 +2,13 @@
  * jobsim.c - --simulate-job-runtime: a stand-in for kube-controller-manager
  * and the kubelets for batch/v1 Jobs and the kubeflow.org jobs Turnstile
  * manages (PyTorchJob, TFJob, MPIJob, XGBoostJob, PaddleJob, JAXJob: one
- * shape, api/pytorchjob.h), and for the JobSet controller
- * (jobset.x-k8s.io JobSets).  An unsuspended job gets startTime (a JobSet:
- * active replicated jobs) and ready/active counts; after the runtime (or
- * the job's turnstile.dev/simulated-runtime annotation) it completes with
- * the status a real controller writes; suspending it clears active and
- * startTime.
+ * shape, api/pytorchjob.h), for the JobSet controller (jobset.x-k8s.io
+ * JobSets) and for KubeRay's RayJob and RayCluster (their status:
+ * jobsim_ray.c).  An unsuspended job gets startTime (a JobSet: active
+ * replicated jobs) and ready/active counts; after the runtime (or the
+ * job's turnstile.dev/simulated-runtime annotation) it completes with the
+ * status a real controller writes (a RayCluster runs until deleted);
+ * suspending it clears active and startTime.
  *
  * One thread, woken by every write (the store broadcasts the condition
  * variable) or by the nearest deadline.  It follows the event history
@@ -103,7 +104,8 @@ static int jobset(const struct ts__as_res *res)
 
 static int simulated(const struct ts__as_res *res)
 {
-    return !res->dead && (res->kindid == TS__AS_JOB || kubeflow(res) || jobset(res));
+    return !res->dead &&
+           (res->kindid == TS__AS_JOB || kubeflow(res) || jobset(res) || ts__as_ray_kind(res));
 }
 
 static int cond_true(const cJSON *obj, const char *type)
@@ -181,6 +183,8 @@ static int suspended(const struct ts__as_res *res, const cJSON *obj)
 
 static int finished(const struct ts__as_res *res, const cJSON *obj)
 {
+    if (ts__as_ray_kind(res))
+        return ts__as_ray_finished(ts__as_ray_kind(res), obj);
     if (kubeflow(res))
         return cond_true(obj, "Succeeded") || cond_true(obj, "Failed");
     if (jobset(res))
@@ -428,9 +432,14 @@ static void transition(const struct ts__as_res *res, cJSON *obj, enum sim_step s
     static void (*const js[])(cJSON *, const char *) = {js_start, js_complete, js_suspend};
     static void (*const kf[])(const struct ts_kf_kind *, cJSON *,
                               const char *) = {pt_start, pt_complete, pt_suspend};
+    static void (*const ray[])(enum ts__as_ray, cJSON *, const char *) = {
+        ts__as_ray_start, ts__as_ray_complete, ts__as_ray_suspend};
     const struct ts_kf_kind *pt = kubeflow(res);
+    enum ts__as_ray rk = ts__as_ray_kind(res);
 
-    if (pt)
+    if (rk)
+        ray[step](rk, obj, now);
+    else if (pt)
         kf[step](pt, obj, now);
     else if (jobset(res))
         js[step](obj, now);
@@ -444,8 +453,12 @@ static void evaluate(struct ts_apiserver *s, struct ts__as_res *res, struct ts__
 {
     struct ts__as_jobsim *js = s->jobsim;
     const cJSON *cur = o->json;
+    enum ts__as_ray ray = ts__as_ray_kind(res);
     char key[600], ts[TS_TIME_STR_MAX];
     const char *start = ts_json_get_string(cur, "status.startTime");
+    int started = ray           ? ts__as_ray_started(ray, cur)
+                  : jobset(res) ? js_started(cur)
+                                : start != NULL;
     struct sim_run *r;
     cJSON *obj;
 
@@ -460,10 +473,11 @@ static void evaluate(struct ts_apiserver *s, struct ts__as_res *res, struct ts__
     if (suspended(res, cur)) {
         run_drop(js, res, key);
         transition(res, obj, SIM_SUSPEND, ts);
-    } else if (jobset(res) ? !js_started(cur) : !start) {
+    } else if (!started) {
         transition(res, obj, SIM_START, ts);
-        run_set(js, res, key, now + runtime_of(s, cur));
-    } else {
+        if (ray != TS__AS_RAY_CLUSTER) /* a RayCluster runs until deleted */
+            run_set(js, res, key, now + runtime_of(s, cur));
+    } else if (ray != TS__AS_RAY_CLUSTER) {
         ts_time t0 = now;
         if (!(r = run_find(js, res, key))) {
             if (start) /* a JobSet has no start time: its runtime starts now */

@@ -489,6 +489,25 @@ int ts__as_jobsim_start(struct ts_apiserver *s, struct ts_err *err);
 /* Joins the simulator thread (after ts__as_http_stop set `stopping`). */
 void ts__as_jobsim_stop(struct ts_apiserver *s);
 
+/* --- jobsim_ray.c: the KubeRay operator's part of the simulator ---------- */
+enum ts__as_ray {
+    TS__AS_RAY_NONE = 0,
+    TS__AS_RAY_JOB,
+    TS__AS_RAY_CLUSTER,
+};
+/* Which KubeRay kind res stores. */
+enum ts__as_ray ts__as_ray_kind(const struct ts__as_res *res);
+/* Whether the operator has started obj (RayJob: status.startTime;
+ * RayCluster: state ready), and whether obj finished (RayJob Complete or
+ * Failed; a RayCluster never). */
+int ts__as_ray_started(enum ts__as_ray k, const cJSON *obj);
+int ts__as_ray_finished(enum ts__as_ray k, const cJSON *obj);
+/* The operator's status writes into obj (a copy of the stored object),
+ * `now` an RFC 3339 time.  _complete does nothing for a RayCluster. */
+void ts__as_ray_start(enum ts__as_ray k, cJSON *obj, const char *now);
+void ts__as_ray_complete(enum ts__as_ray k, cJSON *obj, const char *now);
+void ts__as_ray_suspend(enum ts__as_ray k, cJSON *obj, const char *now);
+
 /* --- http.c ------------------------------------------------------------- */
 int ts__as_http_start(struct ts_apiserver *s, const char *host, int port, struct ts_err *err);
 void ts__as_http_stop(struct ts_apiserver *s);

@@ -13,11 +13,17 @@
 #define KF(version, plural, kind, framework, kf)                                                   \
     {                                                                                              \
         "kubeflow.org/" version, {"kubeflow.org", version, plural, kind, 1}, framework,            \
-            "spec.runPolicy", kf, TS_JOBKIND_KUBEFLOW                                              \
+            "spec.runPolicy", kf, TS_JOBKIND_KUBEFLOW, NULL                                        \
     }
 
 const struct ts_jobkind ts_jobkinds[TS_JOBKIND_N] = {
-    {"batch/v1", {"batch", "v1", "jobs", "Job", 1}, "batch/job", "spec", NULL, TS_JOBKIND_BATCH},
+    {"batch/v1",
+     {"batch", "v1", "jobs", "Job", 1},
+     "batch/job",
+     "spec",
+     NULL,
+     TS_JOBKIND_BATCH,
+     NULL},
     KF("v1", "pytorchjobs", "PyTorchJob", "kubeflow.org/pytorchjob", &ts_kf_pytorchjob),
     KF("v1", "tfjobs", "TFJob", "kubeflow.org/tfjob", &ts_kf_tfjob),
     KF("v2beta1", "mpijobs", "MPIJob", "kubeflow.org/mpijob", &ts_kf_mpijob),
@@ -29,8 +35,23 @@ const struct ts_jobkind ts_jobkinds[TS_JOBKIND_N] = {
      "jobset.x-k8s.io/jobset",
      "spec",
      NULL,
-     TS_JOBKIND_JOBSET},
-    {"v1", {"", "v1", "pods", "Pod", 1}, "pod", NULL, NULL, TS_JOBKIND_POD},
+     TS_JOBKIND_JOBSET,
+     NULL},
+    {"v1", {"", "v1", "pods", "Pod", 1}, "pod", NULL, NULL, TS_JOBKIND_POD, NULL},
+    {"ray.io/v1",
+     {"ray.io", "v1", "rayjobs", "RayJob", 1},
+     "ray.io/rayjob",
+     "spec",
+     NULL,
+     TS_JOBKIND_RAY,
+     ts__jobkind_rayjob_templates},
+    {"ray.io/v1",
+     {"ray.io", "v1", "rayclusters", "RayCluster", 1},
+     "ray.io/raycluster",
+     "spec",
+     NULL,
+     TS_JOBKIND_RAY,
+     ts__jobkind_raycluster_templates},
 };
 
 static const char *str(const cJSON *o, const char *key)
@@ -95,6 +116,11 @@ static size_t jobset_templates(cJSON *spec, cJSON **tmpl, char names[][64])
     return n;
 }
 
+int ts_jobkind_is_batch(const struct ts_jobkind *k)
+{
+    return k->shape == TS_JOBKIND_BATCH;
+}
+
 size_t ts_jobkind_templates(const struct ts_jobkind *k, cJSON *job, cJSON **tmpl, char names[][64])
 {
     cJSON *spec = cJSON_GetObjectItemCaseSensitive(job, "spec");
@@ -108,6 +134,8 @@ size_t ts_jobkind_templates(const struct ts_jobkind *k, cJSON *job, cJSON **tmpl
     }
     if (k->shape == TS_JOBKIND_JOBSET)
         return jobset_templates(spec, tmpl, names);
+    if (k->templates)
+        return k->templates(job, tmpl, names);
     if (k->shape == TS_JOBKIND_BATCH) {
         tmpl[0] = cJSON_GetObjectItemCaseSensitive(spec, "template");
         snprintf(names[0], 64, "%s", TS_WL_DEFAULT_PODSET);
@@ -197,8 +225,8 @@ int ts_jobkind_start(const struct ts_jobkind *k, cJSON *job, const struct ts_wor
     int rc = 0;
 
     for (size_t i = 0; i < n && !rc; i++)
-        rc = ts_podset_inject(tmpl[i], wl, names[i], lookup, ctx, err);
-    if (!rc && k->shape == TS_JOBKIND_BATCH) {
+        rc = tmpl[i] ? ts_podset_inject(tmpl[i], wl, names[i], lookup, ctx, err) : 0;
+    if (!rc && ts_jobkind_is_batch(k)) {
         const struct ts_podset *ps = ts_workload_find_podset(wl, TS_WL_DEFAULT_PODSET);
 
         if (ps && ps->min_count.set)
@@ -230,10 +258,11 @@ int ts_jobkind_stop(const struct ts_jobkind *k, cJSON *job, const struct ts_work
     }
     ts_jobkind_set_suspend(k, job, 1);
     for (size_t i = 0; i < n && !rc; i++) {
-        rc = ts_podset_restore(tmpl[i], wl, names[i], &c, err);
+        c = 0;
+        rc = tmpl[i] ? ts_podset_restore(tmpl[i], wl, names[i], &c, err) : 0;
         any |= c;
     }
-    if (!rc && k->shape == TS_JOBKIND_BATCH) {
+    if (!rc && ts_jobkind_is_batch(k)) {
         const struct ts_podset *ps = ts_workload_find_podset(wl, TS_WL_DEFAULT_PODSET);
         const cJSON *par = ts_json_get(job, "spec.parallelism");
 

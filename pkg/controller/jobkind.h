@@ -8,7 +8,9 @@
  * jobset.x-k8s.io/v1alpha2 JobSet (a list of replicated jobs, each a Job
  * template: api/jobset.h); and core/v1 Pod (Kueue's pod integration: a
  * Pod's "suspend" is the scheduling gate kueue.x-k8s.io/admission, which
- * can only be removed: a Pod is never suspended again, it is deleted).
+ * can only be removed: a Pod is never suspended again, it is deleted); and
+ * KubeRay's ray.io/v1 RayJob and RayCluster, whose templates are in a
+ * cluster spec (jobkind_ray.c).
  *
  * This table is the one list of the kinds the controller manages: its
  * informers, work queue keys and integrations.frameworks names come from
@@ -37,7 +39,11 @@ enum ts_jobkind_shape {
     TS_JOBKIND_KUBEFLOW,  /* spec.<kf->replicas_key>.<Type>.template */
     TS_JOBKIND_JOBSET,    /* spec.replicatedJobs[i].template.spec.template */
     TS_JOBKIND_POD,       /* the Pod is its own template; its gate is "suspended" */
+    TS_JOBKIND_RAY,       /* the kind's templates function (jobkind_ray.c) */
 };
+
+/* A kind's own pod template shape (see ts_jobkind_templates()). */
+typedef size_t (*ts_jobkind_templates_fn)(cJSON *job, cJSON **tmpl, char names[][64]);
 
 struct ts_jobkind {
     const char *api_version;     /* "batch/v1" */
@@ -46,11 +52,12 @@ struct ts_jobkind {
     const char *suspend_parent;  /* object holding "suspend": "spec" or "spec.runPolicy" */
     const struct ts_kf_kind *kf; /* replica specs of a Kubeflow job, else NULL */
     enum ts_jobkind_shape shape;
+    ts_jobkind_templates_fn templates; /* TS_JOBKIND_RAY's, else NULL */
 };
 
 /* Every kind, in a fixed order: Job, PyTorchJob, TFJob, MPIJob,
- * XGBoostJob, PaddleJob, JAXJob, JobSet, Pod. */
-#define TS_JOBKIND_N 9
+ * XGBoostJob, PaddleJob, JAXJob, JobSet, Pod, RayJob, RayCluster. */
+#define TS_JOBKIND_N 11
 extern const struct ts_jobkind ts_jobkinds[TS_JOBKIND_N];
 
 /* The adapter for the job's apiVersion/kind, or NULL when not managed. */
@@ -61,12 +68,17 @@ const struct ts_jobkind *ts_jobkind_by_kind(const char *kind);
  * kind), or NULL. */
 const struct ts_jobkind *ts_jobkind_of_owner(const char *api_version, const char *kind);
 
+/* 1 for batch/v1 Job, whose stop takes several writes (jobplan.c). */
+int ts_jobkind_is_batch(const struct ts_jobkind *k);
+
 /* Pod templates of a job in pod set order (Kueue's for the kind, then the
  * other replica types alphabetically; a JobSet's replicated jobs in
  * order), with their pod set names ("main", the lower-cased replica type,
  * or the replicated job's name).  A JobSet's replicated job without a pod
- * template gets an empty one.  Returns the count (at most
- * TS_JOBKIND_MAX_PODSETS).  Borrowed: pointers into job. */
+ * template gets an empty one.  A pod set whose template the job does not
+ * hold (a RayJob's default submitter) has tmpl NULL: start and stop leave
+ * it alone, as Kueue merges into a throwaway copy.  Returns the count (at
+ * most TS_JOBKIND_MAX_PODSETS).  Borrowed: pointers into job. */
 size_t ts_jobkind_templates(const struct ts_jobkind *k, cJSON *job, cJSON **tmpl, char names[][64]);
 
 /* A Pod is suspended while gated or once terminated (Kueue's podSuspended). */
@@ -85,5 +97,10 @@ int ts_jobkind_start(const struct ts_jobkind *k, cJSON *job, const struct ts_wor
  * Workload's original.  *changed tells whether the job JSON differs now. */
 int ts_jobkind_stop(const struct ts_jobkind *k, cJSON *job, const struct ts_workload *wl,
                     int *changed, struct ts_err *err);
+
+/* jobkind_ray.c: the shapes of RayJob (rayClusterSpec, submitter) and
+ * RayCluster (spec): head, then the worker groups in order. */
+size_t ts__jobkind_rayjob_templates(cJSON *job, cJSON **tmpl, char names[][64]);
+size_t ts__jobkind_raycluster_templates(cJSON *job, cJSON **tmpl, char names[][64]);
 
 #endif

@@ -66,6 +66,11 @@ static void facts(const struct ts_object *o, struct job_facts *f)
         f->finished = ts_jobset_is_finished(&o->u.jobset, &f->success, &f->message);
         f->active = ts_jobset_is_active(&o->u.jobset);
         f->pods_ready = ts_jobset_pods_ready(&o->u.jobset);
+    } else if (TS_KIND_IS_RAY(o->kind)) {
+        f->meta = &o->u.ray.meta;
+        f->finished = ts_rayjob_is_finished(&o->u.ray, &f->success, &f->message);
+        f->active = ts_rayjob_is_active(&o->u.ray);
+        f->pods_ready = ts_rayjob_pods_ready(&o->u.ray);
     } else {
         f->meta = &o->u.ptj.meta;
         f->finished = ts_pytorchjob_is_finished(&o->u.ptj, &f->success, &f->message);
@@ -809,6 +814,10 @@ int ts_jobplan_make(const cJSON *job, const struct ts_workload *wl,
     } else if (TS_KIND_IS_JOB(o.kind) && !owner_managed(job, env)) {
         const struct ts_object_meta *m = ts_object_meta(&o);
         int managed = ts_job_meta_queue_name(m) || env->manage_jobs_without_queue_name;
+
+        /* Kueue's RayJob.Skip: a RayJob on an existing cluster */
+        if (o.kind == TS_KIND_RAY_JOB && ts_rayjob_skip(&o.u.ray))
+            managed = 0;
 
         if (managed && m->deletion_timestamp == 0)
             rc = wl ? plan_owned(&o, job, k, wl, env, now, p, err)

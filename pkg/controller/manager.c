@@ -369,7 +369,7 @@ static int start_informers(struct ts_ctl *c, struct ts_err *err)
                         res->group, res->version, res->resource);
             continue;
         }
-        /* Kubeflow and JobSet CRDs are optional: without them the integration is off */
+        /* Kubeflow, JobSet and KubeRay CRDs are optional: without them the integration is off */
         if (TS__CTL_IS_JOB_INF(i) && i != TS__CTL_JOB && !served(c, res)) {
             ts_log_info("controller", "%s/%s %s not served; the %s integration is off", res->group,
                         res->version, res->resource, res->kind);

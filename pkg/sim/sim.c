@@ -261,6 +261,7 @@ static int add_job(struct ts_sim *s, struct ts_object *o, ts_time now, struct ts
     struct ts_object_meta *m = o->kind == TS_KIND_JOB      ? &o->u.job.meta
                                : o->kind == TS_KIND_JOBSET ? &o->u.jobset.meta
                                : o->kind == TS_KIND_POD    ? &o->u.pod.meta
+                               : TS_KIND_IS_RAY(o->kind)   ? &o->u.ray.meta
                                                            : &o->u.ptj.meta;
     struct ts_workload wl;
     int rc;
@@ -272,6 +273,8 @@ static int add_job(struct ts_sim *s, struct ts_object *o, ts_time now, struct ts
     complete_job_meta(s, m);
     if (!ts_job_meta_queue_name(m))
         return 0; /* not managed: no queue name */
+    if (o->kind == TS_KIND_RAY_JOB && ts_rayjob_skip(&o->u.ray))
+        return 0; /* on an existing cluster: not queued (Kueue's RayJob.Skip) */
     ts_workload_init(&wl);
     rc = ts_jobworkload_from_object(o, &prio, &wl, err);
     if (rc)

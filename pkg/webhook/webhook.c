@@ -59,6 +59,10 @@ static const struct route {
     {"/validate--v1-pod", NULL, ts__wh_validate_job, TS_KIND_POD},
     {"/mutate-apps-v1-deployment", NULL, ts__wh_mutate_deployment, TS_KIND_UNKNOWN},
     {"/validate-apps-v1-deployment", NULL, ts__wh_validate_deployment, TS_KIND_UNKNOWN},
+    {"/mutate-ray-io-v1-rayjob", NULL, ts__wh_mutate_job, TS_KIND_RAY_JOB},
+    {"/validate-ray-io-v1-rayjob", NULL, ts__wh_validate_job, TS_KIND_RAY_JOB},
+    {"/mutate-ray-io-v1-raycluster", NULL, ts__wh_mutate_job, TS_KIND_RAY_CLUSTER},
+    {"/validate-ray-io-v1-raycluster", NULL, ts__wh_validate_job, TS_KIND_RAY_CLUSTER},
 };
 
 #define N_ROUTES (sizeof(routes) / sizeof(routes[0]))

@@ -16,6 +16,8 @@
  *   /mutate-kubeflow-org-v2beta1-mpijob, /validate-kubeflow-org-v2beta1-mpijob,
  *   /{mutate,validate}-kubeflow-org-v1-{xgboostjob,paddlejob,jaxjob},
  *   /mutate-jobset-x-k8s-io-v1alpha2-jobset, /validate-jobset-x-k8s-io-v1alpha2-jobset,
+ *   /mutate-ray-io-v1-rayjob, /validate-ray-io-v1-rayjob,
+ *   /mutate-ray-io-v1-raycluster, /validate-ray-io-v1-raycluster,
  *   /convert (ConversionReview, kueue.x-k8s.io v1beta1 <-> v1beta2),
  *   /healthz, /readyz (plain "ok").
  *

@@ -74,11 +74,21 @@ void ts__wh_validate_kueue(const struct ts_webhook *wh, const struct ts__wh_req 
 void ts__wh_mutate_kueue(const struct ts_webhook *wh, const struct ts__wh_req *rq,
                          enum ts_kind kind, struct ts__wh_resp *rs);
 
-/* batch/v1 Job, the Kubeflow jobs and JobSet (webhook_job.c). */
+/* batch/v1 Job, the Kubeflow jobs, JobSet, Pods and KubeRay's RayJob and
+ * RayCluster (webhook_job.c). */
 void ts__wh_mutate_job(const struct ts_webhook *wh, const struct ts__wh_req *rq, enum ts_kind kind,
                        struct ts__wh_resp *rs);
 void ts__wh_validate_job(const struct ts_webhook *wh, const struct ts__wh_req *rq,
                          enum ts_kind kind, struct ts__wh_resp *rs);
+
+/* RayJob and RayCluster rules (webhook_ray.c).  _managed: 1 when Kueue's
+ * Ray webhooks check the job (a queue name, or manageJobsWithoutQueueName).
+ * _validate: appends the create rules' errors; returns 1 where Kueue
+ * returns before its common job checks (a RayJob's clusterSelector, a
+ * missing rayClusterSpec). */
+int ts__wh_ray_managed(const struct ts_webhook *wh, const struct ts_ray_job *j);
+int ts__wh_validate_ray(const struct ts_webhook *wh, const struct ts_ray_job *j,
+                        struct ts_field_errors *errs);
 
 /* ConversionReview (webhook_convert.c): writes the response review to out. */
 /* Kueue's deployment webhook (webhook_serving.c): a Deployment with a queue

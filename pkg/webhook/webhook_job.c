@@ -4,12 +4,13 @@
  * for batch/v1 Job, the Kubeflow jobs (kubeflow.org/v1 PyTorchJob, TFJob,
  * XGBoostJob, PaddleJob, JAXJob, kubeflow.org/v2beta1 MPIJob) and
  * jobset.x-k8s.io/v1alpha2 JobSet (jobs/jobset/jobset_webhook.go: the
- * common rules only, its topology checks being TAS's); and Kueue's pod
+ * common rules only, its topology checks being TAS's); KubeRay's ray.io/v1
+ * RayJob and RayCluster (their own rules: webhook_ray.c); and Kueue's pod
  * webhook (pkg/controller/jobs/pod/pod_webhook.go) for core/v1 Pods.
  *
  * Mutating (CREATE): queue-name "default" when the namespace has that
- * LocalQueue; suspend (Job and JobSet spec.suspend, Kubeflow
- * spec.runPolicy.suspend)
+ * LocalQueue; suspend (Job, JobSet, RayJob and RayCluster spec.suspend,
+ * Kubeflow spec.runPolicy.suspend)
  * when the job has a queue name - the label, or the legacy annotation the
  * customer's seeds use - or manageJobsWithoutQueueName is on, its
  * namespace is managed and no Kueue-managed owner controls it; and the
@@ -41,9 +42,10 @@
 struct jobview {
     const struct ts_object_meta *meta;
     int suspended;
-    const struct ts_job *batch; /* NULL for a Kubeflow job */
-    const struct ts_pod *pod;   /* NULL unless a Pod */
-    int update;                 /* checked as the new side of an update */
+    const struct ts_job *batch;   /* NULL unless a batch/v1 Job */
+    const struct ts_pod *pod;     /* NULL unless a Pod */
+    const struct ts_ray_job *ray; /* RayJob, RayCluster */
+    int update;                   /* checked as the new side of an update */
 };
 
 static void view_of(const struct ts_object *o, struct jobview *v)
@@ -58,6 +60,9 @@ static void view_of(const struct ts_object *o, struct jobview *v)
     } else if (o->kind == TS_KIND_POD) {
         v->pod = &o->u.pod;
         v->suspended = ts_pod_is_suspended(&o->u.pod);
+    } else if (TS_KIND_IS_RAY(o->kind)) {
+        v->ray = &o->u.ray;
+        v->suspended = ts_rayjob_is_suspended(&o->u.ray);
     } else {
         v->suspended = ts_pytorchjob_is_suspended(&o->u.ptj);
     }
@@ -213,8 +218,11 @@ static void check_sync_completions(const struct ts_job *j, struct ts_field_error
                             (int)comp, (int)par);
 }
 
-static void check_create(const struct jobview *v, struct ts_field_errors *errs)
+static void check_create(const struct ts_webhook *wh, const struct jobview *v,
+                         struct ts_field_errors *errs)
 {
+    if (v->ray && ts__wh_validate_ray(wh, v->ray, errs))
+        return; /* Kueue returns before its common checks */
     check_common_create(v->meta, errs);
     if (v->pod && !v->update)
         ts_pod_validate(v->pod, errs);
@@ -312,7 +320,7 @@ static void check_batch_update(const struct ts_webhook *wh, const struct ts_job 
 static void check_update(const struct ts_webhook *wh, const char *ns, const struct jobview *ov,
                          const struct jobview *nv, struct ts_field_errors *errs)
 {
-    check_create(nv, errs);
+    check_create(wh, nv, errs);
     if (ov->pod && nv->pod)
         ts_pod_validate_update(ov->pod, nv->pod, errs);
     check_queue_update(wh, ns, ov, nv, errs);
@@ -353,12 +361,14 @@ void ts__wh_validate_job(const struct ts_webhook *wh, const struct ts__wh_req *r
         goto out;
     view_of(&nw, &nv);
     nv.update = update;
-    if (update && decode_job(rq->old_object, kind, &old, &ignored, rs) == 0) {
+    if (update && nv.ray && !ts__wh_ray_managed(wh, nv.ray)) {
+        /* Kueue's Ray webhooks check an update of a managed job only */
+    } else if (update && decode_job(rq->old_object, kind, &old, &ignored, rs) == 0) {
         view_of(&old, &ov);
         check_update(wh, ts__wh_namespace(rq), &ov, &nv, &errs);
         ts_object_release(&old);
     } else if (!update) {
-        check_create(&nv, &errs);
+        check_create(wh, &nv, &errs);
     }
     if (rs->allowed)
         ts__wh_deny_errs(rs, &errs);
@@ -385,7 +395,8 @@ int ts__wh_owner_managed(const cJSON *obj)
         if ((strncmp(av, "batch/", 6) == 0 && strcmp(k, "Job") == 0) ||
             (strncmp(av, "kubeflow.org/", 13) == 0 && ts_kf_kind_of(k)) ||
             (strncmp(av, TS_JOBSET_GROUP "/", strlen(TS_JOBSET_GROUP) + 1) == 0 &&
-             strcmp(k, TS_JOBSET_KIND) == 0))
+             strcmp(k, TS_JOBSET_KIND) == 0) ||
+            (strncmp(av, "ray.io/", 7) == 0 && TS_KIND_IS_RAY(ts_object_kind(r))))
             return 1;
     }
     return 0;

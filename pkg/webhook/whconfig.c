@@ -51,6 +51,8 @@ static const struct hook mutating[] = {
     {"mpod.kb.io", "/mutate--v1-pod", "", "v1", "pods", HOOK_JOB},
     {"mdeployment.kb.io", "/mutate-apps-v1-deployment", "apps", "v1", "deployments",
      HOOK_UPDATE | HOOK_JOB},
+    {"mrayjob.kb.io", "/mutate-ray-io-v1-rayjob", "ray.io", "v1", "rayjobs", HOOK_JOB},
+    {"mraycluster.kb.io", "/mutate-ray-io-v1-raycluster", "ray.io", "v1", "rayclusters", HOOK_JOB},
 };
 
 static const struct hook validating[] = {
@@ -83,6 +85,10 @@ static const struct hook validating[] = {
      "jobsets", HOOK_UPDATE | HOOK_JOB},
     {"vpod.kb.io", "/validate--v1-pod", "", "v1", "pods", HOOK_UPDATE | HOOK_JOB},
     {"vdeployment.kb.io", "/validate-apps-v1-deployment", "apps", "v1", "deployments",
+     HOOK_UPDATE | HOOK_JOB},
+    {"vrayjob.kb.io", "/validate-ray-io-v1-rayjob", "ray.io", "v1", "rayjobs",
+     HOOK_UPDATE | HOOK_JOB},
+    {"vraycluster.kb.io", "/validate-ray-io-v1-raycluster", "ray.io", "v1", "rayclusters",
      HOOK_UPDATE | HOOK_JOB},
 };
 

@@ -115,6 +115,12 @@ kubeflow.org jaxjobs/finalizers update|pkg/api/jobworkload.c|block_owner_deletio
 jobset.x-k8s.io jobsets watch|pkg/controller/jobkind.c|{TS_JOBSET_GROUP, "v1alpha2", "jobsets", TS_JOBSET_KIND, 1}
 jobset.x-k8s.io jobsets update|pkg/controller/jobkind.c|{TS_JOBSET_GROUP, "v1alpha2", "jobsets", TS_JOBSET_KIND, 1}
 jobset.x-k8s.io jobsets/finalizers update|pkg/api/jobworkload.c|block_owner_deletion.v = 1
+ray.io rayjobs watch|pkg/controller/jobkind.c|{"ray.io", "v1", "rayjobs", "RayJob", 1}
+ray.io rayjobs update|pkg/controller/jobkind.c|{"ray.io", "v1", "rayjobs", "RayJob", 1}
+ray.io rayjobs/finalizers update|pkg/api/jobworkload.c|block_owner_deletion.v = 1
+ray.io rayclusters watch|pkg/controller/jobkind.c|{"ray.io", "v1", "rayclusters", "RayCluster", 1}
+ray.io rayclusters update|pkg/controller/jobkind.c|{"ray.io", "v1", "rayclusters", "RayCluster", 1}
+ray.io rayclusters/finalizers update|pkg/api/jobworkload.c|block_owner_deletion.v = 1
 coordination.k8s.io leases update|pkg/kube/leader.c|create ? TS_KUBE_CREATE : TS_KUBE_UPDATE
 core secrets update|pkg/webhook/certsync.c|r.verb = TS_KUBE_UPDATE;
 batch jobs/status update|pkg/controller/jobs.c|r.subresource = p->ops & TS_JOBPLAN_UPDATE_JOB_STATUS ? "status" : NULL;

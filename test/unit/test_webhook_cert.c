@@ -310,8 +310,8 @@ static void configurations(void **state)
     v = ts_whconfig_validating(&o);
     ts_cert_base64(bundle.ca_cert_pem, strlen(bundle.ca_cert_pem), &ca64);
     assert_string_equal(ts_json_get_string(m, "kind"), "MutatingWebhookConfiguration");
-    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(m, "webhooks")), 13);
-    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(v, "webhooks")), 16);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(m, "webhooks")), 15);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(v, "webhooks")), 18);
     cJSON_ArrayForEach(w, cJSON_GetObjectItem(v, "webhooks"))
     {
         assert_string_equal(ts_json_get_string(w, "failurePolicy"), "Fail");
@@ -327,6 +327,14 @@ static void configurations(void **state)
     assert_string_equal(ts_json_get_string(x, "rules[0].resources[1]"), "workloads/status");
     assert_string_equal(ts_json_get_string(x, "rules[0].apiVersions[0]"), "v1beta2");
     assert_null(ts_json_get(x, "namespaceSelector"));
+    x = hook(m, "mrayjob.kb.io"); /* Kueue's path and resource */
+    assert_string_equal(ts_json_get_string(x, "clientConfig.service.path"),
+                        "/mutate-ray-io-v1-rayjob");
+    assert_string_equal(ts_json_get_string(x, "rules[0].resources[0]"), "rayjobs");
+    x = hook(v, "vraycluster.kb.io");
+    assert_string_equal(ts_json_get_string(x, "clientConfig.service.path"),
+                        "/validate-ray-io-v1-raycluster");
+    assert_string_equal(ts_json_get_string(x, "rules[0].apiGroups[0]"), "ray.io");
     x = hook(m, "mjob.kb.io");
     assert_string_equal(ts_json_get_string(x, "clientConfig.service.path"), "/mutate-batch-v1-job");
     assert_int_equal(cJSON_GetArraySize(ts_json_get(x, "rules[0].operations")), 1);

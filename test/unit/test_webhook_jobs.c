@@ -26,6 +26,13 @@ static void pods_table(void **state)
     wt_run_table("test/data/webhook/pods.json");
 }
 
+/* RayJob and RayCluster: Kueue's Ray webhooks (test/data/webhook/ray.json). */
+static void ray_table(void **state)
+{
+    (void)state;
+    wt_run_table("test/data/webhook/ray.json");
+}
+
 /* Without lookups nothing is defaulted but suspend, and the default
  * namespace exclusions apply. */
 static void no_lookups(void **state)
@@ -88,9 +95,8 @@ static void namespace_callback(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(jobs_table),
-        cmocka_unit_test(pods_table),
-        cmocka_unit_test(no_lookups),
+        cmocka_unit_test(jobs_table),         cmocka_unit_test(pods_table),
+        cmocka_unit_test(ray_table),          cmocka_unit_test(no_lookups),
         cmocka_unit_test(namespace_callback),
     };
 
