@@ -26,27 +26,6 @@ PAUSE=${TS_PLANE_PAUSE:-30}
 FIT=50
 k8s_with_turnstile test/e2e/data/controller/burst.yaml
 
-# jobs_of ROUND: the burst's YAML (Pods run an hour under KWOK)
-jobs_of() {
-    i=1
-    while [ $i -le "$JOBS" ]; do
-        cat <<YAML
-apiVersion: batch/v1
-kind: Job
-metadata: {name: r$1-$i, namespace: team-a, labels: {kueue.x-k8s.io/queue-name: lq}}
-spec:
-  template:
-    metadata: {annotations: {pod-complete.stage.kwok.x-k8s.io/delay: 1h}}
-    spec:
-      restartPolicy: Never
-      containers:
-      - {name: c, image: busybox, resources: {requests: {cpu: "1", memory: 1Gi}}}
----
-YAML
-        i=$((i + 1))
-    done
-}
-
 # counts of round R: "WORKLOADS HOLDING RUNNING PODS" (empty when the API
 # does not answer)
 counts() {
@@ -97,7 +76,7 @@ while [ $R -le "$ROUNDS" ]; do
         gone() { [ -z "$(K get workloads -n team-a -o name 2>/dev/null)" ] && [ -z "$(K get pods -n team-a -o name 2>/dev/null)" ]; }
         WAIT_TENTHS=1200 wait_for "round $((R - 1)) deleted" gone
     fi
-    jobs_of $R >"$T/jobs.yaml"
+    burst_yaml "r$R-" "$JOBS" >"$T/jobs.yaml"
     K create -f "$T/jobs.yaml" >"$T/create.out" 2>&1 &
     creator=$!
     some() { c=$(counts) && set -- $c && [ "$1" -ge $((JOBS / 4)) ]; }
