@@ -26,6 +26,8 @@
 #                   crash-restart soak: 3,000 steps, >= 1,000 controller kills, --faults,
 #                   --preemption
 #                   (SOAK_LOAD=1: with both cores kept busy, test/soak/load.sh)
+#                   K8S=real: the real control plane's faults instead (kube-apiserver
+#                   and etcd killed, kube-apiserver paused; SOAK_PLANE_ROUNDS bursts)
 #   make soak-mutant  the soak against a build that over-admits: must fail on quota
 #   make deps       install the Debian packages (needs root)
 #   make help       this list
@@ -225,6 +227,20 @@ SOAK_DIR ?= $(BUILD)/soak
 SOAK_RUN = python3 test/soak/soak.py --bin $(SOAK_BIN) --dir $(SOAK_DIR) --seed $(SOAK_SEED) \
 		--steps $(SOAK_STEPS) --restart-every 3 --quiesce-every 250 --min-restarts 1000 \
 		--max-seconds 3600 --preemption
+SOAK_PLANE_ROUNDS ?= 3
+SOAK_PLANE_LOG = $(BUILD)/k8s/test-logs/k8s-plane_faults.log
+ifeq ($(K8S),real)
+# K8S=real: the real control plane's faults instead (test/k8s/e2e/
+# plane_faults.sh, SOAK_PLANE_ROUNDS bursts of 200 Jobs, each with
+# kube-apiserver killed mid-burst, etcd killed, kube-apiserver paused 30 s)
+soak: check-deps
+	@$(MAKE) --no-print-directory all
+	@test/k8s/build.sh $(BUILD)/k8s/bin
+	@K8S_BIN=$(CURDIR)/$(BUILD)/k8s/bin TS_PLANE_ROUNDS=$(SOAK_PLANE_ROUNDS) TS_TEST_TIMEOUT=3600 \
+		test/k8s/run-e2e.sh $(BUILD) plane_faults; rc=$$?; \
+		grep -E '^(==|round|burst|cluster.sh|kube-apiserver paused|controller log|FAIL)' \
+		$(SOAK_PLANE_LOG); exit $$rc
+else
 soak: check-deps
 	@$(MAKE) --no-print-directory all
 	[ "$(SOAK_DURABILITY)" = 0 ] || TS_BUILD=$(BUILD) TS_DURABILITY_ROUNDS=20 \
@@ -233,6 +249,7 @@ soak: check-deps
 	@if [ "$(SOAK_LOAD)" = 1 ]; then test/soak/load.sh start $(SOAK_DIR)-load $(BUILD)/bin; fi; \
 		$(SOAK_RUN); rc=$$?; \
 		if [ "$(SOAK_LOAD)" = 1 ]; then test/soak/load.sh stop $(SOAK_DIR)-load; fi; exit $$rc
+endif
 
 # The soak must catch an over-admission: MODE=mutant builds an engine whose
 # cohorts offer an eighth more than their quota (TS_MUTATE_OVERADMIT), and

@@ -122,6 +122,31 @@ static void fill_req(struct ts__as_req *q, struct ts_apiserver *s, struct MHD_Co
         s, url, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Turnstile-Faults"));
 }
 
+/* Whether the client closed its connection (EOF waiting on the socket). */
+static int client_gone(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    char b;
+
+    return ci && recv(ci->connect_fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
+/* Serves q under the store lock, unless it writes and its client has
+ * gone: kube-apiserver cancels a request's context when its client
+ * disconnects, and a cancelled write never reaches storage.  Checked under
+ * the lock, a write either lands before its client's death is visible or
+ * not at all, so a successor's first write after starting (the start
+ * fence, pkg/controller/fence.c) is ordered after every write of a dead
+ * predecessor. */
+static void handle_live(struct ts__as_req *q, struct ts__as_resp *r, struct MHD_Connection *c)
+{
+    if (strcmp(q->method, "GET") && strcmp(q->method, "HEAD") && client_gone(c))
+        ts__as_reply_status(r, 503, "ServiceUnavailable", "the client went away", NULL);
+    else
+        ts__as_handle(q, r);
+}
+
 static void serve(struct ts_apiserver *s, struct ts__as_req *q, struct ts__as_resp *r,
                   struct conn *st, struct MHD_Connection *c)
 {
@@ -142,7 +167,7 @@ static void serve(struct ts_apiserver *s, struct ts__as_req *q, struct ts__as_re
             ts__as_proxy_release(&px);
             return;
         }
-        ts__as_handle(q, r);
+        handle_live(q, r, c);
         while (ts__as_admit_pending(q)) {
             int stop;
 
@@ -156,23 +181,12 @@ static void serve(struct ts_apiserver *s, struct ts__as_req *q, struct ts__as_re
             ts__as_route_release(&q->rt);
             q->res = NULL;
             q->ver = NULL;
-            ts__as_handle(q, r);
+            handle_live(q, r, c);
         }
         ts__as_wal_sync(s); /* every acknowledged write is on disk first */
         pthread_mutex_unlock(&s->mu);
         ts__as_admit_finish(q, r);
     }
-}
-
-/* Whether the client closed its connection (EOF waiting on the socket):
- * it went away while --faults held its request. */
-static int client_gone(struct MHD_Connection *c)
-{
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-    char b;
-
-    return ci && recv(ci->connect_fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,

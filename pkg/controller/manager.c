@@ -396,7 +396,8 @@ static int start_informers(struct ts_ctl *c, struct ts_err *err)
     if (c->stopping)
         return 0;
     ts__ctl_feed_handlers(c);
-    for (int i = 0; i < TS__CTL_N; i++) {
+    ts__ctl_fence_write(c); /* after discovery: as late as the lists allow */
+    for (int i = 0; i < TS__CTL_N && !c->stopping; i++) {
         if (c->inf[i] && ts_informer_start(c->inf[i], err))
             return err->code;
     }

@@ -124,10 +124,21 @@ struct ts_ctl {
     int stopping;
     int64_t stopping_at; /* loop time of ts_ctl_stop() */
     int synced;
+    /* fence.c: the start fence's resourceVersion (0: none, or seen), the
+     * loop time it was written, whether a slow informer was logged */
+    int64_t fence_rv;
+    int64_t fence_at;
+    int fence_told;
 };
 
 /* What informer i lists and watches. */
 const struct ts_kube_resource *ts__ctl_resource(enum ts__ctl_inf i);
+
+/* fence.c: without leader election, writes the start fence (a Lease of
+ * our own) before the informers list; ts__ctl_fence_seen() says whether
+ * every informer has observed it (or there is none), see fence.c. */
+void ts__ctl_fence_write(struct ts_ctl *c);
+int ts__ctl_fence_seen(struct ts_ctl *c);
 
 /* feed.c */
 void ts__ctl_feed_handlers(struct ts_ctl *c);

@@ -449,7 +449,7 @@ static int all_synced(struct ts_ctl *c)
         if (c->inf[i] && !ts_informer_has_synced(c->inf[i]))
             return 0;
     }
-    return 1;
+    return ts__ctl_fence_seen(c); /* a predecessor's last writes are in the stores */
 }
 
 static int may_decide(struct ts_ctl *c)

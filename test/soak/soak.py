@@ -57,6 +57,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 from fractions import Fraction
 
@@ -163,6 +164,10 @@ class Soak:
         self.max_running = 0
         self.violations = []
         self.log = open(os.path.join(a.dir, "steps.log"), "w", buffering=1)
+        self.ctl_lock = threading.Lock()  # the storm thread restarts the controller too
+        self.storm_left = a.storm
+        self.storm_stop = False
+        self.storm_gap = 0.0  # the longest kill-to-restart
         self.wrap = shlex.split(a.wrapper)
         self.slow = 8 if self.wrap else 1  # valgrind: 10-50x the CPU per request
         self.env = dict(os.environ)
@@ -233,16 +238,40 @@ class Soak:
         self.ctl_log_at = os.path.getsize(log.name)  # where the newest one's lines begin
         self.ctl_proc = subprocess.Popen(
             self.wrap + [self.a.bin + "/turnstile", "--kubeconfig", os.path.join(self.dir, "kc"),
-                         "--metrics-bind-address", "0", "--visibility-bind-address", "0"],
+                         "--metrics-bind-address", "0", "--visibility-bind-address", "0",
+                         # its start fence (no leader election) is a Lease there
+                         "--lease-namespace", NS],
             stdout=log, stderr=log, env=self.env)
 
     def kill_controller(self):
         time.sleep(self.rng.random() * 0.3)  # a random moment of its work
-        self.ctl_proc.send_signal(signal.SIGKILL)
-        self.ctl_proc.wait()
-        self.n["ctl_restarts"] += 1
-        self.note("controller killed")
-        self.start_controller()
+        with self.ctl_lock:
+            self.ctl_proc.send_signal(signal.SIGKILL)
+            self.ctl_proc.wait()
+            self.n["ctl_restarts"] += 1
+            self.note("controller killed")
+            self.start_controller()
+
+    def storm(self):
+        """--storm N: a thread kills the controller (SIGKILL) at a random
+        moment of its first --storm-life seconds and starts the next one
+        within 100 ms, N times, while the steps go on (jobs created,
+        completed, deleted, the checker after each step)."""
+        rng = random.Random(self.a.seed * 7919)
+        while self.storm_left > 0 and not self.storm_stop:
+            time.sleep(rng.random() * self.a.storm_life)
+            with self.ctl_lock:
+                if self.storm_stop:
+                    break
+                self.ctl_proc.send_signal(signal.SIGKILL)
+                self.ctl_proc.wait()
+                t0 = time.time()
+                time.sleep(rng.random() * 0.09)
+                self.start_controller()
+                self.n["ctl_restarts"] += 1
+                self.storm_left -= 1
+                self.storm_gap = max(self.storm_gap, time.time() - t0)
+            self.note("storm: controller killed and restarted")
 
     def ctl_started(self):
         """Whether the newest controller has logged its start (it has its
@@ -500,6 +529,12 @@ class Soak:
 
     def check_jobs(self, jobs, wls):
         now = time.time()
+        # the liveness checks (a Workload missing, stuck or orphaned for
+        # long) wait for the storm to end: controllers killed within their
+        # first --storm-life seconds may never get as far as acting, which
+        # is no fault; the safety checks (quota, one Workload per Job, no
+        # Job running unadmitted) hold throughout
+        live = not (self.a.storm and self.storm_left > 0)
         by_owner = {}
         for w in wls:
             for o in w["metadata"].get("ownerReferences") or []:
@@ -515,7 +550,7 @@ class Soak:
             if len(mine) > 1:
                 self.violation("owner", f"Job {name} has {len(mine)} Workloads: "
                                         f"{[w['metadata']['name'] for w in mine]}")
-            late = self.persists(self.first_missing, uid, now, not mine
+            late = self.persists(self.first_missing, uid, now, live and not mine
                                  and not j["metadata"].get("deletionTimestamp"))
             if late:
                 self.violation("owner", f"Job {name} has no Workload after {late:.1f}s")
@@ -532,7 +567,7 @@ class Soak:
             # quota is released) reports the whole pending time as stuck
             for w in mine:
                 late = self.persists(self.first_stuck, w["metadata"]["uid"], now,
-                                     is_true(w, "Admitted")
+                                     live and is_true(w, "Admitted")
                                      and j["spec"].get("suspend") is not False
                                      and not is_true(w, "Finished"))
                 if late:
@@ -541,7 +576,7 @@ class Soak:
         for w in wls:
             owners = [o.get("uid") for o in w["metadata"].get("ownerReferences") or []]
             late = self.persists(self.first_orphan, w["metadata"]["uid"], now,
-                                 owners and not any(u in job_uids for u in owners))
+                                 live and owners and not any(u in job_uids for u in owners))
             if late:
                 self.violation("owner", f"Workload {w['metadata']['name']} outlived its Job "
                                         f"by {late:.1f}s")
@@ -644,8 +679,12 @@ class Soak:
         self.start_apiserver()
         self.setup()
         self.start_controller()
+        storm = None
+        if self.a.storm:
+            storm = threading.Thread(target=self.storm, daemon=True)
+            storm.start()
         try:
-            while self.n["steps"] < self.a.steps:
+            while self.n["steps"] < self.a.steps or (storm and storm.is_alive()):
                 if self.a.max_seconds and time.time() - t0 > self.a.max_seconds:
                     break
                 t_step = time.time()
@@ -656,6 +695,9 @@ class Soak:
                 time.sleep(max(0.0, t_step + self.a.pace - time.time()))
                 if self.n["steps"] % self.a.quiesce_every == 0:
                     self.quiesce()
+            if storm:
+                self.storm_stop = True
+                storm.join()
             if self.ctl_proc.poll() is not None:
                 self.violation("crash", "the controller exited by itself; see ctl.log")
                 self.start_controller()
@@ -664,6 +706,7 @@ class Soak:
                 self.violation("count", f"only {self.n['ctl_restarts']} controller restarts, "
                                         f"want {self.a.min_restarts}")
         finally:
+            self.storm_stop = True
             self.stop()
             self.check_wrapper_logs()
         self.report(time.time() - t0)
@@ -676,7 +719,9 @@ class Soak:
               f"deleted={n['deleted']} quota_edits={n['quota_edits']}")
         print(f"soak: workloads admitted={len(self.admitted_seen)} "
               f"most jobs running at once={self.max_running}")
-        print(f"soak: restarts controller={n['ctl_restarts']} apiserver={n['as_restarts']}")
+        print(f"soak: restarts controller={n['ctl_restarts']} apiserver={n['as_restarts']}"
+              + (f" storm_left={self.storm_left} storm_longest_restart_ms={self.storm_gap * 1000:.0f}"
+                 if self.a.storm else ""))
         total = sum(v for k, v in self.faults.items() if k != "latency")
         kinds = " ".join(f"{k}={v}" for k, v in sorted(self.faults.items()))
         print(f"soak: faults injected={total} {kinds}")
@@ -712,6 +757,11 @@ def main():
     p.add_argument("--quiesce-timeout", type=float, default=30)
     p.add_argument("--pace", type=float, default=0,
                    help="seconds a step takes at least (a slow controller gets time between kills)")
+    p.add_argument("--storm", type=int, default=0,
+                   help="kill and restart (within 100 ms) the controller this many times, "
+                        "from a thread, while the steps go on (at least --steps of them)")
+    p.add_argument("--storm-life", type=float, default=0.3,
+                   help="seconds a controller of the storm lives at most")
     p.add_argument("--wrapper", default=os.environ.get("TS_BIN_WRAPPER", ""),
                    help="command put before the binaries, e.g. valgrind (default $TS_BIN_WRAPPER)")
     a = p.parse_args(sys.argv[1:] + shlex.split(os.environ.get("TS_SOAK_ARGS", "")))

@@ -14,23 +14,7 @@ need_kubectl
 CD=test/e2e/data/controller
 k8s_with_turnstile "$CD/burst.yaml"
 
-i=1
-while [ $i -le 200 ]; do
-    cat <<YAML
-apiVersion: batch/v1
-kind: Job
-metadata: {name: b$i, namespace: team-a, labels: {kueue.x-k8s.io/queue-name: lq}}
-spec:
-  template:
-    metadata: {annotations: {pod-complete.stage.kwok.x-k8s.io/delay: 1h}}
-    spec:
-      restartPolicy: Never
-      containers:
-      - {name: c, image: busybox, resources: {requests: {cpu: "1", memory: 1Gi}}}
----
-YAML
-    i=$((i + 1))
-done >"$T/jobs.yaml"
+burst_yaml b 200 >"$T/jobs.yaml"
 
 admitted_n() {
     K get workloads -n team-a -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="QuotaReserved")].status}{"\n"}{end}' | grep -c True

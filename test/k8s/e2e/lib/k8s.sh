@@ -22,6 +22,7 @@
 #   k8s_logs             tail of every component's log (on failure)
 #   kjob NAME [DELAY]    like job (lib/controller.sh: team-a, queue lq, 1 cpu)
 #                        but its Pod runs DELAY (default 1h) under KWOK
+#   burst_yaml PREFIX N  YAML of Jobs PREFIX1..PREFIXN as kjob's (1 cpu, 1Gi)
 #
 # TS_SERVER=ours runs a script against turnstile-apiserver instead (checks
 # that need real Pods then fail): a difference found by one server and not
@@ -119,4 +120,24 @@ kjob() {
     sed "s/NAME/$1/" test/e2e/data/controller/job.tmpl |
         sed "s|^  template:\$|  template:\n    metadata: {annotations: {pod-complete.stage.kwok.x-k8s.io/delay: ${2:-1h}}}|" |
         K create -f - >/dev/null
+}
+
+burst_yaml() {
+    i=1
+    while [ $i -le "$2" ]; do
+        cat <<YAML
+apiVersion: batch/v1
+kind: Job
+metadata: {name: $1$i, namespace: team-a, labels: {kueue.x-k8s.io/queue-name: lq}}
+spec:
+  template:
+    metadata: {annotations: {pod-complete.stage.kwok.x-k8s.io/delay: 1h}}
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: c, image: busybox, resources: {requests: {cpu: "1", memory: 1Gi}}}
+---
+YAML
+        i=$((i + 1))
+    done
 }
