@@ -120,6 +120,11 @@ static int common_meta(const struct ts_object_meta *jm, const char *api_version,
     return 0;
 }
 
+static int podset_by_name(const void *a, const void *b)
+{
+    return strcmp(((const struct ts_podset *)a)->name, ((const struct ts_podset *)b)->name);
+}
+
 static const char *const job_template_labels[] = {"controller-uid", "job-name",
                                                   "batch.kubernetes.io/controller-uid", NULL};
 
@@ -222,6 +227,75 @@ int ts_jobworkload_from_pod(const struct ts_pod *pod, const struct ts_priority_l
     out->spec.active.set = 1;
     out->spec.active.v = 1;
     return resolve_priority(&pod->meta, pod->template.priority_class_name, prio, out, err);
+}
+
+/* Kueue's role of a pod in its group: its role-hash annotation (the
+ * webhook writes it), else computed from its spec. */
+static void role_of(const struct ts_pod *p, char out[9])
+{
+    const char *h = ts_strmap_get(&p->meta.annotations, TS_POD_ANNOTATION_ROLE_HASH);
+
+    if (h && *h) {
+        snprintf(out, 9, "%s", h);
+        return;
+    }
+    if (ts_pod_role_hash(p->template.raw, out))
+        snprintf(out, 9, "%s", "unknown");
+}
+
+int ts_jobworkload_from_pod_group(const struct ts_pod *pods, size_t n, const char *group,
+                                  const struct ts_priority_lookup *prio, struct ts_workload *out,
+                                  struct ts_err *err)
+{
+    const char *pod_class = NULL;
+    int rc;
+
+    ts_workload_release(out);
+    if (!n)
+        return ts_err_set(err, TS_EINVAL, "pod group \"%s\": no pods", group);
+    if ((rc = common_meta(&pods[0].meta, TS_POD_API_VERSION, TS_POD_KIND, "", out, err)))
+        return rc;
+    free(out->meta.name);
+    out->meta.name = ts_xstrdup(group);
+    for (size_t i = 0; i < out->meta.n_owner_refs; i++) {
+        struct ts_owner_ref *r = &out->meta.owner_refs[i];
+
+        free(r->api_version), free(r->kind), free(r->name), free(r->uid);
+    }
+    free(out->meta.owner_refs);
+    out->meta.owner_refs = ts_xcalloc(n, sizeof(*out->meta.owner_refs));
+    out->meta.n_owner_refs = n;
+    for (size_t i = 0; i < n; i++) { /* every member owns it (not as controller) */
+        struct ts_owner_ref *r = &out->meta.owner_refs[i];
+        char role[9];
+        struct ts_podset *ps;
+        size_t j;
+
+        r->api_version = ts_xstrdup(TS_POD_API_VERSION);
+        r->kind = ts_xstrdup(TS_POD_KIND);
+        r->name = ts_xstrdup(pods[i].meta.name ? pods[i].meta.name : "");
+        r->uid = ts_xstrdup(pods[i].meta.uid ? pods[i].meta.uid : "");
+        role_of(&pods[i], role);
+        for (ps = NULL, j = 0; j < out->spec.n_podsets && !ps; j++)
+            ps = strcmp(out->spec.podsets[j].name, role) ? NULL : &out->spec.podsets[j];
+        if (ps) {
+            ps->count++;
+            continue;
+        }
+        ps = ts_workload_add_podset(out, role);
+        ps->count = 1;
+        ts_pod_template_copy(&ps->template, &pods[i].template);
+        if (!pod_class && pods[i].template.priority_class_name)
+            pod_class = pods[i].template.priority_class_name;
+    }
+    if (out->spec.n_podsets > 8)
+        return ts_err_set(err, TS_EINVAL,
+                          "pod group \"%s\": more than 8 different pod roles in the group", group);
+    qsort(out->spec.podsets, out->spec.n_podsets, sizeof(*out->spec.podsets), podset_by_name);
+    ts_strmap_set(&out->meta.annotations, TS_POD_ANNOTATION_IS_GROUP, "true");
+    out->spec.active.set = 1;
+    out->spec.active.v = 1;
+    return resolve_priority(&pods[0].meta, pod_class, prio, out, err);
 }
 
 int ts_jobworkload_from_jobset(const struct ts_jobset *job, const struct ts_priority_lookup *prio,

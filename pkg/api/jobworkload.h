@@ -74,6 +74,18 @@ int ts_jobworkload_from_pytorchjob(const struct ts_pytorch_job *job,
  * is the Pod's spec. */
 int ts_jobworkload_from_pod(const struct ts_pod *pod, const struct ts_priority_lookup *prio,
                             struct ts_workload *out, struct ts_err *err);
+/* Same for a pod group (Kueue's pod integration, pods labelled
+ * kueue.x-k8s.io/pod-group-name): named after the group, owned by every
+ * member (not as controller), annotated kueue.x-k8s.io/is-group-workload,
+ * one pod set per role (the role-hash annotation, else ts_pod_role_hash())
+ * sorted by name, counting the members of that role, whose template is
+ * the first such member's spec.  pods are the group's members that will
+ * run (the caller leaves failed and excess ones out).  TS_EINVAL for no
+ * pods or more than 8 roles. */
+int ts_jobworkload_from_pod_group(const struct ts_pod *pods, size_t n, const char *group,
+                                  const struct ts_priority_lookup *prio, struct ts_workload *out,
+                                  struct ts_err *err);
+
 /* Same for a JobSet (Kueue's pkg/controller/jobs/jobset): named
  * "jobset-...", one pod set per replicated job, named after it, of
  * ts_jobset_pod_count() pods; the priority class of its first template

@@ -37,6 +37,7 @@
 #define TS_POD_ANNOTATION_RETRIABLE    "kueue.x-k8s.io/retriable-in-group"
 #define TS_POD_ANNOTATION_SUSPENDED_BY "kueue.x-k8s.io/pod-suspending-parent"
 #define TS_POD_CONDITION_TERMINATION   "TerminationTarget"
+#define TS_POD_ANNOTATION_IS_GROUP     "kueue.x-k8s.io/is-group-workload"
 
 struct ts_pod {
     struct ts_object_meta meta;

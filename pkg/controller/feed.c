@@ -5,6 +5,7 @@
 #include "api/admissioncheck.h"
 #include "api/object.h"
 #include "api/unhonoured.h"
+#include "api/pod.h"
 #include "controller/manager_int.h"
 #include "json/json.h"
 #include "util/log.h"
@@ -176,7 +177,16 @@ static void del(struct ts_ctl *c, enum ts__ctl_inf which, const cJSON *obj)
 
 static void job_key(struct ts_ctl *c, enum ts__ctl_inf which, const cJSON *obj)
 {
+    const char *group = ts_json_get_string(obj, "metadata.labels[" TS_POD_LABEL_GROUP_NAME "]");
     char key[600];
+
+    if (group && *group && ts_jobkinds[which - TS__CTL_JOB].shape == TS_JOBKIND_POD) {
+        /* a member of a pod group: the group is reconciled as one */
+        snprintf(key, sizeof(key), TS__CTL_PODGROUP_PREFIX "%s/%s",
+                 orempty(ts_json_get_string(obj, "metadata.namespace")), group);
+        ts_workqueue_add(c->jobs, key);
+        return;
+    }
 
     snprintf(key, sizeof(key), "%s/%s/%s", ts_jobkinds[which - TS__CTL_JOB].res.kind,
              orempty(ts_json_get_string(obj, "metadata.namespace")),

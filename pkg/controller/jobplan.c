@@ -803,6 +803,7 @@ int ts_jobplan_make(const cJSON *job, const struct ts_workload *wl,
         const char *managed = ts_strmap_get(&m->labels, TS_POD_LABEL_MANAGED);
 
         if (!managed || strcmp(managed, "true") ||
+            ts_strmap_get(&m->labels, TS_POD_LABEL_GROUP_NAME) || /* podgroup.c's */
             (env->pods_parent_only &&
              !ts_strmap_get(&m->annotations, TS_POD_ANNOTATION_SUSPENDED_BY)))
             ; /* not the webhook's, or not a managed parent's: Kueue skips it */

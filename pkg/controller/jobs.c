@@ -6,6 +6,7 @@
 #include "api/jobworkload.h"
 #include "api/object.h"
 #include "controller/jobplan.h"
+#include "controller/podgroup.h"
 #include "controller/manager_int.h"
 #include "json/json.h"
 #include "util/alloc.h"
@@ -57,6 +58,16 @@ void ts__ctl_enqueue_owner(struct ts_ctl *c, const cJSON *wl)
             continue;
         snprintf(key, sizeof(key), "%s/%s/%s", kind, ts_json_get_string(wl, "metadata.namespace"),
                  ts_json_get_string(ref, "name"));
+        ts_workqueue_add(c->jobs, key);
+        owned = 1;
+    }
+    if (!owned &&
+        cJSON_IsString(ts_json_get(wl, "metadata.annotations[" TS_POD_ANNOTATION_IS_GROUP "]"))) {
+        char key[600]; /* a pod group's: its members own it, not as controller */
+
+        snprintf(key, sizeof(key), TS__CTL_PODGROUP_PREFIX "%s/%s",
+                 ts_json_get_string(wl, "metadata.namespace"),
+                 ts_json_get_string(wl, "metadata.name"));
         ts_workqueue_add(c->jobs, key);
         owned = 1;
     }
@@ -542,6 +553,115 @@ static cJSON *owner_of(void *ctx, const struct ts_jobkind *k, const char *ns, co
     return inf ? ts_informer_fetch(inf, ns, name) : NULL;
 }
 
+/* The writes of a pod group's plan: the Workload's, then each member's
+ * update or delete, each counted as a write of the group's key. */
+static void execute_group(struct ts_ctl *c, const char *key, const char *ns,
+                          struct ts_podgroup_plan *gp, const cJSON *event_obj)
+{
+    struct ts_jobplan *p = &gp->base;
+    const struct ts_jobkind *k = ts_jobkind_by_kind(TS_POD_KIND);
+
+    if (p->ops & TS_JOBPLAN_CREATE_WORKLOAD)
+        write_workload(c, key, &p->workload, TS_KUBE_CREATE);
+    if (p->ops & TS_JOBPLAN_UPDATE_WORKLOAD)
+        write_workload(c, key, &p->workload, TS_KUBE_UPDATE);
+    if (p->ops & TS_JOBPLAN_WORKLOAD_STATUS) {
+        struct ts_kube_req r = {0};
+        struct jobwrite *w = prepare(c, key, p);
+        cJSON *body = ts_workload_encode(&p->workload);
+
+        status_request(body, &r);
+        send(w, &r);
+        cJSON_Delete(body);
+    }
+    for (size_t i = 0; i < gp->n_updates + gp->n_deletes; i++) {
+        struct ts_kube_req r = {0};
+        struct jobwrite *w = prepare(c, key, NULL);
+
+        r.res = &k->res;
+        r.ns = ns;
+        if (i < gp->n_updates) {
+            r.verb = TS_KUBE_UPDATE;
+            r.name = ts_json_get_string(gp->updates[i], "metadata.name");
+            r.body = gp->updates[i];
+        } else {
+            r.verb = TS_KUBE_DELETE;
+            r.name = gp->deletes[i - gp->n_updates];
+            w->del = 1;
+        }
+        w->job = 1;
+        ts__ctl_count_write(c, key, +1);
+        send(w, &r);
+    }
+    if (p->event_reason && event_obj)
+        ts_recorder_event(c->events, event_obj, p->event_type, p->event_reason, "%s",
+                          p->event_message);
+}
+
+struct members {
+    cJSON **pods;
+    size_t n;
+};
+
+static int add_member(const char *key, const cJSON *obj, void *data)
+{
+    struct members *m = data;
+
+    (void)key;
+    m->pods = ts_xrealloc(m->pods, (m->n + 1) * sizeof(*m->pods));
+    m->pods[m->n++] = cJSON_Duplicate(obj, 1);
+    return 0;
+}
+
+/* A pod group (key "PodGroup/ns/group"): its members from the Pod
+ * informer's group index, its Workload (named after the group), planned by
+ * podgroup.c. */
+static void reconcile_podgroup(struct ts_ctl *c, struct ts_workqueue *q, const char *key,
+                               struct ts_jobplan_env *env)
+{
+    const char *rest = key + strlen(TS__CTL_PODGROUP_PREFIX), *slash = strchr(rest, '/');
+    struct ts_informer *inf =
+        c->inf[TS__CTL_JOBKIND_INF(ts_jobkind_by_kind(TS_POD_KIND) - ts_jobkinds)];
+    struct members m = {NULL, 0};
+    struct ts_podgroup_plan gp;
+    struct ts_workload wl;
+    char ns[256];
+    int has = 0;
+
+    if (!slash || !inf) {
+        ts_workqueue_done(q, key);
+        return;
+    }
+    if (ts_hmap_get(&c->job_writes, key) || !c->synced) { /* as for a job */
+        ts_workqueue_add_after(q, key, 20 * 1000 * 1000, ts_loop_now(c->loop));
+        ts_workqueue_done(q, key);
+        return;
+    }
+    snprintf(ns, sizeof(ns), "%.*s", (int)(slash - rest), rest);
+    ts_informer_by_index(inf, TS__CTL_POD_GROUP_INDEX, rest, add_member, &m);
+    has = ts__ctl_cached_workload(c, ns, slash + 1, &wl) == 0;
+    ts_podgroup_plan_init(&gp);
+    ts_podgroup_plan_make(ns, slash + 1, m.pods, m.n, has ? &wl : NULL, env, ts__ctl_now(c), &gp);
+    {
+        const cJSON *event_obj = NULL;
+
+        for (size_t i = 0; i < m.n && gp.event_pod; i++) {
+            if (!strcmp(ts_json_get_string(m.pods[i], "metadata.name"), gp.event_pod))
+                event_obj = m.pods[i];
+        }
+        execute_group(c, key, ns, &gp, event_obj);
+    }
+    if (gp.base.requeue_after > 0)
+        ts_workqueue_add_after(q, key, gp.base.requeue_after, ts_loop_now(c->loop));
+    ts_podgroup_plan_release(&gp);
+    if (has)
+        ts_workload_release(&wl);
+    for (size_t i = 0; i < m.n; i++)
+        cJSON_Delete(m.pods[i]);
+    free(m.pods);
+    ts_workqueue_done(q, key);
+}
+
 void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
 {
     struct ts_ctl *c = data;
@@ -582,6 +702,13 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
     }
     if (ts__ctl_is_provreq_key(key)) {
         ts__ctl_reconcile_provreq(c, key);
+        return;
+    }
+    if (!strncmp(key, TS__CTL_PODGROUP_PREFIX, strlen(TS__CTL_PODGROUP_PREFIX))) {
+        memset(&fl, 0, sizeof(fl));
+        fl.c = c;
+        reconcile_podgroup(c, q, key, &env);
+        ts__ctl_flavors_release(&fl);
         return;
     }
     if (ts_hmap_get(&c->job_writes, key)) {

@@ -5,6 +5,7 @@
 #include "api/pod.h"
 #include "controller/manager_int.h"
 #include "httpd/fdlimit.h"
+#include "json/json.h"
 #include "util/alloc.h"
 #include "util/buf.h"
 #include "util/parse.h"
@@ -350,6 +351,19 @@ static int provreq_on(struct ts_ctl *c, int i)
     return c->inf[i - 1] != NULL; /* PR after PRC, PT after PR */
 }
 
+/* The Pod informer's group index: "ns/group" for a pod-group member. */
+static void pod_group_index(const cJSON *obj, struct ts_strlist *out, void *data)
+{
+    const char *g = ts_json_get_string(obj, "metadata.labels[" TS_POD_LABEL_GROUP_NAME "]");
+    char v[600];
+
+    (void)data;
+    if (!g || !*g)
+        return;
+    snprintf(v, sizeof(v), "%s/%s", ts_json_get_string(obj, "metadata.namespace"), g);
+    ts_strlist_push(out, v);
+}
+
 /* Whether integrations.frameworks has job kind k; the pod integration is
  * also on, implicitly, for the Pods of managed Deployments (Kueue). */
 static int kind_on(const struct ts_ctl *c, const struct ts_jobkind *k)
@@ -388,10 +402,14 @@ static int start_informers(struct ts_ctl *c, struct ts_err *err)
         if (TS__CTL_IS_JOB_INF(i) && ts_jobkinds[i - TS__CTL_JOB].shape == TS_JOBKIND_POD)
             /* the webhook marks the Pods Turnstile manages */
             io.label_selector = TS_POD_LABEL_MANAGED "=true";
-        /* the many (Workloads, jobs) are kept as text: a fifth of the memory */
-        io.compact = i == TS__CTL_WL || TS__CTL_IS_JOB_INF(i);
+        /* the many (Workloads, jobs) are kept as text: a fifth of the memory;
+         * Pods (only the managed ones) as trees, for their group index */
+        io.compact = i == TS__CTL_WL || (TS__CTL_IS_JOB_INF(i) &&
+                                         ts_jobkinds[i - TS__CTL_JOB].shape != TS_JOBKIND_POD);
         io.strip_managed_fields = 1; /* never read; the server keeps them on our writes */
         c->inf[i] = ts_informer_new(c->client, &io);
+        if (!io.compact && io.label_selector)
+            ts_informer_add_index(c->inf[i], TS__CTL_POD_GROUP_INDEX, pod_group_index, NULL);
     }
     if (c->stopping)
         return 0;

@@ -236,6 +236,10 @@ void ts__ctl_tell_flush(struct ts_ctl *c, ts_time now);
 
 /* jobs.c */
 void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data);
+/* A pod group's work queue key: "PodGroup/ns/group" (no kind is named
+ * PodGroup); the Pod informer's index of members by "ns/group". */
+#define TS__CTL_PODGROUP_PREFIX "PodGroup/"
+#define TS__CTL_POD_GROUP_INDEX "pod-group"
 /* ResourceFlavors decoded from the cache for one reconcile, looked up by
  * ts__ctl_flavor() (a ts_flavor_lookup_fn with ctx a struct
  * ts__ctl_flavors whose c is set); the flavors are borrowed from it until
