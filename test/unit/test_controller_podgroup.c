@@ -31,9 +31,8 @@ static const struct ts_resource_flavor *lookup(void *ctx, const char *name)
     return !strcmp(name, "gpu") ? &gpu : NULL;
 }
 
-static const struct ts_jobplan_env env = {.flavor = lookup,
-                                          .backoff_base_s = 60,
-                                          .backoff_max_s = 3600};
+static const struct ts_jobplan_env env = {
+    .flavor = lookup, .backoff_base_s = 60, .backoff_max_s = 3600};
 
 static int setup(void **state)
 {
@@ -131,14 +130,13 @@ static void workload(enum wl_state s, struct ts_workload *wl)
     }
     ts_conditions_set(&wl->status.conditions, TS_WL_COND_QUOTA_RESERVED, "True", "QuotaReserved",
                       "", 1, NOW);
-    ts_conditions_set(&wl->status.conditions, TS_WL_COND_ADMITTED, "True", "Admitted", "", 1,
-                      NOW);
+    ts_conditions_set(&wl->status.conditions, TS_WL_COND_ADMITTED, "True", "Admitted", "", 1, NOW);
     if (s == EVICTED)
         ts_conditions_set(&wl->status.conditions, TS_WL_COND_EVICTED, "True", "Preempted",
                           "Preempted to accommodate a workload", 1, NOW);
     if (s == FINISHED)
-        ts_conditions_set(&wl->status.conditions, TS_WL_COND_FINISHED, "True", "Succeeded", "",
-                          1, NOW);
+        ts_conditions_set(&wl->status.conditions, TS_WL_COND_FINISHED, "True", "Succeeded", "", 1,
+                          NOW);
 }
 
 static const struct {
@@ -157,8 +155,8 @@ static const struct {
      "fewer runnable pods"},
     {"the whole group: its Workload", "GGG", NULL, NONE, TS_JOBPLAN_CREATE_WORKLOAD, 0, 0,
      "CreatedWorkload", "Created Workload: ns/g"},
-    {"one more than the total: the newest goes", "GGGN", NULL, NONE,
-     TS_JOBPLAN_CREATE_WORKLOAD, 1, 1, "CreatedWorkload", NULL},
+    {"one more than the total: the newest goes", "GGGN", NULL, NONE, TS_JOBPLAN_CREATE_WORKLOAD, 1,
+     1, "CreatedWorkload", NULL},
     {"queue names differ", "GGQ", NULL, NONE, 0, 0, 0, "ErrWorkloadCompose",
      "has different queue names"},
     {"pending: nothing", "GGG", NULL, PENDING, 0, 0, 0, NULL, NULL},
@@ -172,16 +170,17 @@ static const struct {
      "Not admitted"},
     {"all succeeded: finished", "SSS", NULL, ADMITTED, TS_JOBPLAN_WORKLOAD_STATUS, 3, 0,
      "FinishedWorkload", "Pods succeeded: 3/3."},
-    {"unretriable, all terminated: finished", "SFS", ",\"kueue.x-k8s.io/retriable-in-group\":"
-                                                    "\"false\"",
+    {"unretriable, all terminated: finished", "SFS",
+     ",\"kueue.x-k8s.io/retriable-in-group\":"
+     "\"false\"",
      ADMITTED, TS_JOBPLAN_WORKLOAD_STATUS, 3, 0, "FinishedWorkload", "Pods succeeded: 2/3."},
-    {"retriable with a failure: not finished, the failed member finalized", "SFS", NULL,
-     ADMITTED, 0, 1, 0, NULL, NULL},
-    {"serving: never finished", "SSS", ",\"kueue.x-k8s.io/pod-group-serving\":\"true\"",
-     ADMITTED, 0, 0, 0, NULL, NULL},
+    {"retriable with a failure: not finished, the failed member finalized", "SFS", NULL, ADMITTED,
+     0, 1, 0, NULL, NULL},
+    {"serving: never finished", "SSS", ",\"kueue.x-k8s.io/pod-group-serving\":\"true\"", ADMITTED,
+     0, 0, 0, NULL, NULL},
     {"finished Workload: finalizers go", "SSS", NULL, FINISHED, 0, 3, 0, NULL, NULL},
-    {"a replacement joins as owner first", "RFRN", NULL, ADMITTED, TS_JOBPLAN_UPDATE_WORKLOAD,
-     1, 0, NULL, NULL},
+    {"a replacement joins as owner first", "RFRN", NULL, ADMITTED, TS_JOBPLAN_UPDATE_WORKLOAD, 1, 0,
+     NULL, NULL},
 };
 
 static void test_podgroup_table(void **state)
@@ -200,8 +199,8 @@ static void test_podgroup_table(void **state)
         if (rows[i].wl != NONE)
             workload(rows[i].wl, &wl);
         ts_podgroup_plan_init(&p);
-        assert_int_equal(ts_podgroup_plan_make("ns", "g", pods, n,
-                                               rows[i].wl != NONE ? &wl : NULL, &env, NOW, &p),
+        assert_int_equal(ts_podgroup_plan_make("ns", "g", pods, n, rows[i].wl != NONE ? &wl : NULL,
+                                               &env, NOW, &p),
                          0);
         assert_int_equal(p.base.ops, rows[i].ops);
         assert_int_equal(p.n_updates, rows[i].updates);
@@ -240,14 +239,13 @@ static void test_podgroup_workload_and_start(void **state)
     assert_string_equal(p.base.workload.meta.name, "g");
     assert_int_equal(p.base.workload.meta.n_owner_refs, 3);
     assert_false(p.base.workload.meta.owner_refs[0].controller.set);
-    assert_string_equal(ts_strmap_get(&p.base.workload.meta.annotations,
-                                      "kueue.x-k8s.io/is-group-workload"),
-                        "true");
+    assert_string_equal(
+        ts_strmap_get(&p.base.workload.meta.annotations, "kueue.x-k8s.io/is-group-workload"),
+        "true");
     assert_int_equal(p.base.workload.spec.n_podsets, 2);
-    assert_true(strcmp(p.base.workload.spec.podsets[0].name,
-                       p.base.workload.spec.podsets[1].name) < 0);
-    assert_int_equal(p.base.workload.spec.podsets[0].count +
-                         p.base.workload.spec.podsets[1].count,
+    assert_true(strcmp(p.base.workload.spec.podsets[0].name, p.base.workload.spec.podsets[1].name) <
+                0);
+    assert_int_equal(p.base.workload.spec.podsets[0].count + p.base.workload.spec.podsets[1].count,
                      3);
     assert_int_equal(strlen(p.base.workload.spec.podsets[0].name), 8);
     /* the excess member is the newest one: p4 */
