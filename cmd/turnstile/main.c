@@ -142,6 +142,7 @@ static int apply_config(struct flags *f)
     f->wh.priority_boost = c->priority_boost;
     f->wh.manage_pods = ts_config_framework_on(c, "pod");
     f->wh.manage_deployments = ts_config_framework_on(c, "deployment");
+    f->wh.manage_statefulsets = ts_config_framework_on(c, "statefulset");
     return 0;
 }
 

@@ -1,6 +1,7 @@
 #include "api/jobworkload.h"
 
 #include "api/names.h"
+#include "json/json.h"
 #include "util/alloc.h"
 #include "util/buf.h"
 #include "util/parse.h"
@@ -296,6 +297,47 @@ int ts_jobworkload_from_pod_group(const struct ts_pod *pods, size_t n, const cha
     out->spec.active.set = 1;
     out->spec.active.v = 1;
     return resolve_priority(&pods[0].meta, pod_class, prio, out, err);
+}
+
+int ts_jobworkload_from_statefulset(const cJSON *sts, const struct ts_priority_lookup *prio,
+                                    struct ts_workload *out, struct ts_err *err)
+{
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    struct ts_object_meta meta;
+    struct ts_podset *ps;
+    const cJSON *r = ts_json_get(sts, "spec.replicas");
+    cJSON *tmpl = cJSON_CreateObject();
+    struct ts_dec d;
+    int rc;
+
+    ts_workload_release(out);
+    ts_dec_init(&d, &errs);
+    ts_object_meta_init(&meta);
+    ts_object_meta_decode(&d, sts, &meta);
+    if ((rc = common_meta(&meta, "apps/v1", "StatefulSet", "apps", out, err)))
+        goto done;
+    /* the set owns it, not as its controller (Kueue's SetOwnerReference) */
+    out->meta.owner_refs[0].controller.set = out->meta.owner_refs[0].block_owner_deletion.set = 0;
+    out->meta.owner_refs[0].controller.v = out->meta.owner_refs[0].block_owner_deletion.v = 0;
+    ts_strmap_set(&out->meta.annotations, TS_POD_ANNOTATION_IS_GROUP, "true");
+    ts_strmap_set(&out->meta.annotations, "kueue.x-k8s.io/job-owner-gvk",
+                  "apps/v1, Kind=StatefulSet");
+    ts_strmap_set(&out->meta.annotations, "kueue.x-k8s.io/job-owner-name",
+                  meta.name ? meta.name : "");
+    ps = ts_workload_add_podset(out, TS_WL_DEFAULT_PODSET);
+    ps->count = cJSON_IsNumber(r) ? (int32_t)r->valuedouble : 1;
+    if (ts_json_get(sts, "spec.template.spec"))
+        cJSON_AddItemToObject(tmpl, "spec",
+                              cJSON_Duplicate(ts_json_get(sts, "spec.template.spec"), 1));
+    ts_pod_template_decode(&d, tmpl, &ps->template);
+    out->spec.active.set = 1;
+    out->spec.active.v = 1;
+    rc = resolve_priority(&meta, ps->template.priority_class_name, prio, out, err);
+done:
+    cJSON_Delete(tmpl);
+    ts_object_meta_release(&meta);
+    ts_field_errors_release(&errs);
+    return rc;
 }
 
 int ts_jobworkload_from_jobset(const struct ts_jobset *job, const struct ts_priority_lookup *prio,

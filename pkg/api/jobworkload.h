@@ -86,6 +86,15 @@ int ts_jobworkload_from_pod_group(const struct ts_pod *pods, size_t n, const cha
                                   const struct ts_priority_lookup *prio, struct ts_workload *out,
                                   struct ts_err *err);
 
+/* The prebuilt Workload of an apps/v1 StatefulSet whose Pods run as one
+ * group (Kueue's jobs/statefulset constructWorkload): named
+ * "statefulset-<name>-<hash>", owned by the set (not as controller),
+ * annotated kueue.x-k8s.io/is-group-workload, one pod set "main" of
+ * spec.replicas (1 when unset) holding the template's spec.  The set's
+ * Pods name it in their pod-group-name label.  Ownership: sts borrowed. */
+int ts_jobworkload_from_statefulset(const cJSON *sts, const struct ts_priority_lookup *prio,
+                                    struct ts_workload *out, struct ts_err *err);
+
 /* Same for a JobSet (Kueue's pkg/controller/jobs/jobset): named
  * "jobset-...", one pod set per replicated job, named after it, of
  * ts_jobset_pod_count() pods; the priority class of its first template

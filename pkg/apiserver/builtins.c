@@ -78,6 +78,7 @@ static const struct builtin builtins[] = {
     {"", "v1", "pods", "Pod", 1, 0, 0, 1, "po", "all", NULL, 0},
     {"", "v1", "services", "Service", 1, 0, 0, 1, "svc", "all", NULL, 0},
     {"apps", "v1", "deployments", "Deployment", 1, 0, 1, 1, "deploy", "all", NULL, 0},
+    {"apps", "v1", "statefulsets", "StatefulSet", 1, 0, 1, 1, "sts", "all", NULL, 0},
     {"rbac.authorization.k8s.io", "v1", "roles", "Role", 1, 0, 0, 0, "", "", NULL, 0},
     {"rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", 1, 0, 0, 0, "", "", NULL, 0},
     {"rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", 0, 0, 0, 0, "", "", NULL, 0},

@@ -180,6 +180,8 @@ static void job_key(struct ts_ctl *c, enum ts__ctl_inf which, const cJSON *obj)
     const char *group = ts_json_get_string(obj, "metadata.labels[" TS_POD_LABEL_GROUP_NAME "]");
     char key[600];
 
+    if (ts_jobkinds[which - TS__CTL_JOB].shape == TS_JOBKIND_POD)
+        ts__ctl_statefulset_of_pod(c, obj); /* its set labels it a member */
     if (group && *group && ts_jobkinds[which - TS__CTL_JOB].shape == TS_JOBKIND_POD) {
         /* a member of a pod group: the group is reconciled as one */
         snprintf(key, sizeof(key), TS__CTL_PODGROUP_PREFIX "%s/%s",
@@ -194,11 +196,25 @@ static void job_key(struct ts_ctl *c, enum ts__ctl_inf which, const cJSON *obj)
     ts_workqueue_add(c->jobs, key);
 }
 
+static void sts_key(struct ts_ctl *c, const cJSON *obj)
+{
+    char key[600];
+
+    snprintf(key, sizeof(key), TS__CTL_STATEFULSET_PREFIX "%s/%s",
+             orempty(ts_json_get_string(obj, "metadata.namespace")),
+             orempty(ts_json_get_string(obj, "metadata.name")));
+    ts_workqueue_add(c->jobs, key);
+}
+
 static void on_add(struct ts_informer *inf, const cJSON *obj, void *data)
 {
     struct ts__ctl_feed *f = data;
 
     (void)inf;
+    if (f->which == TS__CTL_STS) {
+        sts_key(f->c, obj);
+        return;
+    }
     if (TS__CTL_IS_JOB_INF(f->which)) {
         job_key(f->c, f->which, obj);
         return;
@@ -312,6 +328,10 @@ static void on_delete(struct ts_informer *inf, const cJSON *obj, void *data)
     struct ts__ctl_feed *f = data;
 
     (void)inf;
+    if (f->which == TS__CTL_STS) {
+        sts_key(f->c, obj);
+        return;
+    }
     if (TS__CTL_IS_JOB_INF(f->which)) {
         job_key(f->c, f->which, obj);
         return;

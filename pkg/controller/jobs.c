@@ -555,8 +555,8 @@ static cJSON *owner_of(void *ctx, const struct ts_jobkind *k, const char *ns, co
 
 /* The writes of a pod group's plan: the Workload's, then each member's
  * update or delete, each counted as a write of the group's key. */
-static void execute_group(struct ts_ctl *c, const char *key, const char *ns,
-                          struct ts_podgroup_plan *gp, const cJSON *event_obj)
+void ts__ctl_execute_group(struct ts_ctl *c, const char *key, const char *ns,
+                           struct ts_podgroup_plan *gp, const cJSON *event_obj)
 {
     struct ts_jobplan *p = &gp->base;
     const struct ts_jobkind *k = ts_jobkind_by_kind(TS_POD_KIND);
@@ -649,7 +649,7 @@ static void reconcile_podgroup(struct ts_ctl *c, struct ts_workqueue *q, const c
             if (!strcmp(ts_json_get_string(m.pods[i], "metadata.name"), gp.event_pod))
                 event_obj = m.pods[i];
         }
-        execute_group(c, key, ns, &gp, event_obj);
+        ts__ctl_execute_group(c, key, ns, &gp, event_obj);
     }
     if (gp.base.requeue_after > 0)
         ts_workqueue_add_after(q, key, gp.base.requeue_after, ts_loop_now(c->loop));
@@ -702,6 +702,10 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
     }
     if (ts__ctl_is_provreq_key(key)) {
         ts__ctl_reconcile_provreq(c, key);
+        return;
+    }
+    if (ts__ctl_is_statefulset_key(key)) {
+        ts__ctl_reconcile_statefulset(c, q, key, &env);
         return;
     }
     if (!strncmp(key, TS__CTL_PODGROUP_PREFIX, strlen(TS__CTL_PODGROUP_PREFIX))) {

@@ -32,6 +32,7 @@ static const struct ts_kube_resource *const resources[TS__CTL_N] = {
     [TS__CTL_PRC] = &ts_kube_res_provisioningrequestconfigs,
     [TS__CTL_PR] = &ts_kube_res_provisioningrequests,
     [TS__CTL_PT] = &ts_kube_res_podtemplates,
+    [TS__CTL_STS] = &ts__ctl_res_statefulsets,
 };
 
 const struct ts_kube_resource *ts__ctl_resource(enum ts__ctl_inf i)
@@ -369,7 +370,8 @@ static void pod_group_index(const cJSON *obj, struct ts_strlist *out, void *data
 static int kind_on(const struct ts_ctl *c, const struct ts_jobkind *k)
 {
     return ts_config_framework_on(&c->opts.config, k->framework) ||
-           (k->shape == TS_JOBKIND_POD && ts_config_framework_on(&c->opts.config, "deployment"));
+           (k->shape == TS_JOBKIND_POD && (ts_config_framework_on(&c->opts.config, "deployment") ||
+                                           ts_config_framework_on(&c->opts.config, "statefulset")));
 }
 
 static int start_informers(struct ts_ctl *c, struct ts_err *err)
@@ -390,6 +392,8 @@ static int start_informers(struct ts_ctl *c, struct ts_err *err)
             continue;
         }
         if (i >= TS__CTL_PRC && i <= TS__CTL_PT && !provreq_on(c, i))
+            continue;
+        if (i == TS__CTL_STS && !ts_config_framework_on(&c->opts.config, "statefulset"))
             continue;
         /* without the CRDs the informers would retry forever and nothing
          * would ever be scheduled: say so and stop */

@@ -38,6 +38,7 @@ enum ts__ctl_inf {
     TS__CTL_PRC, /* ProvisioningRequestConfigs, ProvisioningRequests, PodTemplates (provreq.c) */
     TS__CTL_PR,
     TS__CTL_PT,
+    TS__CTL_STS, /* apps/v1 StatefulSets whose Pods run as a group (statefulset.c) */
     TS__CTL_N,
 };
 
@@ -240,6 +241,23 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data);
  * PodGroup); the Pod informer's index of members by "ns/group". */
 #define TS__CTL_PODGROUP_PREFIX "PodGroup/"
 #define TS__CTL_POD_GROUP_INDEX "pod-group"
+
+/* statefulset.c: a StatefulSet's key "StatefulSet/ns/name". */
+struct ts_jobplan_env;
+#define TS__CTL_STATEFULSET_PREFIX "StatefulSet/"
+extern const struct ts_kube_resource ts__ctl_res_statefulsets;
+int ts__ctl_is_statefulset_key(const char *key);
+/* Queues the key of the StatefulSet controlling pod, if one does. */
+void ts__ctl_statefulset_of_pod(struct ts_ctl *c, const cJSON *pod);
+/* Reconciles a StatefulSet's key: its group's Workload and members. */
+void ts__ctl_reconcile_statefulset(struct ts_ctl *c, struct ts_workqueue *q, const char *key,
+                                   const struct ts_jobplan_env *env);
+/* jobs.c: the writes of a pod-group plan for key (members in ns), the
+ * event on event_obj (may be NULL). */
+struct ts_podgroup_plan;
+struct ts_jobplan_env;
+void ts__ctl_execute_group(struct ts_ctl *c, const char *key, const char *ns,
+                           struct ts_podgroup_plan *gp, const cJSON *event_obj);
 /* ResourceFlavors decoded from the cache for one reconcile, looked up by
  * ts__ctl_flavor() (a ts_flavor_lookup_fn with ctx a struct
  * ts__ctl_flavors whose c is set); the flavors are borrowed from it until

@@ -59,6 +59,8 @@ static const struct route {
     {"/validate--v1-pod", NULL, ts__wh_validate_job, TS_KIND_POD},
     {"/mutate-apps-v1-deployment", NULL, ts__wh_mutate_deployment, TS_KIND_UNKNOWN},
     {"/validate-apps-v1-deployment", NULL, ts__wh_validate_deployment, TS_KIND_UNKNOWN},
+    {"/mutate-apps-v1-statefulset", NULL, ts__wh_mutate_statefulset, TS_KIND_UNKNOWN},
+    {"/validate-apps-v1-statefulset", NULL, ts__wh_validate_statefulset, TS_KIND_UNKNOWN},
     {"/mutate-ray-io-v1-rayjob", NULL, ts__wh_mutate_job, TS_KIND_RAY_JOB},
     {"/validate-ray-io-v1-rayjob", NULL, ts__wh_validate_job, TS_KIND_RAY_JOB},
     {"/mutate-ray-io-v1-raycluster", NULL, ts__wh_mutate_job, TS_KIND_RAY_CLUSTER},
@@ -72,7 +74,7 @@ void ts_webhook_options_init(struct ts_webhook_options *o)
     memset(o, 0, sizeof(*o));
     o->partial_admission = 1;
     o->wpc_defaulting = 1;
-    o->manage_pods = o->manage_deployments = 1;
+    o->manage_pods = o->manage_deployments = o->manage_statefulsets = 1;
     o->system_namespace = TS_WEBHOOK_DEFAULT_NAMESPACE;
 }
 

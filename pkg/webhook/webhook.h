@@ -85,11 +85,11 @@ struct ts_webhook_options {
     /* Feature gate PriorityBoost (Kueue's default: off): the Workload
      * webhook checks the kueue.x-k8s.io/priority-boost annotation. */
     int priority_boost;
-    /* integrations.frameworks "pod" and "deployment" (both on by default,
+    /* integrations.frameworks "pod", "deployment", "statefulset" (on by default,
      * as in Kueue's shipped configuration).  Without "pod" only the Pods
      * of a managed Deployment are gated (Kueue's implicitly enabled pod
      * integration). */
-    int manage_pods, manage_deployments;
+    int manage_pods, manage_deployments, manage_statefulsets;
     /* Turnstile's namespace (default TS_WEBHOOK_DEFAULT_NAMESPACE). */
     const char *system_namespace;
     struct ts_webhook_lookup lookup;

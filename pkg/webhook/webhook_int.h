@@ -99,6 +99,12 @@ void ts__wh_mutate_deployment(const struct ts_webhook *wh, const struct ts__wh_r
                               enum ts_kind kind, struct ts__wh_resp *rs);
 void ts__wh_validate_deployment(const struct ts_webhook *wh, const struct ts__wh_req *rq,
                                 enum ts_kind kind, struct ts__wh_resp *rs);
+/* The same for a StatefulSet: only the pod-suspending-parent annotation on
+ * its template; its replicas change only to or from 0 once managed. */
+void ts__wh_mutate_statefulset(const struct ts_webhook *wh, const struct ts__wh_req *rq,
+                               enum ts_kind kind, struct ts__wh_resp *rs);
+void ts__wh_validate_statefulset(const struct ts_webhook *wh, const struct ts__wh_req *rq,
+                                 enum ts_kind kind, struct ts__wh_resp *rs);
 
 void ts__wh_convert(const char *body, size_t len, struct ts_buf *out);
 

@@ -53,6 +53,8 @@ static const struct hook mutating[] = {
      HOOK_UPDATE | HOOK_JOB},
     {"mrayjob.kb.io", "/mutate-ray-io-v1-rayjob", "ray.io", "v1", "rayjobs", HOOK_JOB},
     {"mraycluster.kb.io", "/mutate-ray-io-v1-raycluster", "ray.io", "v1", "rayclusters", HOOK_JOB},
+    {"mstatefulset.kb.io", "/mutate-apps-v1-statefulset", "apps", "v1", "statefulsets",
+     HOOK_UPDATE | HOOK_JOB},
 };
 
 static const struct hook validating[] = {
@@ -89,6 +91,8 @@ static const struct hook validating[] = {
     {"vrayjob.kb.io", "/validate-ray-io-v1-rayjob", "ray.io", "v1", "rayjobs",
      HOOK_UPDATE | HOOK_JOB},
     {"vraycluster.kb.io", "/validate-ray-io-v1-raycluster", "ray.io", "v1", "rayclusters",
+     HOOK_UPDATE | HOOK_JOB},
+    {"vstatefulset.kb.io", "/validate-apps-v1-statefulset", "apps", "v1", "statefulsets",
      HOOK_UPDATE | HOOK_JOB},
 };
 

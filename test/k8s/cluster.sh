@@ -325,7 +325,7 @@ EOF
         --authentication-kubeconfig "$DIR/kubeconfig" --authorization-kubeconfig "$DIR/kubeconfig" \
         --bind-address 127.0.0.1 --secure-port "$KCM_PORT" --cert-dir "$DIR/pki/kcm-certs" \
         --leader-elect=false --use-service-account-credentials=false \
-        --controllers 'job-controller,node-lifecycle-controller,garbage-collector-controller,namespace-controller,serviceaccount-token-controller,serviceaccount-controller,replicaset-controller,deployment-controller,pod-garbage-collector-controller,root-ca-certificate-publisher-controller,ttl-after-finished-controller,endpointslice-controller' \
+        --controllers 'job-controller,node-lifecycle-controller,garbage-collector-controller,namespace-controller,serviceaccount-token-controller,serviceaccount-controller,replicaset-controller,deployment-controller,statefulset-controller,pod-garbage-collector-controller,root-ca-certificate-publisher-controller,ttl-after-finished-controller,endpointslice-controller' \
         --service-account-private-key-file "$P/sa.key" --root-ca-file "$P/ca.crt" \
         --concurrent-job-syncs 10
     start kube-scheduler --kubeconfig "$DIR/kubeconfig" \
