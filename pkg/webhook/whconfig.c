@@ -53,6 +53,8 @@ static const struct hook mutating[] = {
      HOOK_UPDATE | HOOK_JOB},
     {"mrayjob.kb.io", "/mutate-ray-io-v1-rayjob", "ray.io", "v1", "rayjobs", HOOK_JOB},
     {"mraycluster.kb.io", "/mutate-ray-io-v1-raycluster", "ray.io", "v1", "rayclusters", HOOK_JOB},
+    {"mtrainjob.kb.io", "/mutate-trainer-kubeflow-org-v1alpha1-trainjob", "trainer.kubeflow.org",
+     "v1alpha1", "trainjobs", HOOK_JOB},
 };
 
 static const struct hook validating[] = {
@@ -90,6 +92,8 @@ static const struct hook validating[] = {
      HOOK_UPDATE | HOOK_JOB},
     {"vraycluster.kb.io", "/validate-ray-io-v1-raycluster", "ray.io", "v1", "rayclusters",
      HOOK_UPDATE | HOOK_JOB},
+    {"vtrainjob.kb.io", "/validate-trainer-kubeflow-org-v1alpha1-trainjob", "trainer.kubeflow.org",
+     "v1alpha1", "trainjobs", HOOK_UPDATE | HOOK_JOB},
 };
 
 void ts_whconfig_options_init(struct ts_whconfig_options *o)
