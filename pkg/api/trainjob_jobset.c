@@ -135,10 +135,13 @@ static cJSON *container(cJSON *rj, const char *name)
     return NULL;
 }
 
+/* obj[key] = v (in place when present: the object keeps its order). */
 static void set(cJSON *obj, const char *key, cJSON *v)
 {
-    cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
-    cJSON_AddItemToObject(obj, key, v);
+    if (cJSON_GetObjectItemCaseSensitive(obj, key))
+        cJSON_ReplaceItemInObjectCaseSensitive(obj, key, v);
+    else
+        cJSON_AddItemToObject(obj, key, v);
 }
 
 /* The Trainer's apply.UpsertEnvVars: same name replaced, else appended. */
