@@ -90,8 +90,7 @@ int ts_trainjob_resolve(struct ts_trainjob *t, const cJSON *runtime, struct ts_e
 
     ts_jobset_release(&t->child);
     if (ts_trainjob_runtime_is_cluster(t) < 0) { /* Kueue's getChildJobSet */
-        snprintf(msg, sizeof(msg), "unsupported runtime: %s.%s", t->runtime_kind,
-                 t->runtime_group);
+        snprintf(msg, sizeof(msg), "unsupported runtime: %s.%s", t->runtime_kind, t->runtime_group);
         return resolved(t, TS_EINVAL, msg, err);
     }
     if (!runtime) {

@@ -63,7 +63,8 @@ static int merge_patches(const cJSON *job, cJSON *rjs, struct ts_err *err)
 
     cJSON_ArrayForEach(patch, ts_json_get(job, "spec.runtimePatches"))
     {
-        cJSON_ArrayForEach(rjp, ts_json_get(patch, "trainingRuntimeSpec.template.spec.replicatedJobs"))
+        cJSON_ArrayForEach(rjp,
+                           ts_json_get(patch, "trainingRuntimeSpec.template.spec.replicatedJobs"))
         {
             const cJSON *tp = cJSON_GetObjectItemCaseSensitive(rjp, "template");
             cJSON *rj;
@@ -240,8 +241,7 @@ static void build_one(const cJSON *job, const cJSON *rspec, cJSON *rj, int64_t c
         initializer(container(rj, DATASET_INIT), ts_json_get(job, "spec.initializer.dataset"));
     if (eq(anc, MODEL_INIT))
         initializer(container(rj, MODEL_INIT), ts_json_get(job, "spec.initializer.model"));
-    if (eq(anc, ANCESTOR_TRAINER) ||
-        (launcher_as_node && eq(ts_json_get_string(rj, "name"), NODE)))
+    if (eq(anc, ANCESTOR_TRAINER) || (launcher_as_node && eq(ts_json_get_string(rj, "name"), NODE)))
         trainer_node(container(rj, NODE), tr, eq(anc, ANCESTOR_TRAINER));
     if (ts_json_get(rspec, "podGroupPolicy.coscheduling") &&
         (tmpl = ts_json_mkpath(spec, "template.metadata.labels", NULL)))
@@ -255,7 +255,8 @@ int ts_trainjob_jobset_build(const cJSON *job, const cJSON *runtime, cJSON **out
                              struct ts_err *err)
 {
     const cJSON *rspec = ts_json_get(runtime, "spec");
-    const cJSON *tmpl = ts_json_get(rspec, "template.spec"), *policy = ts_json_get(rspec, "mlPolicy");
+    const cJSON *tmpl = ts_json_get(rspec, "template.spec"),
+                *policy = ts_json_get(rspec, "mlPolicy");
     cJSON *js, *meta, *rjs, *rj;
     int64_t counts[64];
     size_t i = 0;
@@ -276,8 +277,9 @@ int ts_trainjob_jobset_build(const cJSON *job, const cJSON *runtime, cJSON **out
     rjs = ts_json_get(js, "spec.replicatedJobs");
     if (cJSON_GetArraySize(rjs) > (int)(sizeof(counts) / sizeof(counts[0]))) {
         cJSON_Delete(js);
-        return ts_err_set(err, TS_EINVAL, "runtime '%s': spec.template.spec.replicatedJobs: "
-                                          "Too many: %d: must have at most %zu items",
+        return ts_err_set(err, TS_EINVAL,
+                          "runtime '%s': spec.template.spec.replicatedJobs: "
+                          "Too many: %d: must have at most %zu items",
                           ts_json_get_string(runtime, "metadata.name"), cJSON_GetArraySize(rjs),
                           sizeof(counts) / sizeof(counts[0]));
     }

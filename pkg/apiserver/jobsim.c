@@ -6,11 +6,10 @@
  * JobSets), for KubeRay's RayJob and RayCluster (their status:
  * jobsim_ray.c) and for Kubeflow Trainer's TrainJobs (jobsStatus, one
  * entry per replicated job of Kueue's runtime patch; Complete as the
- * Trainer copies its JobSet's Completed condition).  An unsuspended job gets startTime (a JobSet: active
- * replicated jobs) and ready/active counts; after the runtime (or the
- * job's turnstile.dev/simulated-runtime annotation) it completes with the
- * status a real controller writes (a RayCluster runs until deleted);
- * suspending it clears active and startTime.
+ * Trainer copies its JobSet's Completed condition).  An unsuspended job gets startTime (a JobSet:
+ * active replicated jobs) and ready/active counts; after the runtime (or the job's
+ * turnstile.dev/simulated-runtime annotation) it completes with the status a real controller writes
+ * (a RayCluster runs until deleted); suspending it clears active and startTime.
  *
  * One thread, woken by every write (the store broadcasts the condition
  * variable) or by the nearest deadline.  It follows the event history

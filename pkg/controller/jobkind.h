@@ -122,8 +122,8 @@ size_t ts__jobkind_raycluster_templates(cJSON *job, cJSON **tmpl, char names[][6
  * with its admission injected (adding Kueue's patch entry when missing);
  * _restore drops the entries and returns 1 when there were any. */
 size_t ts__jobkind_trainjob_templates(cJSON *job, cJSON **tmpl, char names[][64]);
-int ts__jobkind_trainjob_start(cJSON *job, const struct ts_workload *wl,
-                               ts_flavor_lookup_fn lookup, void *ctx, struct ts_err *err);
+int ts__jobkind_trainjob_start(cJSON *job, const struct ts_workload *wl, ts_flavor_lookup_fn lookup,
+                               void *ctx, struct ts_err *err);
 int ts__jobkind_trainjob_restore(cJSON *job);
 
 #endif

@@ -53,15 +53,16 @@ size_t ts__jobkind_trainjob_templates(cJSON *job, cJSON **tmpl, char names[][64]
     return n;
 }
 
-int ts__jobkind_trainjob_start(cJSON *job, const struct ts_workload *wl,
-                               ts_flavor_lookup_fn lookup, void *ctx, struct ts_err *err)
+int ts__jobkind_trainjob_start(cJSON *job, const struct ts_workload *wl, ts_flavor_lookup_fn lookup,
+                               void *ctx, struct ts_err *err)
 {
     cJSON *p = kueue_patch(job, 1), *spec, *rjs;
     int rc = 0;
 
     if (!p || !(spec = ts_json_mkpath(p, "trainingRuntimeSpec.template.spec", NULL)))
-        return ts_err_set(err, TS_EINVAL, "TrainJob: spec.runtimePatches: kueue runtime patch "
-                                          "cannot be written");
+        return ts_err_set(err, TS_EINVAL,
+                          "TrainJob: spec.runtimePatches: kueue runtime patch "
+                          "cannot be written");
     rjs = cJSON_CreateArray();
     for (size_t i = 0; i < wl->spec.n_podsets && !rc; i++) {
         const char *name = wl->spec.podsets[i].name;

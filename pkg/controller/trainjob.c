@@ -51,7 +51,8 @@ void ts__ctl_runtime_changed(struct ts_ctl *c, enum ts__ctl_inf which, const cJS
     const struct ts_jobkind *k = ts_jobkind_by_kind(TS_TRAINJOB_KIND);
     struct ts_informer *jobs = c->inf[TS__CTL_JOBKIND_INF(k - ts_jobkinds)];
     struct changed ch = {c, which == TS__CTL_CTR ? TS_TRAINER_KIND_CTR : TS_TRAINER_KIND_TR,
-                         which == TS__CTL_CTR ? NULL : ts_json_get_string(obj, "metadata.namespace"),
+                         which == TS__CTL_CTR ? NULL
+                                              : ts_json_get_string(obj, "metadata.namespace"),
                          ts_json_get_string(obj, "metadata.name")};
 
     if (jobs && ch.name)

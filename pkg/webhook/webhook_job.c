@@ -467,8 +467,8 @@ static void trainjob_patch(cJSON *obj, const char *queue)
 
     if (!p) {
         list = ts_json_get(obj, "spec.runtimePatches");
-        if (!cJSON_IsArray(list) && ts_json_set(obj, "spec.runtimePatches",
-                                                (list = cJSON_CreateArray()), NULL))
+        if (!cJSON_IsArray(list) &&
+            ts_json_set(obj, "spec.runtimePatches", (list = cJSON_CreateArray()), NULL))
             return; /* spec is not an object: the API server refuses the job */
         p = cJSON_CreateObject();
         cJSON_AddStringToObject(p, "manager", TS_TRAINJOB_PATCH_MANAGER);
@@ -476,8 +476,8 @@ static void trainjob_patch(cJSON *obj, const char *queue)
         cJSON_AddItemToArray(list, p);
     }
     if (queue)
-        ts_json_set_string(p, "trainingRuntimeSpec.template.metadata.labels[" TS_LABEL_QUEUE_NAME
-                              "]",
+        ts_json_set_string(p,
+                           "trainingRuntimeSpec.template.metadata.labels[" TS_LABEL_QUEUE_NAME "]",
                            queue, NULL);
 }
 

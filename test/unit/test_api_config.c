@@ -249,10 +249,18 @@ static void test_manager_knobs(void **state)
 static void test_integrations(void **state)
 {
     static const char *const names[] = {
-        "batch/job",           "kubeflow.org/pytorchjob", "kubeflow.org/tfjob",
-        "kubeflow.org/mpijob", "kubeflow.org/xgboostjob", "kubeflow.org/paddlejob",
-        "kubeflow.org/jaxjob", "jobset.x-k8s.io/jobset",  "pod",
-        "deployment",          "ray.io/rayjob",           "ray.io/raycluster",
+        "batch/job",
+        "kubeflow.org/pytorchjob",
+        "kubeflow.org/tfjob",
+        "kubeflow.org/mpijob",
+        "kubeflow.org/xgboostjob",
+        "kubeflow.org/paddlejob",
+        "kubeflow.org/jaxjob",
+        "jobset.x-k8s.io/jobset",
+        "pod",
+        "deployment",
+        "ray.io/rayjob",
+        "ray.io/raycluster",
         "trainer.kubeflow.org/trainjob",
     };
     static const struct {

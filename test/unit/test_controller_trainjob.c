@@ -41,21 +41,21 @@ static cJSON *json(const char *text)
     "{'name':'" name "','image':'img','resources':{'requests':{'cpu':'" cpu "'}}}"
 /* a replicated job: name, ancestor label, extra job spec, containers */
 #define RJ(name, anc, extra, conts)                                                                \
-    "{'name':'" name "','template':{'metadata':{'labels':{'trainer.kubeflow.org/"                 \
-    "trainjob-ancestor-step':'" anc "'}},'spec':{" extra "'template':{'spec':{'containers':[" conts \
-    "]}}}}}"
+    "{'name':'" name "','template':{'metadata':{'labels':{'trainer.kubeflow.org/"                  \
+    "trainjob-ancestor-step':'" anc "'}},'spec':{" extra                                           \
+    "'template':{'spec':{'containers':[" conts "]}}}}}"
 #define RUNTIME(policy, rjs)                                                                       \
     "{'apiVersion':'trainer.kubeflow.org/v1alpha1','kind':'ClusterTrainingRuntime','metadata':{"   \
     "'name':'rt'},'spec':{" policy "'template':{'spec':{'replicatedJobs':[" rjs "]}}}}"
 #define TORCH_RJS                                                                                  \
-    RJ("dataset-initializer", "dataset-initializer", "", CONT("dataset-initializer", "100m"))     \
+    RJ("dataset-initializer", "dataset-initializer", "", CONT("dataset-initializer", "100m"))      \
     "," RJ("node", "trainer", "", CONT("node", "1"))
 #define TRAINJOB(spec)                                                                             \
     "{'apiVersion':'trainer.kubeflow.org/v1alpha1','kind':'TrainJob','metadata':{'name':'tj',"     \
-    "'namespace':'ns','uid':'u1','labels':{'kueue.x-k8s.io/queue-name':'lq'}},'spec':{"           \
+    "'namespace':'ns','uid':'u1','labels':{'kueue.x-k8s.io/queue-name':'lq'}},'spec':{"            \
     "'runtimeRef':{'name':'rt'}" spec "}}"
 #define KUEUE_PATCH                                                                                \
-    ",'runtimePatches':[{'manager':'kueue.x-k8s.io/manager','trainingRuntimeSpec':{'template':{"  \
+    ",'runtimePatches':[{'manager':'kueue.x-k8s.io/manager','trainingRuntimeSpec':{'template':{"   \
     "'spec':{}}}}]"
 
 /* The TrainJob decoded and resolved with runtime text (NULL: missing). */
@@ -119,20 +119,17 @@ static void test_podsets(void **state)
          RUNTIME("", RJ("node", "trainer", "'parallelism':3,", CONT("node", "1"))), NULL, "node/3"},
         {"no mlPolicy: trainer.numNodes", TRAINJOB(",'trainer':{'numNodes':5}"),
          RUNTIME("", RJ("node", "trainer", "'parallelism':3,", CONT("node", "1"))), NULL, "node/5"},
-        {"mpi: numNodes counts the job named node",
-         TRAINJOB(",'trainer':{'numNodes':3}"),
+        {"mpi: numNodes counts the job named node", TRAINJOB(",'trainer':{'numNodes':3}"),
          RUNTIME("'mlPolicy':{'numNodes':1,'mpi':{}},",
                  RJ("launcher", "trainer", "", CONT("node", "1")) "," RJ("node", "x", "",
-                                                                           CONT("node", "1"))),
+                                                                         CONT("node", "1"))),
          NULL, "launcher/1 node/3"},
-        {"mpi runLauncherAsNode: one node fewer",
-         TRAINJOB(",'trainer':{'numNodes':3}"),
+        {"mpi runLauncherAsNode: one node fewer", TRAINJOB(",'trainer':{'numNodes':3}"),
          RUNTIME("'mlPolicy':{'numNodes':1,'mpi':{'runLauncherAsNode':true}},",
                  RJ("launcher", "trainer", "", CONT("node", "1")) "," RJ("node", "x", "",
-                                                                           CONT("node", "1"))),
+                                                                         CONT("node", "1"))),
          NULL, "launcher/1 node/2"},
-        {"another job: replicas x parallelism",
-         TRAINJOB(""),
+        {"another job: replicas x parallelism", TRAINJOB(""),
          RUNTIME("", "{'name':'aux','replicas':2,'template':{'spec':{'parallelism':3,"
                      "'template':{'spec':{'containers':[" CONT("a", "1") "]}}}}}"),
          NULL, "aux/6"},
@@ -143,7 +140,8 @@ static void test_podsets(void **state)
          "dataset-initializer/1 node/1|{\"requests\":{\"cpu\":\"3\"}}"},
         {"trainer image, command and env on the node container",
          TRAINJOB(",'trainer':{'image':'mine','command':['run'],'env':[{'name':'A','value':'1'}]}"),
-         RUNTIME("'mlPolicy':{'torch':{}},", TORCH_RJS), "spec.podSets[1].template.spec.containers[0]",
+         RUNTIME("'mlPolicy':{'torch':{}},", TORCH_RJS),
+         "spec.podSets[1].template.spec.containers[0]",
          "dataset-initializer/1 node/1|{\"name\":\"node\",\"image\":\"mine\",\"resources\":{"
          "\"requests\":{\"cpu\":\"1\"}},\"command\":[\"run\"],\"env\":[{\"name\":\"A\",\"value\":"
          "\"1\"}]}"},
@@ -153,16 +151,18 @@ static void test_podsets(void **state)
          "spec.podSets[0].template.spec.containers[0].env",
          "dataset-initializer/1 node/1|[{\"name\":\"STORAGE_URI\",\"value\":\"hf://d\"}]"},
         {"runtime patches merge into the templates (nodeSelector, containers by name)",
-         TRAINJOB(",'runtimePatches':[{'manager':'example.com/m','trainingRuntimeSpec':{'template':{"
-                  "'spec':{'replicatedJobs':[{'name':'node','template':{'spec':{'template':{"
-                  "'spec':{'nodeSelector':{'zone':'a'},'containers':[{'name':'node','env':[{"
-                  "'name':'B','value':'2'}]}]}}}}}]}}}}]"),
+         TRAINJOB(
+             ",'runtimePatches':[{'manager':'example.com/m','trainingRuntimeSpec':{'template':{"
+             "'spec':{'replicatedJobs':[{'name':'node','template':{'spec':{'template':{"
+             "'spec':{'nodeSelector':{'zone':'a'},'containers':[{'name':'node','env':[{"
+             "'name':'B','value':'2'}]}]}}}}}]}}}}]"),
          RUNTIME("'mlPolicy':{'torch':{}},", TORCH_RJS), "spec.podSets[1].template.spec",
          "dataset-initializer/1 node/1|{\"containers\":[{\"name\":\"node\",\"image\":\"img\","
          "\"resources\":{\"requests\":{\"cpu\":\"1\"}},\"env\":[{\"name\":\"B\",\"value\":"
          "\"2\"}]}],\"nodeSelector\":{\"zone\":\"a\"}}"},
         {"coscheduling: the pod-group label", TRAINJOB(""),
-         RUNTIME("'podGroupPolicy':{'coscheduling':{}},", RJ("node", "trainer", "", CONT("node", "1"))),
+         RUNTIME("'podGroupPolicy':{'coscheduling':{}},",
+                 RJ("node", "trainer", "", CONT("node", "1"))),
          "spec.podSets[0].template.metadata.labels",
          "node/1|{\"scheduling.x-k8s.io/pod-group\":\"tj\"}"},
         {"a missing runtime", TRAINJOB(""), NULL, NULL, "runtime 'rt' not found"},
@@ -306,8 +306,8 @@ static void test_start_stop(void **state)
         text = cJSON_PrintUnformatted(job);
         assert_int_equal(build(text, rt, &started, &err), 0);
         free(text);
-        assert_string_equal(
-            ts_strmap_get(&started.spec.podsets[1].template.node_selector, "pool"), "gpu");
+        assert_string_equal(ts_strmap_get(&started.spec.podsets[1].template.node_selector, "pool"),
+                            "gpu");
         assert_int_equal(ts_jobkind_stop(k, job, &wl, &changed, &err), 0);
         assert_true(changed);
         if (i == 0 && !ts_json_equal(job, orig))
@@ -351,19 +351,22 @@ static void test_plan(void **state)
         {"with its runtime: the Workload", TRAINJOB(",'suspend':true" KUEUE_PATCH), 1, 0,
          TS_JOBPLAN_CREATE_WORKLOAD, "CreatedWorkload: Created Workload: ns/", NULL},
         {"evicted while running: suspended alone",
-         TRAINJOB(",'suspend':false,'runtimePatches':[{'manager':'kueue.x-k8s.io/manager',"
-                  "'trainingRuntimeSpec':{'template':{'spec':{'replicatedJobs':[{'name':'node'}]}}}}"
-                  "]"),
+         TRAINJOB(
+             ",'suspend':false,'runtimePatches':[{'manager':'kueue.x-k8s.io/manager',"
+             "'trainingRuntimeSpec':{'template':{'spec':{'replicatedJobs':[{'name':'node'}]}}}}"
+             "]"),
          1, 1, TS_JOBPLAN_UPDATE_JOB, "Stopped: ", "[{\"name\":\"node\"}]"},
         {"evicted, suspended, jobs still active: waits",
-         TRAINJOB(",'suspend':true,'runtimePatches':[{'manager':'kueue.x-k8s.io/manager',"
-                  "'trainingRuntimeSpec':{'template':{'spec':{'replicatedJobs':[{'name':'node'}]}}}}"
-                  "]},'status':{'jobsStatus':[{'name':'node','active':1}]"),
+         TRAINJOB(
+             ",'suspend':true,'runtimePatches':[{'manager':'kueue.x-k8s.io/manager',"
+             "'trainingRuntimeSpec':{'template':{'spec':{'replicatedJobs':[{'name':'node'}]}}}}"
+             "]},'status':{'jobsStatus':[{'name':'node','active':1}]"),
          1, 1, 0, NULL, NULL},
         {"evicted, suspended, no job active: the patch restored",
-         TRAINJOB(",'suspend':true,'runtimePatches':[{'manager':'kueue.x-k8s.io/manager',"
-                  "'trainingRuntimeSpec':{'template':{'spec':{'replicatedJobs':[{'name':'node'}]}}}}"
-                  "]"),
+         TRAINJOB(
+             ",'suspend':true,'runtimePatches':[{'manager':'kueue.x-k8s.io/manager',"
+             "'trainingRuntimeSpec':{'template':{'spec':{'replicatedJobs':[{'name':'node'}]}}}}"
+             "]"),
          1, 1, TS_JOBPLAN_UPDATE_JOB, NULL, "(none)"},
     };
     struct ts_jobplan_env env;
@@ -387,25 +390,23 @@ static void test_plan(void **state)
             assert_int_equal(build(text, runtime_text, &wl, &err), 0);
             free(text);
             admit(&wl);
-            ts_conditions_set(&wl.status.conditions, TS_WL_COND_QUOTA_RESERVED, "True", "r", "",
-                              0, 0);
+            ts_conditions_set(&wl.status.conditions, TS_WL_COND_QUOTA_RESERVED, "True", "r", "", 0,
+                              0);
             ts_conditions_set(&wl.status.conditions, TS_WL_COND_ADMITTED, "True", "r", "", 0, 0);
-            ts_conditions_set(&wl.status.conditions, TS_WL_COND_EVICTED, "True", "Deactivated",
-                              "", 0, 0);
+            ts_conditions_set(&wl.status.conditions, TS_WL_COND_EVICTED, "True", "Deactivated", "",
+                              0, 0);
             has = &wl;
         }
         ts_jobplan_init(&p);
         assert_int_equal(ts_jobplan_make(job, has, &env, 0, &p, &err), 0);
-        snprintf(ev, sizeof(ev), "%s: %s", p.event_reason ? p.event_reason : "",
-                 p.event_message);
+        snprintf(ev, sizeof(ev), "%s: %s", p.event_reason ? p.event_reason : "", p.event_message);
         if (p.ops != cases[i].ops)
             fail_msg("%s: ops %#x, want %#x", cases[i].name, p.ops, cases[i].ops);
         if (cases[i].event && strncmp(ev, cases[i].event, strlen(cases[i].event)))
             fail_msg("%s: event '%s', want '%s'", cases[i].name, ev, cases[i].event);
         if (cases[i].patched) {
-            const cJSON *rjs =
-                ts_json_get(ts_trainjob_json_patch(p.job, TS_TRAINJOB_PATCH_MANAGER),
-                            "trainingRuntimeSpec.template.spec.replicatedJobs");
+            const cJSON *rjs = ts_json_get(ts_trainjob_json_patch(p.job, TS_TRAINJOB_PATCH_MANAGER),
+                                           "trainingRuntimeSpec.template.spec.replicatedJobs");
             char *s = rjs ? cJSON_PrintUnformatted(rjs) : ts_xstrdup("(none)");
 
             if (strcmp(s, cases[i].patched))

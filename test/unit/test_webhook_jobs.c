@@ -102,10 +102,9 @@ static void namespace_callback(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(jobs_table),         cmocka_unit_test(pods_table),
-        cmocka_unit_test(ray_table),          cmocka_unit_test(trainer_table),
-        cmocka_unit_test(no_lookups),
-        cmocka_unit_test(namespace_callback),
+        cmocka_unit_test(jobs_table), cmocka_unit_test(pods_table),
+        cmocka_unit_test(ray_table),  cmocka_unit_test(trainer_table),
+        cmocka_unit_test(no_lookups), cmocka_unit_test(namespace_callback),
     };
 
     ts_alloc_init();
