@@ -22,20 +22,7 @@
 #include "util/alloc.h"
 #include "util/buf.h"
 
-/* Parses JSON written with ' for ".  Ownership: caller deletes. */
-static cJSON *json(const char *text)
-{
-    char *s = ts_xstrdup(text);
-    cJSON *j;
-
-    for (char *p = s; *p; p++)
-        *p = *p == '\'' ? '"' : *p;
-    j = cJSON_Parse(s);
-    if (!j)
-        fail_msg("test JSON does not parse: %s", s);
-    free(s);
-    return j;
-}
+#include "jobkind_test.h"
 
 #define CONT(name, cpu)                                                                            \
     "{'name':'" name "','image':'img','resources':{'requests':{'cpu':'" cpu "'}}}"
@@ -61,7 +48,7 @@ static cJSON *json(const char *text)
 /* The TrainJob decoded and resolved with runtime text (NULL: missing). */
 static int decode(const char *job, const char *runtime, struct ts_object *o, struct ts_err *err)
 {
-    cJSON *obj = json(job), *rt = runtime ? json(runtime) : NULL;
+    cJSON *obj = jk_json(job), *rt = runtime ? jk_json(runtime) : NULL;
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
     int rc;
 
@@ -217,13 +204,13 @@ static void test_status(void **state)
 
     (void)state;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        cJSON *obj = json(TRAINJOB(",'trainer':{'numNodes':2}"));
-        cJSON *rt = json(RUNTIME("'mlPolicy':{'torch':{}},", TORCH_RJS));
+        cJSON *obj = jk_json(TRAINJOB(",'trainer':{'numNodes':2}"));
+        cJSON *rt = jk_json(RUNTIME("'mlPolicy':{'torch':{}},", TORCH_RJS));
         struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
         struct ts_object o;
         int success = -1;
 
-        cJSON_AddItemToObject(obj, "status", json(cases[i].status));
+        cJSON_AddItemToObject(obj, "status", jk_json(cases[i].status));
         assert_int_equal(ts_object_decode(obj, &o, &errs, NULL), 0);
         assert_int_equal(ts_trainjob_resolve(&o.u.trainjob, rt, NULL), 0);
         if (ts_trainjob_is_finished(&o.u.trainjob, &success, NULL) != cases[i].finished ||
@@ -238,25 +225,6 @@ static void test_status(void **state)
         cJSON_Delete(obj);
         cJSON_Delete(rt);
     }
-}
-
-static struct ts_resource_flavor gpu;
-
-static const struct ts_resource_flavor *lookup(void *ctx, const char *name)
-{
-    (void)ctx;
-    return !strcmp(name, "gpu") ? &gpu : NULL;
-}
-
-/* wl admitted to cq with flavor gpu for every pod set. */
-static void admit(struct ts_workload *wl)
-{
-    wl->status.admission = ts_admission_new();
-    free(wl->status.admission->cluster_queue);
-    wl->status.admission->cluster_queue = ts_xstrdup("cq");
-    for (size_t i = 0; i < wl->spec.n_podsets; i++)
-        ts_strmap_set(&ts_admission_add(wl->status.admission, wl->spec.podsets[i].name)->flavors,
-                      "cpu", "gpu");
 }
 
 /* Start writes Kueue's patch first (still suspended), then unsuspends;
@@ -275,7 +243,7 @@ static void test_start_stop(void **state)
 
     (void)state;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        cJSON *job = json(cases[i].job), *orig = cJSON_Duplicate(job, 1), *after;
+        cJSON *job = jk_json(cases[i].job), *orig = cJSON_Duplicate(job, 1), *after;
         const struct ts_jobkind *k = ts_jobkind_of(job);
         struct ts_workload wl, started;
         struct ts_err err = {0};
@@ -285,13 +253,13 @@ static void test_start_stop(void **state)
         assert_non_null(k);
         assert_true(ts_jobkind_stops_in_steps(k));
         assert_int_equal(build(cases[i].job, rt, &wl, &err), 0);
-        admit(&wl);
-        if (ts_jobkind_start(k, job, &wl, lookup, NULL, &err))
+        jk_admit(&wl);
+        if (ts_jobkind_start(k, job, &wl, jk_lookup, NULL, &err))
             fail_msg("%s: start: %s", cases[i].name, err.msg);
         if (!ts_jobkind_is_suspended(k, job))
             fail_msg("%s: unsuspended with the patch's first write", cases[i].name);
         after = cJSON_Duplicate(job, 1);
-        assert_int_equal(ts_jobkind_start(k, job, &wl, lookup, NULL, &err), 0);
+        assert_int_equal(ts_jobkind_start(k, job, &wl, jk_lookup, NULL, &err), 0);
         if (ts_jobkind_is_suspended(k, job))
             fail_msg("%s: still suspended once the patch was written", cases[i].name);
         ts_jobkind_set_suspend(k, after, 0);
@@ -331,7 +299,7 @@ static cJSON *runtime_of(void *ctx, int cluster, const char *ns, const char *nam
     (void)ctx, (void)ns;
     assert_int_equal(cluster, 1);
     assert_string_equal(name, "rt");
-    return runtime_text ? json(runtime_text) : NULL;
+    return runtime_text ? jk_json(runtime_text) : NULL;
 }
 
 /* The plans: a missing runtime creates nothing and says why; with it, the
@@ -373,10 +341,10 @@ static void test_plan(void **state)
 
     (void)state;
     memset(&env, 0, sizeof(env));
-    env.flavor = lookup;
+    env.flavor = jk_lookup;
     env.runtime = runtime_of;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        cJSON *job = json(cases[i].job);
+        cJSON *job = jk_json(cases[i].job);
         struct ts_workload wl, *has = NULL;
         struct ts_jobplan p;
         struct ts_err err = {0};
@@ -389,7 +357,7 @@ static void test_plan(void **state)
 
             assert_int_equal(build(text, runtime_text, &wl, &err), 0);
             free(text);
-            admit(&wl);
+            jk_admit(&wl);
             ts_conditions_set(&wl.status.conditions, TS_WL_COND_QUOTA_RESERVED, "True", "r", "", 0,
                               0);
             ts_conditions_set(&wl.status.conditions, TS_WL_COND_ADMITTED, "True", "r", "", 0, 0);
@@ -420,28 +388,6 @@ static void test_plan(void **state)
     }
 }
 
-static int setup(void **state)
-{
-    cJSON *o = json("{'apiVersion':'kueue.x-k8s.io/v1beta2','kind':'ResourceFlavor','metadata':{"
-                    "'name':'gpu'},'spec':{'nodeLabels':{'pool':'gpu'}}}");
-    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
-    struct ts_dec d;
-
-    (void)state;
-    ts_dec_init(&d, &errs);
-    ts_resource_flavor_init(&gpu);
-    ts_resource_flavor_decode(&d, o, &gpu);
-    cJSON_Delete(o);
-    return errs.n ? -1 : 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    ts_resource_flavor_release(&gpu);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -451,5 +397,5 @@ int main(void)
         cmocka_unit_test(test_plan),
     };
 
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, jk_setup, jk_teardown);
 }
