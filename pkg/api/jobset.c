@@ -88,19 +88,20 @@ static void replicated_jobs_decode(struct ts_dec *d, const cJSON *spec, struct t
     ts_path_pop(&d->path, mark);
 }
 
-static void statuses_decode(struct ts_dec *d, const cJSON *status, struct ts_jobset *j)
+void ts_jobset_statuses_decode(struct ts_dec *d, const cJSON *status, const char *key,
+                               struct ts_replicated_job_status **out, size_t *n)
 {
-    const cJSON *a = ts_dec_array(d, status, "replicatedJobsStatus"), *e;
+    const cJSON *a = ts_dec_array(d, status, key), *e;
     size_t mark;
 
     if (!a || !cJSON_GetArraySize(a))
         return;
-    j->statuses = ts_xcalloc((size_t)cJSON_GetArraySize(a), sizeof(*j->statuses));
-    mark = ts_path_push(&d->path, "replicatedJobsStatus");
+    *out = ts_xcalloc((size_t)cJSON_GetArraySize(a), sizeof(**out));
+    mark = ts_path_push(&d->path, key);
     cJSON_ArrayForEach(e, a)
     {
-        struct ts_replicated_job_status *s = &j->statuses[j->n_statuses];
-        size_t im = ts_path_push_index(&d->path, j->n_statuses++);
+        struct ts_replicated_job_status *s = &(*out)[*n];
+        size_t im = ts_path_push_index(&d->path, (*n)++);
 
         ts_dec_string(d, e, "name", &s->name);
         ts_dec_i32(d, e, "ready", &s->ready);
@@ -133,7 +134,7 @@ void ts_jobset_decode(struct ts_dec *d, const cJSON *obj, struct ts_jobset *j)
     status = ts_dec_object(d, obj, "status");
     mark = ts_path_push(&d->path, "status");
     ts_job_conditions_decode(d, status, &j->conditions, &j->n_conditions);
-    statuses_decode(d, status, j);
+    ts_jobset_statuses_decode(d, status, "replicatedJobsStatus", &j->statuses, &j->n_statuses);
     ts_path_pop(&d->path, mark);
 }
 
@@ -160,10 +161,11 @@ int ts_jobset_is_suspended(const struct ts_jobset *j)
     return j->suspend.set && j->suspend.v;
 }
 
-static int cond_true(const struct ts_jobset *j, const char *type, const char **message)
+int ts_jobset_cond_true(const struct ts_job_condition *conds, size_t n, const char *type,
+                        const char **message)
 {
-    for (size_t i = 0; i < j->n_conditions; i++) {
-        const struct ts_job_condition *c = &j->conditions[i];
+    for (size_t i = 0; i < n; i++) {
+        const struct ts_job_condition *c = &conds[i];
 
         if (c->type && !strcmp(c->type, type) && c->status && !strcmp(c->status, "True")) {
             if (message)
@@ -176,22 +178,27 @@ static int cond_true(const struct ts_jobset *j, const char *type, const char **m
 
 int ts_jobset_is_finished(const struct ts_jobset *j, int *success, const char **message)
 {
-    int ok = cond_true(j, "Completed", message);
+    int ok = ts_jobset_cond_true(j->conditions, j->n_conditions, "Completed", message);
 
-    if (!ok && !cond_true(j, "Failed", message))
+    if (!ok && !ts_jobset_cond_true(j->conditions, j->n_conditions, "Failed", message))
         return 0;
     if (success)
         *success = ok;
     return 1;
 }
 
-int ts_jobset_is_active(const struct ts_jobset *j)
+int ts_jobset_statuses_active(const struct ts_replicated_job_status *s, size_t n)
 {
-    for (size_t i = 0; i < j->n_statuses; i++) {
-        if (j->statuses[i].active > 0)
+    for (size_t i = 0; i < n; i++) {
+        if (s[i].active > 0)
             return 1;
     }
     return 0;
+}
+
+int ts_jobset_is_active(const struct ts_jobset *j)
+{
+    return ts_jobset_statuses_active(j->statuses, j->n_statuses);
 }
 
 int ts_jobset_pods_ready(const struct ts_jobset *j)

@@ -73,6 +73,19 @@ int32_t ts_jobset_pods_per_replica(const struct ts_replicated_job *rj);
  * an int32 (the JobSet operator refuses such a JobSet). */
 int32_t ts_jobset_pod_count(const struct ts_replicated_job *rj);
 
+/* Decodes the array `key` of status (a JobSet's replicatedJobsStatus, a
+ * TrainJob's jobsStatus: the same fields) into a new array *out of *n
+ * (left alone when absent).  Ownership: the caller frees each name and
+ * the array. */
+void ts_jobset_statuses_decode(struct ts_dec *d, const cJSON *status, const char *key,
+                               struct ts_replicated_job_status **out, size_t *n);
+/* 1 when some status has active > 0. */
+int ts_jobset_statuses_active(const struct ts_replicated_job_status *s, size_t n);
+/* 1 when the metav1.Condition `type` of conds is True; *message (may be
+ * NULL) gets its message.  Borrowed. */
+int ts_jobset_cond_true(const struct ts_job_condition *conds, size_t n, const char *type,
+                        const char **message);
+
 /* 1 when spec.suspend is true. */
 int ts_jobset_is_suspended(const struct ts_jobset *j);
 /* 1 when the Completed or Failed condition is True (*success: Completed;

@@ -340,24 +340,20 @@ done:
     return rc;
 }
 
-int ts_jobworkload_from_jobset(const struct ts_jobset *job, const struct ts_priority_lookup *prio,
-                               struct ts_workload *out, struct ts_err *err)
+/* One pod set per replicated job of a JobSet (Kueue's JobSet.PodSets);
+ * `kind` and `name` name the job in a message. */
+static int jobset_podsets(const struct ts_jobset *job, const char *kind, const char *name,
+                          struct ts_workload *out, struct ts_err *err)
 {
-    int rc;
-
-    ts_workload_release(out);
-    if ((rc = common_meta(&job->meta, TS_JOBSET_API_VERSION, TS_JOBSET_KIND, TS_JOBSET_GROUP, out,
-                          err)))
-        return rc;
     for (size_t i = 0; i < job->n_jobs; i++) {
         const struct ts_replicated_job *rj = &job->jobs[i];
         struct ts_podset *ps;
 
         if (ts_jobset_pod_count(rj) < 0)
             return ts_err_set(err, TS_EINVAL,
-                              "JobSet \"%s\": spec.replicatedJobs[%zu]: Invalid value: %d "
+                              "%s \"%s\": spec.replicatedJobs[%zu]: Invalid value: %d "
                               "replicas of %d pods do not fit an int32",
-                              job->meta.name, i, (int)rj->replicas,
+                              kind, name, i, (int)rj->replicas,
                               (int)ts_jobset_pods_per_replica(rj));
         ps = ts_workload_add_podset(out, rj->name ? rj->name : "");
         ps->count = ts_jobset_pod_count(rj);
@@ -365,7 +361,36 @@ int ts_jobworkload_from_jobset(const struct ts_jobset *job, const struct ts_prio
     }
     out->spec.active.set = 1;
     out->spec.active.v = 1;
+    return 0;
+}
+
+int ts_jobworkload_from_jobset(const struct ts_jobset *job, const struct ts_priority_lookup *prio,
+                               struct ts_workload *out, struct ts_err *err)
+{
+    int rc;
+
+    ts_workload_release(out);
+    if ((rc = common_meta(&job->meta, TS_JOBSET_API_VERSION, TS_JOBSET_KIND, TS_JOBSET_GROUP, out,
+                          err)) ||
+        (rc = jobset_podsets(job, TS_JOBSET_KIND, job->meta.name, out, err)))
+        return rc;
     return resolve_priority(&job->meta, ts_jobset_priority_class(job), prio, out, err);
+}
+
+int ts_jobworkload_from_trainjob(const struct ts_trainjob *job,
+                                 const struct ts_priority_lookup *prio, struct ts_workload *out,
+                                 struct ts_err *err)
+{
+    int rc;
+
+    ts_workload_release(out);
+    if (job->resolve_rc)
+        return ts_err_set(err, job->resolve_rc, "%s", job->resolve_msg);
+    if ((rc = common_meta(&job->meta, TS_TRAINJOB_API_VERSION, TS_TRAINJOB_KIND, TS_TRAINER_GROUP,
+                          out, err)) ||
+        (rc = jobset_podsets(&job->child, TS_TRAINJOB_KIND, job->meta.name, out, err)))
+        return rc;
+    return resolve_priority(&job->meta, ts_jobset_priority_class(&job->child), prio, out, err);
 }
 
 /* The submitter pod set's template: the RayJob's, else KubeRay's default. */
@@ -443,5 +468,7 @@ int ts_jobworkload_from_object(const struct ts_object *o, const struct ts_priori
         return ts_jobworkload_from_pod(&o->u.pod, prio, out, err);
     if (TS_KIND_IS_RAY(o->kind))
         return ts_jobworkload_from_ray(&o->u.ray, prio, out, err);
+    if (o->kind == TS_KIND_TRAINJOB)
+        return ts_jobworkload_from_trainjob(&o->u.trainjob, prio, out, err);
     return ts_err_set(err, TS_EUNSUPPORTED, "%s is not a job kind", ts_kind_name(o->kind));
 }

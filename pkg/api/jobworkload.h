@@ -22,6 +22,7 @@
 #include "api/object.h"
 #include "api/pytorchjob.h"
 #include "api/rayjob.h"
+#include "api/trainjob.h"
 #include "api/workload.h"
 #include "util/err.h"
 
@@ -114,5 +115,12 @@ int ts_jobworkload_from_object(const struct ts_object *o, const struct ts_priori
  * RayJob without rayClusterSpec. */
 int ts_jobworkload_from_ray(const struct ts_ray_job *job, const struct ts_priority_lookup *prio,
                             struct ts_workload *out, struct ts_err *err);
+/* Same for a TrainJob (Kueue's jobs/trainjob): named "trainjob-...", the
+ * pod sets of its child JobSet (ts_trainjob_resolve() must have run: its
+ * error, TS_ENOTFOUND for a missing runtime, is returned otherwise); the
+ * priority class of the first pod set template that names one. */
+int ts_jobworkload_from_trainjob(const struct ts_trainjob *job,
+                                 const struct ts_priority_lookup *prio, struct ts_workload *out,
+                                 struct ts_err *err);
 
 #endif

@@ -28,6 +28,7 @@ static const struct {
     {TS_KIND_POD, "", "Pod"},
     {TS_KIND_RAY_JOB, "ray.io", "RayJob"},
     {TS_KIND_RAY_CLUSTER, "ray.io", "RayCluster"},
+    {TS_KIND_TRAINJOB, TS_TRAINER_GROUP, TS_TRAINJOB_KIND},
 };
 
 #define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
@@ -126,6 +127,10 @@ static void decode_kind(struct ts_dec *d, const cJSON *obj, struct ts_object *o)
     case TS_KIND_RAY_CLUSTER:
         ts_rayjob_init(&o->u.ray);
         ts_rayjob_decode(d, obj, &o->u.ray);
+        break;
+    case TS_KIND_TRAINJOB:
+        ts_trainjob_init(&o->u.trainjob);
+        ts_trainjob_decode(d, obj, &o->u.trainjob);
         break;
     case TS_KIND_UNKNOWN:
         break;
@@ -242,6 +247,8 @@ const struct ts_object_meta *ts_object_meta(const struct ts_object *o)
     case TS_KIND_RAY_JOB:
     case TS_KIND_RAY_CLUSTER:
         return &o->u.ray.meta;
+    case TS_KIND_TRAINJOB:
+        return &o->u.trainjob.meta;
     case TS_KIND_UNKNOWN:
         break;
     }
@@ -295,6 +302,9 @@ void ts_object_release(struct ts_object *o)
     case TS_KIND_RAY_JOB:
     case TS_KIND_RAY_CLUSTER:
         ts_rayjob_release(&o->u.ray);
+        break;
+    case TS_KIND_TRAINJOB:
+        ts_trainjob_release(&o->u.trainjob);
         break;
     case TS_KIND_UNKNOWN:
         break;

@@ -28,6 +28,7 @@
 #include "api/pytorchjob.h"
 #include "api/rayjob.h"
 #include "api/resourceflavor.h"
+#include "api/trainjob.h"
 #include "api/workload.h"
 #include "api/workloadpriorityclass.h"
 
@@ -52,15 +53,17 @@ enum ts_kind {
     TS_KIND_POD,
     TS_KIND_RAY_JOB,     /* u.ray */
     TS_KIND_RAY_CLUSTER, /* u.ray */
+    TS_KIND_TRAINJOB,    /* u.trainjob */
 };
 
 /* A Kubeflow job (PyTorchJob, TFJob, MPIJob, XGBoostJob, PaddleJob,
  * JAXJob): decoded into u.ptj. */
 #define TS_KIND_IS_KUBEFLOW(k) ((k) >= TS_KIND_PYTORCH_JOB && (k) <= TS_KIND_JAX_JOB)
-/* A job kind Turnstile makes Workloads of (batch Job, Kubeflow, JobSet, Pod, Ray). */
+/* A job kind Turnstile makes Workloads of (batch Job, Kubeflow, JobSet, Pod, Ray,
+ * TrainJob). */
 #define TS_KIND_IS_JOB(k)                                                                          \
     ((k) == TS_KIND_JOB || TS_KIND_IS_KUBEFLOW(k) || (k) == TS_KIND_JOBSET ||                      \
-     (k) == TS_KIND_POD || TS_KIND_IS_RAY(k))
+     (k) == TS_KIND_POD || TS_KIND_IS_RAY(k) || (k) == TS_KIND_TRAINJOB)
 
 /* A KubeRay job (RayJob, RayCluster): decoded into u.ray. */
 #define TS_KIND_IS_RAY(k) ((k) == TS_KIND_RAY_JOB || (k) == TS_KIND_RAY_CLUSTER)
@@ -81,6 +84,7 @@ struct ts_object {
         struct ts_jobset jobset;
         struct ts_pod pod;
         struct ts_ray_job ray; /* RayJob, RayCluster */
+        struct ts_trainjob trainjob;
     } u;
 };
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "apiserver/pb.h"
-#include "apiserver/smp.h"
+#include "json/smp.h"
 #include "apiserver/ssa.h"
 #include "json/json.h"
 #include "json/patch.h"

@@ -3,12 +3,13 @@
  * and the kubelets for batch/v1 Jobs and the kubeflow.org jobs Turnstile
  * manages (PyTorchJob, TFJob, MPIJob, XGBoostJob, PaddleJob, JAXJob: one
  * shape, api/pytorchjob.h), for the JobSet controller (jobset.x-k8s.io
- * JobSets) and for KubeRay's RayJob and RayCluster (their status:
- * jobsim_ray.c).  An unsuspended job gets startTime (a JobSet: active
- * replicated jobs) and ready/active counts; after the runtime (or the
- * job's turnstile.dev/simulated-runtime annotation) it completes with the
- * status a real controller writes (a RayCluster runs until deleted);
- * suspending it clears active and startTime.
+ * JobSets), for KubeRay's RayJob and RayCluster (their status:
+ * jobsim_ray.c) and for Kubeflow Trainer's TrainJobs (jobsStatus, one
+ * entry per replicated job of Kueue's runtime patch; Complete as the
+ * Trainer copies its JobSet's Completed condition).  An unsuspended job gets startTime (a JobSet:
+ * active replicated jobs) and ready/active counts; after the runtime (or the job's
+ * turnstile.dev/simulated-runtime annotation) it completes with the status a real controller writes
+ * (a RayCluster runs until deleted); suspending it clears active and startTime.
  *
  * One thread, woken by every write (the store broadcasts the condition
  * variable) or by the nearest deadline.  It follows the event history
@@ -26,6 +27,7 @@
 
 #include "api/jobset.h"
 #include "api/pytorchjob.h"
+#include "api/trainjob.h"
 #include "json/json.h"
 #include "util/alloc.h"
 #include "util/log.h"
@@ -102,10 +104,16 @@ static int jobset(const struct ts__as_res *res)
            !strcmp(res->kind, TS_JOBSET_KIND);
 }
 
+static int trainjob(const struct ts__as_res *res)
+{
+    return res->kindid == TS__AS_CR && !strcmp(res->group, TS_TRAINER_GROUP) &&
+           !strcmp(res->kind, TS_TRAINJOB_KIND);
+}
+
 static int simulated(const struct ts__as_res *res)
 {
-    return !res->dead &&
-           (res->kindid == TS__AS_JOB || kubeflow(res) || jobset(res) || ts__as_ray_kind(res));
+    return !res->dead && (res->kindid == TS__AS_JOB || kubeflow(res) || jobset(res) ||
+                          ts__as_ray_kind(res) || trainjob(res));
 }
 
 static int cond_true(const cJSON *obj, const char *type)
@@ -189,6 +197,8 @@ static int finished(const struct ts__as_res *res, const cJSON *obj)
         return cond_true(obj, "Succeeded") || cond_true(obj, "Failed");
     if (jobset(res))
         return cond_true(obj, "Completed") || cond_true(obj, "Failed");
+    if (trainjob(res))
+        return cond_true(obj, "Complete") || cond_true(obj, "Failed");
     return cond_true(obj, "Complete") || cond_true(obj, "Failed");
 }
 
@@ -325,15 +335,16 @@ static void pt_suspend(const struct ts_kf_kind *k, cJSON *obj, const char *now)
 
 /* --- JobSet (sigs.k8s.io/jobset pkg/controllers, pkg/constants) --------- */
 
-/* status.replicatedJobsStatus: `field` ("active", "succeeded",
- * "suspended") is each replicated job's replicas, the others 0; "active"
- * counts them ready too. */
-static void js_statuses(cJSON *obj, const char *field)
+/* `at` (a JobSet's status.replicatedJobsStatus, a TrainJob's
+ * status.jobsStatus): for each of the replicated jobs rjs, `field`
+ * ("active", "succeeded", "suspended") is its replicas, the others 0;
+ * "active" counts them ready too. */
+static void statuses(cJSON *obj, const cJSON *rjs, const char *at, const char *field)
 {
     cJSON *a = cJSON_CreateArray();
     const cJSON *rj;
 
-    cJSON_ArrayForEach(rj, ts_json_get(obj, "spec.replicatedJobs"))
+    cJSON_ArrayForEach(rj, rjs)
     {
         static const char *const fields[] = {"ready", "succeeded", "failed", "active", "suspended"};
         cJSON *one = cJSON_CreateObject();
@@ -348,14 +359,19 @@ static void js_statuses(cJSON *obj, const char *field)
         }
         cJSON_AddItemToArray(a, one);
     }
-    ts_json_set(obj, "status.replicatedJobsStatus", a, NULL);
+    ts_json_set(obj, at, a, NULL);
 }
 
-static int js_started(const cJSON *obj)
+static void js_statuses(cJSON *obj, const char *field)
+{
+    statuses(obj, ts_json_get(obj, "spec.replicatedJobs"), "status.replicatedJobsStatus", field);
+}
+
+static int js_started(const cJSON *obj, const char *at)
 {
     const cJSON *st;
 
-    cJSON_ArrayForEach(st, ts_json_get(obj, "status.replicatedJobsStatus"))
+    cJSON_ArrayForEach(st, ts_json_get(obj, at))
     {
         if (get_num(st, "active", 0) > 0)
             return 1;
@@ -381,6 +397,46 @@ static void js_suspend(cJSON *obj, const char *now)
 {
     js_statuses(obj, "suspended");
     set_cond(obj, "Suspended", "True", "SuspendedJobs", "jobset is suspended", now);
+}
+
+/* --- TrainJob (Kubeflow Trainer pkg/controller, plugins/jobset Status) --- */
+
+/* A TrainJob's jobs: the replicated jobs of Kueue's runtime patch (one per
+ * admitted pod set), else one "node". */
+static void tj_statuses(cJSON *obj, const char *field)
+{
+    const cJSON *p = ts_trainjob_json_patch(obj, TS_TRAINJOB_PATCH_MANAGER);
+    const cJSON *rjs = ts_json_get(p, "trainingRuntimeSpec.template.spec.replicatedJobs");
+    cJSON *dflt = NULL;
+
+    if (!cJSON_GetArraySize(rjs)) {
+        cJSON *one = cJSON_CreateObject();
+
+        cJSON_AddStringToObject(one, "name", "node");
+        cJSON_AddItemToArray((dflt = cJSON_CreateArray()), one);
+        rjs = dflt;
+    }
+    statuses(obj, rjs, "status.jobsStatus", field);
+    cJSON_Delete(dflt);
+}
+
+static void tj_start(cJSON *obj, const char *now)
+{
+    if (ts_json_get(obj, "status.conditions"))
+        set_cond(obj, "Suspended", "False", "Resumed", "TrainJob is resumed", now);
+    tj_statuses(obj, "active");
+}
+
+static void tj_complete(cJSON *obj, const char *now)
+{
+    tj_statuses(obj, "succeeded");
+    set_cond(obj, "Complete", "True", "AllJobsCompleted", "jobset completed successfully", now);
+}
+
+static void tj_suspend(cJSON *obj, const char *now)
+{
+    tj_statuses(obj, "suspended");
+    set_cond(obj, "Suspended", "True", "Suspended", "TrainJob is suspended", now);
 }
 
 /* --- the run list --------------------------------------------------------- */
@@ -430,6 +486,7 @@ static void transition(const struct ts__as_res *res, cJSON *obj, enum sim_step s
 {
     static void (*const job[])(cJSON *, const char *) = {job_start, job_complete, job_suspend};
     static void (*const js[])(cJSON *, const char *) = {js_start, js_complete, js_suspend};
+    static void (*const tj[])(cJSON *, const char *) = {tj_start, tj_complete, tj_suspend};
     static void (*const kf[])(const struct ts_kf_kind *, cJSON *,
                               const char *) = {pt_start, pt_complete, pt_suspend};
     static void (*const ray[])(enum ts__as_ray, cJSON *, const char *) = {
@@ -443,6 +500,8 @@ static void transition(const struct ts__as_res *res, cJSON *obj, enum sim_step s
         kf[step](pt, obj, now);
     else if (jobset(res))
         js[step](obj, now);
+    else if (trainjob(res))
+        tj[step](obj, now);
     else
         job[step](obj, now);
 }
@@ -456,9 +515,10 @@ static void evaluate(struct ts_apiserver *s, struct ts__as_res *res, struct ts__
     enum ts__as_ray ray = ts__as_ray_kind(res);
     char key[600], ts[TS_TIME_STR_MAX];
     const char *start = ts_json_get_string(cur, "status.startTime");
-    int started = ray           ? ts__as_ray_started(ray, cur)
-                  : jobset(res) ? js_started(cur)
-                                : start != NULL;
+    int started = ray             ? ts__as_ray_started(ray, cur)
+                  : jobset(res)   ? js_started(cur, "status.replicatedJobsStatus")
+                  : trainjob(res) ? js_started(cur, "status.jobsStatus")
+                                  : start != NULL;
     struct sim_run *r;
     cJSON *obj;
 

@@ -219,6 +219,10 @@ static void on_add(struct ts_informer *inf, const cJSON *obj, void *data)
         job_key(f->c, f->which, obj);
         return;
     }
+    if (f->which == TS__CTL_TR || f->which == TS__CTL_CTR) {
+        ts__ctl_runtime_changed(f->c, f->which, obj);
+        return;
+    }
     if (f->which == TS__CTL_AC || f->which == TS__CTL_WL || f->which >= TS__CTL_PRC)
         ts__ctl_provreq_event(f->c, f->which, obj);
     if (f->which >= TS__CTL_PRC)
@@ -334,6 +338,10 @@ static void on_delete(struct ts_informer *inf, const cJSON *obj, void *data)
     }
     if (TS__CTL_IS_JOB_INF(f->which)) {
         job_key(f->c, f->which, obj);
+        return;
+    }
+    if (f->which == TS__CTL_TR || f->which == TS__CTL_CTR) {
+        ts__ctl_runtime_changed(f->c, f->which, obj);
         return;
     }
     if (f->which == TS__CTL_LR || f->which == TS__CTL_RC) {

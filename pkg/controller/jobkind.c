@@ -2,6 +2,7 @@
 
 #include "api/jobset.h"
 #include "api/pod.h"
+#include "api/trainjob.h"
 #include "json/json.h"
 #include "util/alloc.h"
 
@@ -52,6 +53,13 @@ const struct ts_jobkind ts_jobkinds[TS_JOBKIND_N] = {
      NULL,
      TS_JOBKIND_RAY,
      ts__jobkind_raycluster_templates},
+    {TS_TRAINJOB_API_VERSION,
+     {TS_TRAINER_GROUP, "v1alpha1", "trainjobs", TS_TRAINJOB_KIND, 1},
+     "trainer.kubeflow.org/trainjob",
+     "spec",
+     NULL,
+     TS_JOBKIND_TRAINJOB,
+     ts__jobkind_trainjob_templates},
 };
 
 static const char *str(const cJSON *o, const char *key)
@@ -119,6 +127,11 @@ static size_t jobset_templates(cJSON *spec, cJSON **tmpl, char names[][64])
 int ts_jobkind_is_batch(const struct ts_jobkind *k)
 {
     return k->shape == TS_JOBKIND_BATCH;
+}
+
+int ts_jobkind_stops_in_steps(const struct ts_jobkind *k)
+{
+    return k->shape == TS_JOBKIND_BATCH || k->shape == TS_JOBKIND_TRAINJOB;
 }
 
 size_t ts_jobkind_templates(const struct ts_jobkind *k, cJSON *job, cJSON **tmpl, char names[][64])
@@ -224,7 +237,9 @@ int ts_jobkind_start(const struct ts_jobkind *k, cJSON *job, const struct ts_wor
     size_t n = ts_jobkind_templates(k, copy, tmpl, names);
     int rc = 0;
 
-    for (size_t i = 0; i < n && !rc; i++)
+    if (k->shape == TS_JOBKIND_TRAINJOB)
+        rc = ts__jobkind_trainjob_start(copy, wl, lookup, ctx, err);
+    for (size_t i = 0; i < n && !rc && k->shape != TS_JOBKIND_TRAINJOB; i++)
         rc = tmpl[i] ? ts_podset_inject(tmpl[i], wl, names[i], lookup, ctx, err) : 0;
     if (!rc && ts_jobkind_is_batch(k)) {
         const struct ts_podset *ps = ts_workload_find_podset(wl, TS_WL_DEFAULT_PODSET);
@@ -233,7 +248,10 @@ int ts_jobkind_start(const struct ts_jobkind *k, cJSON *job, const struct ts_wor
             set_parallelism(copy, admitted_count(wl, TS_WL_DEFAULT_PODSET, ps->count));
     }
     if (!rc) {
-        ts_jobkind_set_suspend(k, copy, 0);
+        if (k->shape != TS_JOBKIND_TRAINJOB ||
+            ts_json_equal(ts_json_get(copy, "spec.runtimePatches"),
+                          ts_json_get(job, "spec.runtimePatches")))
+            ts_jobkind_set_suspend(k, copy, 0);
         /* swap the contents: the caller's pointer now holds the started job */
         cJSON_Delete(job->child);
         job->child = copy->child;
@@ -257,6 +275,10 @@ int ts_jobkind_stop(const struct ts_jobkind *k, cJSON *job, const struct ts_work
         return 0;
     }
     ts_jobkind_set_suspend(k, job, 1);
+    if (k->shape == TS_JOBKIND_TRAINJOB) {
+        any |= ts__jobkind_trainjob_restore(job);
+        n = 0;
+    }
     for (size_t i = 0; i < n && !rc; i++) {
         c = 0;
         rc = tmpl[i] ? ts_podset_restore(tmpl[i], wl, names[i], &c, err) : 0;

@@ -10,7 +10,10 @@
  * Pod's "suspend" is the scheduling gate kueue.x-k8s.io/admission, which
  * can only be removed: a Pod is never suspended again, it is deleted); and
  * KubeRay's ray.io/v1 RayJob and RayCluster, whose templates are in a
- * cluster spec (jobkind_ray.c).
+ * cluster spec (jobkind_ray.c); and Kubeflow Trainer's
+ * trainer.kubeflow.org/v1alpha1 TrainJob, whose templates are its
+ * runtime's: admission goes into Kueue's spec.runtimePatches entry
+ * (jobkind_trainjob.c).
  *
  * This table is the one list of the kinds the controller manages: its
  * informers, work queue keys and integrations.frameworks names come from
@@ -40,6 +43,7 @@ enum ts_jobkind_shape {
     TS_JOBKIND_JOBSET,    /* spec.replicatedJobs[i].template.spec.template */
     TS_JOBKIND_POD,       /* the Pod is its own template; its gate is "suspended" */
     TS_JOBKIND_RAY,       /* the kind's templates function (jobkind_ray.c) */
+    TS_JOBKIND_TRAINJOB,  /* Kueue's spec.runtimePatches entry (jobkind_trainjob.c) */
 };
 
 /* A kind's own pod template shape (see ts_jobkind_templates()). */
@@ -52,12 +56,13 @@ struct ts_jobkind {
     const char *suspend_parent;  /* object holding "suspend": "spec" or "spec.runPolicy" */
     const struct ts_kf_kind *kf; /* replica specs of a Kubeflow job, else NULL */
     enum ts_jobkind_shape shape;
-    ts_jobkind_templates_fn templates; /* TS_JOBKIND_RAY's, else NULL */
+    ts_jobkind_templates_fn templates; /* TS_JOBKIND_RAY's and TrainJob's, else NULL */
 };
 
 /* Every kind, in a fixed order: Job, PyTorchJob, TFJob, MPIJob,
- * XGBoostJob, PaddleJob, JAXJob, JobSet, Pod, RayJob, RayCluster. */
-#define TS_JOBKIND_N 11
+ * XGBoostJob, PaddleJob, JAXJob, JobSet, Pod, RayJob, RayCluster,
+ * TrainJob. */
+#define TS_JOBKIND_N 12
 extern const struct ts_jobkind ts_jobkinds[TS_JOBKIND_N];
 
 /* The adapter for the job's apiVersion/kind, or NULL when not managed. */
@@ -70,6 +75,12 @@ const struct ts_jobkind *ts_jobkind_of_owner(const char *api_version, const char
 
 /* 1 for batch/v1 Job, whose stop takes several writes (jobplan.c). */
 int ts_jobkind_is_batch(const struct ts_jobkind *k);
+/* 1 for the kinds whose stop suspends first, alone, and restores the
+ * templates in a later write: batch/v1 Job (its templates are immutable
+ * while it runs) and TrainJob (the Trainer's webhook takes runtimePatches
+ * changes only while suspended, and Kueue restores once no job is
+ * active). */
+int ts_jobkind_stops_in_steps(const struct ts_jobkind *k);
 
 /* Pod templates of a job in pod set order (Kueue's for the kind, then the
  * other replica types alphabetically; a JobSet's replicated jobs in
@@ -88,7 +99,10 @@ void ts_jobkind_set_suspend(const struct ts_jobkind *k, cJSON *job, int suspend)
 
 /* Admission (Kueue's GenericJob.RunWithPodSetsInfo): injects every pod
  * set's flavors and labels, sets the admitted parallelism for partial
- * admission, and unsuspends.  On error the job is left unchanged. */
+ * admission, and unsuspends.  A TrainJob takes two writes, as Kueue's:
+ * while its runtime patch is not yet the admitted one it is written with
+ * the job still suspended; once it is, the job is unsuspended.  On error
+ * the job is left unchanged. */
 int ts_jobkind_start(const struct ts_jobkind *k, cJSON *job, const struct ts_workload *wl,
                      ts_flavor_lookup_fn lookup, void *ctx, struct ts_err *err);
 
@@ -102,5 +116,14 @@ int ts_jobkind_stop(const struct ts_jobkind *k, cJSON *job, const struct ts_work
  * RayCluster (spec): head, then the worker groups in order. */
 size_t ts__jobkind_rayjob_templates(cJSON *job, cJSON **tmpl, char names[][64]);
 size_t ts__jobkind_raycluster_templates(cJSON *job, cJSON **tmpl, char names[][64]);
+
+/* jobkind_trainjob.c: the templates of Kueue's runtime patch entry (named
+ * by their replicated jobs); _start writes one entry per pod set of wl
+ * with its admission injected (adding Kueue's patch entry when missing);
+ * _restore drops the entries and returns 1 when there were any. */
+size_t ts__jobkind_trainjob_templates(cJSON *job, cJSON **tmpl, char names[][64]);
+int ts__jobkind_trainjob_start(cJSON *job, const struct ts_workload *wl, ts_flavor_lookup_fn lookup,
+                               void *ctx, struct ts_err *err);
+int ts__jobkind_trainjob_restore(cJSON *job);
 
 #endif

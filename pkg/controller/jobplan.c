@@ -66,6 +66,11 @@ static void facts(const struct ts_object *o, struct job_facts *f)
         f->finished = ts_jobset_is_finished(&o->u.jobset, &f->success, &f->message);
         f->active = ts_jobset_is_active(&o->u.jobset);
         f->pods_ready = ts_jobset_pods_ready(&o->u.jobset);
+    } else if (o->kind == TS_KIND_TRAINJOB) {
+        f->meta = &o->u.trainjob.meta;
+        f->finished = ts_trainjob_is_finished(&o->u.trainjob, &f->success, &f->message);
+        f->active = ts_trainjob_is_active(&o->u.trainjob);
+        f->pods_ready = ts_trainjob_pods_ready(&o->u.trainjob);
     } else if (TS_KIND_IS_RAY(o->kind)) {
         f->meta = &o->u.ray.meta;
         f->finished = ts_rayjob_is_finished(&o->u.ray, &f->success, &f->message);
@@ -126,6 +131,12 @@ static int plan_create(const struct ts_object *o, const cJSON *job, const struct
         plan_pod_finalize(job, k, p); /* finished before it had a Workload */
         return 0;
     }
+    if (o->kind == TS_KIND_TRAINJOB && o->u.trainjob.resolve_rc) {
+        /* Kueue cannot build the pod sets (a missing runtime): no
+         * Workload; the runtime's arrival reconciles the job again */
+        ts__jobplan_event(p, "Warning", "ErrWorkloadCompose", "%s", o->u.trainjob.resolve_msg);
+        return 0;
+    }
     rc = ts_jobworkload_from_object(o, env->prio, &p->workload, &e);
 
     if (rc == TS_ENOTFOUND) { /* Kueue creates nothing and warns on the job */
@@ -171,12 +182,13 @@ static void plan_finished(const struct job_facts *f, const struct ts_workload *w
  * Job is first suspended alone; once it is, a status.startTime the job
  * controller left is cleared through the status subresource, then its pod
  * templates are restored (kube-apiserver refuses a template change of a
- * Job that runs or has started).  A Kubeflow job or a JobSet takes it in
- * one write.
+ * Job that runs or has started).  A TrainJob (TrainJob.Stop) is suspended
+ * alone too, and its runtime patch restored once none of its jobs is
+ * active.  A Kubeflow job or a JobSet takes it in one write.
  * Returns 1 when a job write is planned (the stop is under way), 0 when the
- * job is stopped and restored, or an error. */
+ * job is stopped and restored (or waits for its jobs), or an error. */
 static int plan_stop(const cJSON *job, const struct ts_jobkind *k, const struct ts_workload *wl,
-                     const char *why, struct ts_jobplan *p, struct ts_err *err)
+                     const char *why, int active, struct ts_jobplan *p, struct ts_err *err)
 {
     int was_running = !ts_jobkind_is_suspended(k, job), changed = 0, rc;
 
@@ -189,11 +201,16 @@ static int plan_stop(const cJSON *job, const struct ts_jobkind *k, const struct 
         return 1;
     }
     p->job = cJSON_Duplicate(job, 1);
-    if (k->shape == TS_JOBKIND_BATCH && was_running) {
+    if (ts_jobkind_stops_in_steps(k) && was_running) {
         ts_jobkind_set_suspend(k, p->job, 1);
         p->ops |= TS_JOBPLAN_UPDATE_JOB;
         ts__jobplan_event(p, "Normal", "Stopped", "%s", why);
         return 1;
+    }
+    if (k->shape == TS_JOBKIND_TRAINJOB && active) { /* "jobs are still active" */
+        cJSON_Delete(p->job);
+        p->job = NULL;
+        return 0;
     }
     if ((rc = ts_jobkind_stop(k, p->job, wl, &changed, err)))
         return rc;
@@ -224,11 +241,11 @@ static int plan_evicted(const struct job_facts *f, const cJSON *job, const struc
                         struct ts_err *err)
 {
     const struct ts_condition *ev = ts_conditions_find(&wl->status.conditions, TS_WL_COND_EVICTED);
-    int rc = plan_stop(job, k, wl, ev && ev->message ? ev->message : "Evicted", p, err);
+    int rc = plan_stop(job, k, wl, ev && ev->message ? ev->message : "Evicted", f->active, p, err);
 
     if (rc < 0)
         return rc;
-    if (rc == 1 && k->shape == TS_JOBKIND_BATCH)
+    if (rc == 1 && ts_jobkind_stops_in_steps(k))
         return 0; /* released once the stop has landed */
     if (!f->active && ts_workload_has_quota_reservation(wl)) {
         ts_workload_copy(&p->workload, wl);
@@ -304,8 +321,9 @@ static int plan_start(const cJSON *job, const struct ts_jobkind *k, const struct
     p->job = cJSON_Duplicate(job, 1);
     if (ts_jobkind_start(k, p->job, wl, env->flavor, env->flavor_ctx, &e) == 0) {
         p->ops |= TS_JOBPLAN_UPDATE_JOB;
-        ts__jobplan_event(p, "Normal", "Started", "Admitted by clusterQueue %s",
-                          wl->status.admission ? wl->status.admission->cluster_queue : "");
+        if (!ts_jobkind_is_suspended(k, p->job)) /* a TrainJob's patch goes first */
+            ts__jobplan_event(p, "Normal", "Started", "Admitted by clusterQueue %s",
+                              wl->status.admission ? wl->status.admission->cluster_queue : "");
         return 0;
     }
     /* a template that contradicts the flavor can never start (Kueue) */
@@ -720,7 +738,7 @@ static int plan_running(const struct ts_object *o, const cJSON *job, const struc
         return plan_sync(o, wl, env, p, err);
     }
     if (!ts_workload_is_admitted(wl)) { /* running without quota: stop it */
-        if (plan_stop(job, k, wl, "Not admitted by cluster queue", p, err) < 0)
+        if (plan_stop(job, k, wl, "Not admitted by cluster queue", f.active, p, err) < 0)
             return TS_EINVAL;
     } else if (env->wait_for_pods_ready) {
         plan_pods_ready(&f, wl, env, now, p);
@@ -779,6 +797,20 @@ static int owner_managed(const cJSON *job, const struct ts_jobplan_env *env)
     return 0;
 }
 
+/* A TrainJob's runtime, looked up through env->runtime, resolves its pod
+ * sets (the error stays in the TrainJob for plan_create to report). */
+static void resolve_runtime(struct ts_trainjob *t, const struct ts_jobplan_env *env)
+{
+    int cluster = ts_trainjob_runtime_is_cluster(t);
+    cJSON *rt = NULL;
+
+    if (cluster >= 0 && env->runtime && t->runtime_name)
+        rt = env->runtime(env->runtime_ctx, cluster, cluster ? NULL : t->meta.namespace_,
+                          t->runtime_name);
+    ts_trainjob_resolve(t, rt, NULL);
+    cJSON_Delete(rt);
+}
+
 int ts_jobplan_make(const cJSON *job, const struct ts_workload *wl,
                     const struct ts_jobplan_env *env, ts_time now, struct ts_jobplan *p,
                     struct ts_err *err)
@@ -798,6 +830,8 @@ int ts_jobplan_make(const cJSON *job, const struct ts_workload *wl,
             ts_object_release(&o);
         return rc;
     }
+    if (o.kind == TS_KIND_TRAINJOB)
+        resolve_runtime(&o.u.trainjob, env);
     if (o.kind == TS_KIND_POD) {
         const struct ts_object_meta *m = &o.u.pod.meta;
         const char *managed = ts_strmap_get(&m->labels, TS_POD_LABEL_MANAGED);

@@ -35,6 +35,10 @@
  * LocalQueueRestarted / ClusterQueueRestarted (Kueue's
  * pkg/controller/core/workload_controller.go).
  *
+ * A TrainJob's pod sets are its runtime's (api/trainjob.h), looked up
+ * through env->runtime: without it no Workload is created and a Warning
+ * ErrWorkloadCompose event says why ("runtime 'NAME' not found").
+ *
  * A Pod (Kueue's pod integration) follows the same rules with its own
  * meaning of suspend and stop: it is managed when the webhook labelled it
  * kueue.x-k8s.io/managed=true; it is started by removing its scheduling
@@ -96,6 +100,12 @@ struct ts_jobplan_env {
     cJSON *(*owner)(void *ctx, const struct ts_jobkind *k, const char *ns, const char *name,
                     int *on);
     void *owner_ctx;
+    /* A TrainJob's runtime: the ClusterTrainingRuntime `name` (cluster 1,
+     * ns NULL) or the TrainingRuntime ns/name, NULL when it does not
+     * exist.  Ownership: the caller cJSON_Delete()s the result.  NULL
+     * callback: no runtime exists. */
+    cJSON *(*runtime)(void *ctx, int cluster, const char *ns, const char *name);
+    void *runtime_ctx;
 };
 
 /* What a landed WORKLOAD_STATUS write means for Kueue's metrics. */

@@ -685,6 +685,8 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
                                  NULL,
                                  !ts_config_framework_on(&c->opts.config, "pod"),
                                  owner_of,
+                                 c,
+                                 ts__ctl_runtime,
                                  c};
     struct ts_strlist checks = TS_STRLIST_INIT;
     struct ts_workload wl;

@@ -33,6 +33,8 @@ static const struct ts_kube_resource *const resources[TS__CTL_N] = {
     [TS__CTL_PR] = &ts_kube_res_provisioningrequests,
     [TS__CTL_PT] = &ts_kube_res_podtemplates,
     [TS__CTL_STS] = &ts__ctl_res_statefulsets,
+    [TS__CTL_TR] = &ts_kube_res_trainingruntimes,
+    [TS__CTL_CTR] = &ts_kube_res_clustertrainingruntimes,
 };
 
 const struct ts_kube_resource *ts__ctl_resource(enum ts__ctl_inf i)
@@ -394,6 +396,11 @@ static int start_informers(struct ts_ctl *c, struct ts_err *err)
         if (i >= TS__CTL_PRC && i <= TS__CTL_PT && !provreq_on(c, i))
             continue;
         if (i == TS__CTL_STS && !ts_config_framework_on(&c->opts.config, "statefulset"))
+            continue;
+        /* a TrainJob's pod sets are its runtime's */
+        if ((i == TS__CTL_TR || i == TS__CTL_CTR) &&
+            (!c->inf[TS__CTL_JOBKIND_INF(ts_jobkind_by_kind("TrainJob") - ts_jobkinds)] ||
+             !served(c, res)))
             continue;
         /* without the CRDs the informers would retry forever and nothing
          * would ever be scheduled: say so and stop */

@@ -39,6 +39,8 @@ enum ts__ctl_inf {
     TS__CTL_PR,
     TS__CTL_PT,
     TS__CTL_STS, /* apps/v1 StatefulSets whose Pods run as a group (statefulset.c) */
+    TS__CTL_TR,  /* TrainJob runtimes: TrainingRuntimes, ClusterTrainingRuntimes (trainjob.c) */
+    TS__CTL_CTR,
     TS__CTL_N,
 };
 
@@ -140,6 +142,12 @@ const struct ts_kube_resource *ts__ctl_resource(enum ts__ctl_inf i);
  * every informer has observed it (or there is none), see fence.c. */
 void ts__ctl_fence_write(struct ts_ctl *c);
 int ts__ctl_fence_seen(struct ts_ctl *c);
+
+/* trainjob.c: the TrainJobs that reference runtime obj (of informer
+ * `which`, TS__CTL_TR or TS__CTL_CTR) are reconciled again; _runtime is
+ * jobplan.h's runtime lookup on those informers. */
+void ts__ctl_runtime_changed(struct ts_ctl *c, enum ts__ctl_inf which, const cJSON *obj);
+cJSON *ts__ctl_runtime(void *ctx, int cluster, const char *ns, const char *name);
 
 /* feed.c */
 void ts__ctl_feed_handlers(struct ts_ctl *c);

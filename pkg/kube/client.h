@@ -72,7 +72,8 @@ extern const struct ts_kube_resource ts_kube_res_namespaces, ts_kube_res_pods, t
     ts_kube_res_cohorts, ts_kube_res_workloadpriorityclasses, ts_kube_res_admissionchecks,
     ts_kube_res_priorityclasses, ts_kube_res_crds, ts_kube_res_limitranges,
     ts_kube_res_runtimeclasses, ts_kube_res_provisioningrequestconfigs,
-    ts_kube_res_provisioningrequests, ts_kube_res_podtemplates;
+    ts_kube_res_provisioningrequests, ts_kube_res_podtemplates, ts_kube_res_trainingruntimes,
+    ts_kube_res_clustertrainingruntimes;
 
 enum ts_kube_verb {
     TS_KUBE_GET = 0,

@@ -40,7 +40,11 @@ const struct ts_kube_resource
                                               "ProvisioningRequestConfig", 0},
     ts_kube_res_provisioningrequests = {"autoscaling.x-k8s.io", "v1", "provisioningrequests",
                                         "ProvisioningRequest", 1},
-    ts_kube_res_podtemplates = {"", "v1", "podtemplates", "PodTemplate", 1};
+    ts_kube_res_podtemplates = {"", "v1", "podtemplates", "PodTemplate", 1},
+    ts_kube_res_trainingruntimes = {"trainer.kubeflow.org", "v1alpha1", "trainingruntimes",
+                                    "TrainingRuntime", 1},
+    ts_kube_res_clustertrainingruntimes = {"trainer.kubeflow.org", "v1alpha1",
+                                           "clustertrainingruntimes", "ClusterTrainingRuntime", 0};
 /* clang-format on */
 
 const char *ts_kube_api_version(const struct ts_kube_resource *res, char *buf, size_t len)

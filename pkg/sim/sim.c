@@ -262,7 +262,9 @@ static int add_job(struct ts_sim *s, struct ts_object *o, ts_time now, struct ts
                                : o->kind == TS_KIND_JOBSET ? &o->u.jobset.meta
                                : o->kind == TS_KIND_POD    ? &o->u.pod.meta
                                : TS_KIND_IS_RAY(o->kind)   ? &o->u.ray.meta
-                                                           : &o->u.ptj.meta;
+                               : o->kind == TS_KIND_TRAINJOB
+                                   ? &o->u.trainjob.meta /* no runtimes: "not found" below */
+                                   : &o->u.ptj.meta;
     struct ts_workload wl;
     int rc;
 

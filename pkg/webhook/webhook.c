@@ -65,6 +65,9 @@ static const struct route {
     {"/validate-ray-io-v1-rayjob", NULL, ts__wh_validate_job, TS_KIND_RAY_JOB},
     {"/mutate-ray-io-v1-raycluster", NULL, ts__wh_mutate_job, TS_KIND_RAY_CLUSTER},
     {"/validate-ray-io-v1-raycluster", NULL, ts__wh_validate_job, TS_KIND_RAY_CLUSTER},
+    {"/mutate-trainer-kubeflow-org-v1alpha1-trainjob", NULL, ts__wh_mutate_job, TS_KIND_TRAINJOB},
+    {"/validate-trainer-kubeflow-org-v1alpha1-trainjob", NULL, ts__wh_validate_job,
+     TS_KIND_TRAINJOB},
 };
 
 #define N_ROUTES (sizeof(routes) / sizeof(routes[0]))

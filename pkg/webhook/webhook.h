@@ -18,6 +18,8 @@
  *   /mutate-jobset-x-k8s-io-v1alpha2-jobset, /validate-jobset-x-k8s-io-v1alpha2-jobset,
  *   /mutate-ray-io-v1-rayjob, /validate-ray-io-v1-rayjob,
  *   /mutate-ray-io-v1-raycluster, /validate-ray-io-v1-raycluster,
+ *   /mutate-trainer-kubeflow-org-v1alpha1-trainjob,
+ *   /validate-trainer-kubeflow-org-v1alpha1-trainjob,
  *   /convert (ConversionReview, kueue.x-k8s.io v1beta1 <-> v1beta2),
  *   /healthz, /readyz (plain "ok").
  *

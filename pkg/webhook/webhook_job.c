@@ -5,8 +5,13 @@
  * XGBoostJob, PaddleJob, JAXJob, kubeflow.org/v2beta1 MPIJob) and
  * jobset.x-k8s.io/v1alpha2 JobSet (jobs/jobset/jobset_webhook.go: the
  * common rules only, its topology checks being TAS's); KubeRay's ray.io/v1
- * RayJob and RayCluster (their own rules: webhook_ray.c); and Kueue's pod
- * webhook (pkg/controller/jobs/pod/pod_webhook.go) for core/v1 Pods.
+ * RayJob and RayCluster (their own rules: webhook_ray.c); Kubeflow
+ * Trainer's trainer.kubeflow.org/v1alpha1 TrainJob (jobs/trainjob/
+ * trainjob_webhook.go: the common rules, and on create Kueue's
+ * spec.runtimePatches entry, manager kueue.x-k8s.io/manager, whose
+ * template.metadata.labels carry the queue name when the TrainJob is
+ * suspended for a queue); and Kueue's pod webhook
+ * (pkg/controller/jobs/pod/pod_webhook.go) for core/v1 Pods.
  *
  * Mutating (CREATE): queue-name "default" when the namespace has that
  * LocalQueue; suspend (Job, JobSet, RayJob and RayCluster spec.suspend,
@@ -63,6 +68,8 @@ static void view_of(const struct ts_object *o, struct jobview *v)
     } else if (TS_KIND_IS_RAY(o->kind)) {
         v->ray = &o->u.ray;
         v->suspended = ts_rayjob_is_suspended(&o->u.ray);
+    } else if (o->kind == TS_KIND_TRAINJOB) {
+        v->suspended = ts_trainjob_is_suspended(&o->u.trainjob);
     } else {
         v->suspended = ts_pytorchjob_is_suspended(&o->u.ptj);
     }
@@ -396,7 +403,8 @@ int ts__wh_owner_managed(const cJSON *obj)
             (strncmp(av, "kubeflow.org/", 13) == 0 && ts_kf_kind_of(k)) ||
             (strncmp(av, TS_JOBSET_GROUP "/", strlen(TS_JOBSET_GROUP) + 1) == 0 &&
              strcmp(k, TS_JOBSET_KIND) == 0) ||
-            (strncmp(av, "ray.io/", 7) == 0 && TS_KIND_IS_RAY(ts_object_kind(r))))
+            (strncmp(av, "ray.io/", 7) == 0 && TS_KIND_IS_RAY(ts_object_kind(r))) ||
+            ts_object_kind(r) == TS_KIND_TRAINJOB)
             return 1;
     }
     return 0;
@@ -417,6 +425,17 @@ static int has_queue_name(const cJSON *obj)
         obj, key_path(path, sizeof(path), PATH_ANNOTATIONS, TS_LABEL_QUEUE_NAME));
 
     return *jlabel(obj, TS_LABEL_QUEUE_NAME) || (a && *a);
+}
+
+/* The queue name: the label, else the legacy annotation.  Borrowed. */
+static const char *queue_of(const cJSON *obj)
+{
+    char path[160];
+
+    if (*jlabel(obj, TS_LABEL_QUEUE_NAME))
+        return jlabel(obj, TS_LABEL_QUEUE_NAME);
+    return ts_json_get_string(obj,
+                              key_path(path, sizeof(path), PATH_ANNOTATIONS, TS_LABEL_QUEUE_NAME));
 }
 
 static void set_label(cJSON *obj, const char *key, const char *value)
@@ -440,9 +459,32 @@ static int call_wpc(const struct ts_webhook *wh, const char *name)
     return l->wpc_exists && l->wpc_exists(l->ctx, name);
 }
 
+/* Kueue's TrainJob runtime patch, added on every create (once); with the
+ * job suspended for queue `queue`, its template.metadata.labels name it. */
+static void trainjob_patch(cJSON *obj, const char *queue)
+{
+    cJSON *p = ts_trainjob_json_patch(obj, TS_TRAINJOB_PATCH_MANAGER), *list;
+
+    if (!p) {
+        list = ts_json_get(obj, "spec.runtimePatches");
+        if (!cJSON_IsArray(list) &&
+            ts_json_set(obj, "spec.runtimePatches", (list = cJSON_CreateArray()), NULL))
+            return; /* spec is not an object: the API server refuses the job */
+        p = cJSON_CreateObject();
+        cJSON_AddStringToObject(p, "manager", TS_TRAINJOB_PATCH_MANAGER);
+        ts_json_set(p, "trainingRuntimeSpec.template.spec", cJSON_CreateObject(), NULL);
+        cJSON_AddItemToArray(list, p);
+    }
+    if (queue)
+        ts_json_set_string(p,
+                           "trainingRuntimeSpec.template.metadata.labels[" TS_LABEL_QUEUE_NAME "]",
+                           queue, NULL);
+}
+
 static void default_job(const struct ts_webhook *wh, const char *ns, enum ts_kind kind, cJSON *obj)
 {
     const char *suspend = TS_KIND_IS_KUBEFLOW(kind) ? "spec.runPolicy.suspend" : "spec.suspend";
+    int trainjob = kind == TS_KIND_TRAINJOB;
 
     if (kind == TS_KIND_POD &&
         ts_json_get(obj, "metadata.annotations[" TS_POD_ANNOTATION_SUSPENDED_BY "]")) {
@@ -453,10 +495,15 @@ static void default_job(const struct ts_webhook *wh, const char *ns, enum ts_kin
     }
     if (kind == TS_KIND_POD && !wh->opts.manage_pods)
         return;
-    if (ts__wh_owner_managed(obj) || !ts__wh_namespace_managed(wh, ns))
+    if (ts__wh_owner_managed(obj) || !ts__wh_namespace_managed(wh, ns)) {
+        if (trainjob)
+            trainjob_patch(obj, NULL);
         return;
+    }
     if (!has_queue_name(obj) && ts__wh_lq_exists(wh, ns, "default"))
         set_label(obj, TS_LABEL_QUEUE_NAME, "default");
+    if (trainjob)
+        trainjob_patch(obj, has_queue_name(obj) ? queue_of(obj) : NULL);
     if (!has_queue_name(obj) && !wh->opts.manage_jobs_without_queue_name)
         return;
     if (kind == TS_KIND_POD) {

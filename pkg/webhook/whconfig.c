@@ -55,6 +55,8 @@ static const struct hook mutating[] = {
     {"mraycluster.kb.io", "/mutate-ray-io-v1-raycluster", "ray.io", "v1", "rayclusters", HOOK_JOB},
     {"mstatefulset.kb.io", "/mutate-apps-v1-statefulset", "apps", "v1", "statefulsets",
      HOOK_UPDATE | HOOK_JOB},
+    {"mtrainjob.kb.io", "/mutate-trainer-kubeflow-org-v1alpha1-trainjob", "trainer.kubeflow.org",
+     "v1alpha1", "trainjobs", HOOK_JOB},
 };
 
 static const struct hook validating[] = {
@@ -94,6 +96,8 @@ static const struct hook validating[] = {
      HOOK_UPDATE | HOOK_JOB},
     {"vstatefulset.kb.io", "/validate-apps-v1-statefulset", "apps", "v1", "statefulsets",
      HOOK_UPDATE | HOOK_JOB},
+    {"vtrainjob.kb.io", "/validate-trainer-kubeflow-org-v1alpha1-trainjob", "trainer.kubeflow.org",
+     "v1alpha1", "trainjobs", HOOK_UPDATE | HOOK_JOB},
 };
 
 void ts_whconfig_options_init(struct ts_whconfig_options *o)

@@ -121,6 +121,14 @@ ray.io rayjobs/finalizers update|pkg/api/jobworkload.c|block_owner_deletion.v = 
 ray.io rayclusters watch|pkg/controller/jobkind.c|{"ray.io", "v1", "rayclusters", "RayCluster", 1}
 ray.io rayclusters update|pkg/controller/jobkind.c|{"ray.io", "v1", "rayclusters", "RayCluster", 1}
 ray.io rayclusters/finalizers update|pkg/api/jobworkload.c|block_owner_deletion.v = 1
+trainer.kubeflow.org trainjobs list|pkg/controller/jobkind.c|{TS_TRAINER_GROUP, "v1alpha1", "trainjobs", TS_TRAINJOB_KIND, 1}
+trainer.kubeflow.org trainjobs watch|pkg/controller/jobkind.c|{TS_TRAINER_GROUP, "v1alpha1", "trainjobs", TS_TRAINJOB_KIND, 1}
+trainer.kubeflow.org trainjobs update|pkg/controller/jobkind.c|{TS_TRAINER_GROUP, "v1alpha1", "trainjobs", TS_TRAINJOB_KIND, 1}
+trainer.kubeflow.org trainjobs/finalizers update|pkg/api/jobworkload.c|block_owner_deletion.v = 1
+trainer.kubeflow.org trainingruntimes list|pkg/controller/manager.c|= &ts_kube_res_trainingruntimes,
+trainer.kubeflow.org trainingruntimes watch|pkg/controller/manager.c|= &ts_kube_res_trainingruntimes,
+trainer.kubeflow.org clustertrainingruntimes list|pkg/controller/manager.c|= &ts_kube_res_clustertrainingruntimes,
+trainer.kubeflow.org clustertrainingruntimes watch|pkg/controller/manager.c|= &ts_kube_res_clustertrainingruntimes,
 coordination.k8s.io leases update|pkg/kube/leader.c|create ? TS_KUBE_CREATE : TS_KUBE_UPDATE
 core secrets update|pkg/webhook/certsync.c|r.verb = TS_KUBE_UPDATE;
 batch jobs/status update|pkg/controller/jobs.c|r.subresource = p->ops & TS_JOBPLAN_UPDATE_JOB_STATUS ? "status" : NULL;

@@ -249,40 +249,50 @@ static void test_manager_knobs(void **state)
 static void test_integrations(void **state)
 {
     static const char *const names[] = {
-        "batch/job",           "kubeflow.org/pytorchjob", "kubeflow.org/tfjob",
-        "kubeflow.org/mpijob", "kubeflow.org/xgboostjob", "kubeflow.org/paddlejob",
-        "kubeflow.org/jaxjob", "jobset.x-k8s.io/jobset",  "pod",
-        "deployment",          "ray.io/rayjob",           "ray.io/raycluster",
+        "batch/job",
+        "kubeflow.org/pytorchjob",
+        "kubeflow.org/tfjob",
+        "kubeflow.org/mpijob",
+        "kubeflow.org/xgboostjob",
+        "kubeflow.org/paddlejob",
+        "kubeflow.org/jaxjob",
+        "jobset.x-k8s.io/jobset",
+        "pod",
+        "deployment",
+        "ray.io/rayjob",
+        "ray.io/raycluster",
+        "trainer.kubeflow.org/trainjob",
     };
     static const struct {
         const char *frameworks;
         const char *want;
     } fw[] = {
-        {NULL, "111111111111"},
-        {"[batch/job]", "100000000000"},
-        {"[kubeflow.org/pytorchjob, kubeflow.org/tfjob]", "011000000000"},
-        {"[kubeflow.org/mpijob, ray.io/rayjob]", "000100000010"},
-        {"[kubeflow.org/xgboostjob, kubeflow.org/paddlejob]", "000011000000"},
-        {"[kubeflow.org/jaxjob, jobset.x-k8s.io/jobset]", "000000110000"},
-        {"[pod, ray.io/raycluster, ray.io/rayservice]", "000000001001"},
-        {"[deployment]", "000000000100"},
-        {"[]", "000000000000"},
+        {NULL, "1111111111111"},
+        {"[batch/job]", "1000000000000"},
+        {"[kubeflow.org/pytorchjob, kubeflow.org/tfjob]", "0110000000000"},
+        {"[kubeflow.org/mpijob, ray.io/rayjob]", "0001000000100"},
+        {"[kubeflow.org/xgboostjob, kubeflow.org/paddlejob]", "0000110000000"},
+        {"[kubeflow.org/jaxjob, jobset.x-k8s.io/jobset]", "0000001100000"},
+        {"[pod, ray.io/raycluster, ray.io/rayservice]", "0000000010010"},
+        {"[deployment]", "0000000001000"},
+        {"[trainer.kubeflow.org/trainjob]", "0000000000001"},
+        {"[]", "0000000000000"},
     };
 
     (void)state;
     for (size_t i = 0; i < sizeof(fw) / sizeof(fw[0]); i++) {
         struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
         struct ts_config c;
-        char got[13];
+        char got[14];
 
         decode_config(&c, &errs,
                       "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n%s%s\n",
                       fw[i].frameworks ? "integrations:\n  frameworks: " : "",
                       fw[i].frameworks ? fw[i].frameworks : "");
         assert_int_equal(errs.n, 0);
-        for (size_t j = 0; j < 12; j++)
+        for (size_t j = 0; j < 13; j++)
             got[j] = ts_config_framework_on(&c, names[j]) ? '1' : '0';
-        got[12] = '\0';
+        got[13] = '\0';
         if (strcmp(got, fw[i].want))
             fail_msg("%s: managed %s, want %s", fw[i].frameworks ? fw[i].frameworks : "(absent)",
                      got, fw[i].want);

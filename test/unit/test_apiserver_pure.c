@@ -15,7 +15,7 @@
 #include "apiserver/jsonpath.h"
 #include "api/schema.h"
 #include "apiserver/sel.h"
-#include "apiserver/smp.h"
+#include "json/smp.h"
 #include "apiserver/ssa.h"
 #include "json/json.h"
 #include "util/alloc.h"

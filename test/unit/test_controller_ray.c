@@ -22,20 +22,7 @@
 #include "util/alloc.h"
 #include "util/buf.h"
 
-/* Parses JSON written with ' for ".  Ownership: caller deletes. */
-static cJSON *json(const char *text)
-{
-    char *s = ts_xstrdup(text);
-    cJSON *j;
-
-    for (char *p = s; *p; p++)
-        *p = *p == '\'' ? '"' : *p;
-    j = cJSON_Parse(s);
-    if (!j)
-        fail_msg("test JSON does not parse: %s", s);
-    free(s);
-    return j;
-}
+#include "jobkind_test.h"
 
 #define TMPL(img, cpu)                                                                             \
     "{'spec':{'containers':[{'name':'c','image':'" img "','resources':{'requests':{'cpu':'" cpu    \
@@ -65,7 +52,7 @@ static const struct ts_priority_lookup prio = {NULL, pc, NULL, NULL};
 /* The Workload of a Ray job: 0 or the error code. */
 static int build(const char *text, struct ts_workload *wl, struct ts_err *err)
 {
-    cJSON *obj = json(text);
+    cJSON *obj = jk_json(text);
     struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
     struct ts_object o;
     int rc;
@@ -197,11 +184,11 @@ static void test_status(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
-        cJSON *obj = json(cases[i].job ? RAYJOB("", "") : RAYCLUSTER(""));
+        cJSON *obj = jk_json(cases[i].job ? RAYJOB("", "") : RAYCLUSTER(""));
         struct ts_object o;
         int success = -1;
 
-        cJSON_AddItemToObject(obj, "status", json(cases[i].status));
+        cJSON_AddItemToObject(obj, "status", jk_json(cases[i].status));
         assert_int_equal(ts_object_decode(obj, &o, &errs, NULL), 0);
         if (ts_rayjob_is_finished(&o.u.ray, &success, NULL) != cases[i].finished ||
             (cases[i].finished && success != cases[i].success) ||
@@ -214,25 +201,6 @@ static void test_status(void **state)
         ts_field_errors_release(&errs);
         cJSON_Delete(obj);
     }
-}
-
-static struct ts_resource_flavor gpu;
-
-static const struct ts_resource_flavor *lookup(void *ctx, const char *name)
-{
-    (void)ctx;
-    return !strcmp(name, "gpu") ? &gpu : NULL;
-}
-
-/* wl admitted to cq with flavor gpu for every pod set. */
-static void admit(struct ts_workload *wl)
-{
-    wl->status.admission = ts_admission_new();
-    free(wl->status.admission->cluster_queue);
-    wl->status.admission->cluster_queue = ts_xstrdup("cq");
-    for (size_t i = 0; i < wl->spec.n_podsets; i++)
-        ts_strmap_set(&ts_admission_add(wl->status.admission, wl->spec.podsets[i].name)->flavors,
-                      "cpu", "gpu");
 }
 
 /* Start injects every template the job holds (head, worker groups, its
@@ -263,7 +231,7 @@ static void test_start_stop(void **state)
 
     (void)state;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        cJSON *job = json(cases[i].job), *orig = cJSON_Duplicate(job, 1);
+        cJSON *job = jk_json(cases[i].job), *orig = cJSON_Duplicate(job, 1);
         const struct ts_jobkind *k = ts_jobkind_of(job);
         struct ts_workload wl;
         struct ts_err err = {0};
@@ -273,8 +241,8 @@ static void test_start_stop(void **state)
         assert_non_null(k);
         assert_false(ts_jobkind_is_batch(k));
         assert_int_equal(build(cases[i].job, &wl, &err), 0);
-        admit(&wl);
-        if (ts_jobkind_start(k, job, &wl, lookup, NULL, &err))
+        jk_admit(&wl);
+        if (ts_jobkind_start(k, job, &wl, jk_lookup, NULL, &err))
             fail_msg("%s: start: %s", cases[i].name, err.msg);
         assert_false(ts_jobkind_is_suspended(k, job));
         for (size_t j = 0; j < 4 && cases[i].paths[j]; j++) {
@@ -330,10 +298,10 @@ static void test_plan_skips(void **state)
 
     (void)state;
     memset(&env, 0, sizeof(env));
-    env.flavor = lookup;
+    env.flavor = jk_lookup;
     env.owner = owner_not_cached;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        cJSON *job = json(cases[i].job);
+        cJSON *job = jk_json(cases[i].job);
         struct ts_jobplan p;
         struct ts_err err = {0};
 
@@ -346,28 +314,6 @@ static void test_plan_skips(void **state)
     }
 }
 
-static int setup(void **state)
-{
-    cJSON *o = json("{'apiVersion':'kueue.x-k8s.io/v1beta2','kind':'ResourceFlavor','metadata':{"
-                    "'name':'gpu'},'spec':{'nodeLabels':{'pool':'gpu'}}}");
-    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
-    struct ts_dec d;
-
-    (void)state;
-    ts_dec_init(&d, &errs);
-    ts_resource_flavor_init(&gpu);
-    ts_resource_flavor_decode(&d, o, &gpu);
-    cJSON_Delete(o);
-    return errs.n ? -1 : 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    ts_resource_flavor_release(&gpu);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -377,5 +323,5 @@ int main(void)
     };
 
     ts_alloc_init();
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, jk_setup, jk_teardown);
 }

@@ -310,8 +310,8 @@ static void configurations(void **state)
     v = ts_whconfig_validating(&o);
     ts_cert_base64(bundle.ca_cert_pem, strlen(bundle.ca_cert_pem), &ca64);
     assert_string_equal(ts_json_get_string(m, "kind"), "MutatingWebhookConfiguration");
-    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(m, "webhooks")), 16);
-    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(v, "webhooks")), 19);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(m, "webhooks")), 17);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(v, "webhooks")), 20);
     cJSON_ArrayForEach(w, cJSON_GetObjectItem(v, "webhooks"))
     {
         assert_string_equal(ts_json_get_string(w, "failurePolicy"), "Fail");

@@ -33,6 +33,13 @@ static void ray_table(void **state)
     wt_run_table("test/data/webhook/ray.json");
 }
 
+/* TrainJob: Kueue's trainjob webhook (test/data/webhook/trainer.json). */
+static void trainer_table(void **state)
+{
+    (void)state;
+    wt_run_table("test/data/webhook/trainer.json");
+}
+
 /* Without lookups nothing is defaulted but suspend, and the default
  * namespace exclusions apply. */
 static void no_lookups(void **state)
@@ -95,9 +102,9 @@ static void namespace_callback(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(jobs_table),         cmocka_unit_test(pods_table),
-        cmocka_unit_test(ray_table),          cmocka_unit_test(no_lookups),
-        cmocka_unit_test(namespace_callback),
+        cmocka_unit_test(jobs_table), cmocka_unit_test(pods_table),
+        cmocka_unit_test(ray_table),  cmocka_unit_test(trainer_table),
+        cmocka_unit_test(no_lookups), cmocka_unit_test(namespace_callback),
     };
 
     ts_alloc_init();

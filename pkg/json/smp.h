@@ -13,8 +13,8 @@
  *
  * Ownership: the caller frees *out with cJSON_Delete().
  */
-#ifndef TS_APISERVER_SMP_H
-#define TS_APISERVER_SMP_H
+#ifndef TS_JSON_SMP_H
+#define TS_JSON_SMP_H
 
 #include <cJSON.h>
 

@@ -1,7 +1,7 @@
 /*
  * smp.c - strategic merge patch (see smp.h).
  */
-#include "apiserver/smp.h"
+#include "json/smp.h"
 
 #include <string.h>
 
