@@ -148,6 +148,11 @@ static void test_tolerations_table(void **state)
                     cases[i].want_err);
 }
 
+static int parse_node_labels(const char *const *items, size_t n, cJSON **out, struct ts_buf *err)
+{
+    return ts__kctl_parse_labels(items, n, "node-labels", out, err);
+}
+
 static void test_labels_table(void **state)
 {
     static const struct {
@@ -163,7 +168,7 @@ static void test_labels_table(void **state)
 
     (void)state;
     for (size_t i = 0; i < COUNT(cases); i++)
-        check_parse(cases[i].name, ts__kctl_parse_labels, cases[i].in, cases[i].want,
+        check_parse(cases[i].name, parse_node_labels, cases[i].in, cases[i].want,
                     cases[i].want_err);
 }
 
