@@ -270,7 +270,7 @@ static int for_object(struct ts__kctl *k, const struct for_kind **fk, cJSON **ob
                              arg);
     snprintf(type, sizeof(type), "%.*s", (int)(slash - arg), arg);
     if (!(*fk = for_kind_of(type)))
-        return ts__kctl_fail(k, "the server doesn't have a resource type \"%s\"", type);
+        return ts__kctl_fail(k, "no matches for /, Resource=%s", type);
     r.res = &(*fk)->res;
     snprintf(sel, sizeof(sel), "metadata.name=%s", slash + 1);
     r.field_selector = sel;
