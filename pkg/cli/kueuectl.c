@@ -555,7 +555,8 @@ static const char *passthrough_resource(const char *verb, const char *kind_s)
                                        "resourceflavors.kueue.x-k8s.io"};
     enum ts__kctl_kind kind;
 
-    if (!verb || !kind_s || !is(verb, " get describe edit patch delete ") || ts__kctl_kind_of(kind_s, &kind))
+    if (!verb || !kind_s || !is(verb, " get describe edit patch delete ") ||
+        ts__kctl_kind_of(kind_s, &kind))
         return NULL;
     if (!strcmp(verb, "delete") && kind == TS__KCTL_WL)
         return NULL;
@@ -601,7 +602,8 @@ static int resolve(struct ts__kctl *k, unsigned *cmd, enum ts__kctl_kind *kind)
         return ts__kctl_fail(k, "unknown command \"%s\" for \"kueuectl\"", verb);
     if (k->o.n_args >= 2 && !strcmp(verb, "list") && is(kind_s, " pods pod po "))
         return *cmd = C_LIST_PODS, 0;
-    if (k->o.n_args < 2 || ts__kctl_kind_of(kind_s, kind) || !(*cmd = command(verb, kind_s, *kind))) {
+    if (k->o.n_args < 2 || ts__kctl_kind_of(kind_s, kind) ||
+        !(*cmd = command(verb, kind_s, *kind))) {
         if (k->o.n_args < 2 || is(verb, " delete get describe edit patch "))
             return fputs(USAGE, k->out), 1;
         return ts__kctl_fail(k, "unknown command \"%s\" for \"kueuectl %s\"", kind_s, verb);

@@ -48,9 +48,12 @@ static const struct item create[] = {
     {NULL, NULL},
 };
 static const struct item list[] = {
-    {"clusterqueue", "List ClusterQueues"},   {"localqueue", "List LocalQueue"},
-    {"pods", "List Pods belong to a Job Kind"}, {"resourceflavor", "List ResourceFlavor"},
-    {"workload", "List Workload"},            {NULL, NULL},
+    {"clusterqueue", "List ClusterQueues"},
+    {"localqueue", "List LocalQueue"},
+    {"pods", "List Pods belong to a Job Kind"},
+    {"resourceflavor", "List ResourceFlavor"},
+    {"workload", "List Workload"},
+    {NULL, NULL},
 };
 static const struct item stop[] = {
     {"clusterqueue", "Stop the ClusterQueue"},
@@ -71,7 +74,8 @@ static const struct item shells[] = {
     {"zsh", "Generate the autocompletion script for zsh"},
     {NULL, NULL},
 };
-static const char *const pass_kinds[] = {"clusterqueue", "localqueue", "resourceflavor", "workload"};
+static const char *const pass_kinds[] = {"clusterqueue", "localqueue", "resourceflavor",
+                                         "workload"};
 
 static void emit(struct ts__kctl *k, const char *name, const char *desc, const char *prefix,
                  int descriptions)
@@ -212,9 +216,8 @@ static int candidates(struct ts__kctl *k, char **pos, int n, const char *cur, in
 
 int ts__kctl_complete(struct ts__kctl *k, int argc, char **argv, int descriptions)
 {
-    static const char *const dir_names[] = {"ShellCompDirectiveDefault",
-                                            "ShellCompDirectiveError", "", "",
-                                            "ShellCompDirectiveNoFileComp"};
+    static const char *const dir_names[] = {"ShellCompDirectiveDefault", "ShellCompDirectiveError",
+                                            "", "", "ShellCompDirectiveNoFileComp"};
     const char *cur = argc ? argv[argc - 1] : "";
     char *pos[64];
     int n, dir;
@@ -237,7 +240,7 @@ int ts__kctl_complete(struct ts__kctl *k, int argc, char **argv, int description
 #define BASH_SCRIPT                                                                                \
     "# bash completion for kubectl-kueue and kueuectl (Turnstile)          -*- shell-script -*-\n" \
     "# Load it with: source <(kubectl-kueue completion bash)\n"                                    \
-    "# `kubectl kueue <TAB>` itself needs kubectl_complete-kueue on PATH (make install\n"           \
+    "# `kubectl kueue <TAB>` itself needs kubectl_complete-kueue on PATH (make install\n"          \
     "# links it to turnstilectl), which kubectl's own completion calls.\n"                         \
     "__kueuectl_complete() {\n"                                                                    \
     "    local cur=${COMP_WORDS[COMP_CWORD]} out directive line\n"                                 \
@@ -291,8 +294,9 @@ int ts__kctl_completion_script(struct ts__kctl *k, const char *shell)
     if (!strcmp(shell, "zsh"))
         return fputs(ZSH_SCRIPT, k->out), 0;
     if (!strcmp(shell, "fish") || !strcmp(shell, "powershell"))
-        return ts__kctl_fail(k, "turnstile: `completion %s` is not implemented yet (bash and zsh "
-                                "are)",
+        return ts__kctl_fail(k,
+                             "turnstile: `completion %s` is not implemented yet (bash and zsh "
+                             "are)",
                              shell);
     return ts__kctl_fail(k, "unknown command \"%s\" for \"kueuectl completion\"", shell);
 }

@@ -45,8 +45,7 @@ static void trimmed(const char *s, size_t n, char *out, size_t len)
 }
 
 /* A ResourceQuota in Go's field order; NULL limits are left out. */
-static cJSON *quota_obj(const char *name, const char *nominal, const char *borrow,
-                        const char *lend)
+static cJSON *quota_obj(const char *name, const char *nominal, const char *borrow, const char *lend)
 {
     cJSON *o = cJSON_CreateObject();
 
@@ -266,10 +265,10 @@ static int merge_by_resources(cJSON *groups, struct ts_buf *err)
         for (i = 0; i < n && strcmp(ids[i], id); i++)
             kept = kept->next;
         if (i < n) {
-            cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(kept, "flavors"),
-                                 cJSON_DetachItemViaPointer(
-                                     cJSON_GetObjectItemCaseSensitive(g, "flavors"),
-                                     first_flavor(g)));
+            cJSON_AddItemToArray(
+                cJSON_GetObjectItemCaseSensitive(kept, "flavors"),
+                cJSON_DetachItemViaPointer(cJSON_GetObjectItemCaseSensitive(g, "flavors"),
+                                           first_flavor(g)));
             cJSON_Delete(cJSON_DetachItemViaPointer(groups, g));
             free(id);
         } else {

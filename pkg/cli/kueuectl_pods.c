@@ -33,24 +33,39 @@ struct for_kind {
 #define KF "training.kubeflow.org/job-name"
 
 static const struct for_kind for_kinds[] = {
-    {" job jobs job.batch jobs.batch ", {"batch", "v1", "jobs", "Job", 1},
-     "batch.kubernetes.io/job-name", NULL},
+    {" job jobs job.batch jobs.batch ",
+     {"batch", "v1", "jobs", "Job", 1},
+     "batch.kubernetes.io/job-name",
+     NULL},
     {" pod pods po ", {"", "v1", "pods", "Pod", 1}, NULL, NULL},
     {" jobset jobsets jobset.jobset.x-k8s.io jobsets.jobset.x-k8s.io ",
      {"jobset.x-k8s.io", "v1alpha2", "jobsets", "JobSet", 1},
-     "jobset.sigs.k8s.io/jobset-name", NULL},
+     "jobset.sigs.k8s.io/jobset-name",
+     NULL},
     {" pytorchjob pytorchjobs pytorchjob.kubeflow.org pytorchjobs.kubeflow.org ",
-     {"kubeflow.org", "v1", "pytorchjobs", "PyTorchJob", 1}, KF, "pytorchjob-controller"},
+     {"kubeflow.org", "v1", "pytorchjobs", "PyTorchJob", 1},
+     KF,
+     "pytorchjob-controller"},
     {" tfjob tfjobs tfjob.kubeflow.org tfjobs.kubeflow.org ",
-     {"kubeflow.org", "v1", "tfjobs", "TFJob", 1}, KF, "tfjob-controller"},
+     {"kubeflow.org", "v1", "tfjobs", "TFJob", 1},
+     KF,
+     "tfjob-controller"},
     {" xgboostjob xgboostjobs xgboostjob.kubeflow.org xgboostjobs.kubeflow.org ",
-     {"kubeflow.org", "v1", "xgboostjobs", "XGBoostJob", 1}, KF, "xgboostjob-controller"},
+     {"kubeflow.org", "v1", "xgboostjobs", "XGBoostJob", 1},
+     KF,
+     "xgboostjob-controller"},
     {" paddlejob paddlejobs paddlejob.kubeflow.org paddlejobs.kubeflow.org ",
-     {"kubeflow.org", "v1", "paddlejobs", "PaddleJob", 1}, KF, "paddlejob-controller"},
+     {"kubeflow.org", "v1", "paddlejobs", "PaddleJob", 1},
+     KF,
+     "paddlejob-controller"},
     {" jaxjob jaxjobs jaxjob.kubeflow.org jaxjobs.kubeflow.org ",
-     {"kubeflow.org", "v1", "jaxjobs", "JAXJob", 1}, KF, "jaxjob-controller"},
+     {"kubeflow.org", "v1", "jaxjobs", "JAXJob", 1},
+     KF,
+     "jaxjob-controller"},
     {" mpijob mpijobs mpijob.kubeflow.org mpijobs.kubeflow.org ",
-     {"kubeflow.org", "v2beta1", "mpijobs", "MPIJob", 1}, KF, "mpi-operator"},
+     {"kubeflow.org", "v2beta1", "mpijobs", "MPIJob", 1},
+     KF,
+     "mpi-operator"},
 };
 
 /* The kind of a TYPE[.GROUP] word (case-insensitive, as kubectl lowers it). */
@@ -179,7 +194,8 @@ void ts__kctl_pod_columns(const cJSON *pod, ts_time now, int wide, char cells[][
              *str(pod, "status.reason") ? str(pod, "status.reason") : str(pod, "status.phase"));
     cJSON_ArrayForEach(st, ts_json_get(pod, "status.conditions"))
     {
-        if (!strcmp(str(st, "type"), "PodScheduled") && !strcmp(str(st, "reason"), "SchedulingGated"))
+        if (!strcmp(str(st, "type"), "PodScheduled") &&
+            !strcmp(str(st, "reason"), "SchedulingGated"))
             snprintf(reason, sizeof(reason), "SchedulingGated");
     }
     if (!init_status(pod, reason, sizeof(reason), &restarts, &last) ||
@@ -204,7 +220,8 @@ void ts__kctl_pod_columns(const cJSON *pod, ts_time now, int wide, char cells[][
                 running = 1, ready++;
         }
         if (!strcmp(reason, "Completed") && running)
-            snprintf(reason, sizeof(reason), "%s", cond_true(pod, "Ready") ? "Running" : "NotReady");
+            snprintf(reason, sizeof(reason), "%s",
+                     cond_true(pod, "Ready") ? "Running" : "NotReady");
     }
     if (ts_json_get(pod, "metadata.deletionTimestamp"))
         snprintf(reason, sizeof(reason), "%s",
@@ -290,8 +307,8 @@ static int for_object(struct ts__kctl *k, const struct for_kind **fk, cJSON **ob
 
 static void print_table(struct ts__kctl *k, const cJSON *pods, int wide)
 {
-    static const char *const h[] = {"NAME",           "READY", "STATUS", "RESTARTS", "AGE", "IP",
-                                    "NODE", "NOMINATED NODE", "READINESS GATES"};
+    static const char *const h[] = {"NAME", "READY", "STATUS",         "RESTARTS",       "AGE",
+                                    "IP",   "NODE",  "NOMINATED NODE", "READINESS GATES"};
     const char *headers[9];
     struct ts__kctl_table t;
     struct timespec ts;
@@ -313,8 +330,7 @@ static void print_table(struct ts__kctl *k, const cJSON *pods, int wide)
         if (ts_time_parse(str(p, "metadata.creationTimestamp"), &created))
             snprintf(age, sizeof(age), "<unknown>");
         else
-            ts_cli_human_duration((long long)((now - created) / TS_TIME_SECOND), age,
-                                  sizeof(age));
+            ts_cli_human_duration((long long)((now - created) / TS_TIME_SECOND), age, sizeof(age));
         row[0] = str(p, "metadata.name");
         row[1] = cells[0], row[2] = cells[1], row[3] = cells[2], row[4] = age;
         for (size_t i = 5; i < n; i++)
@@ -347,8 +363,7 @@ static int print_each(struct ts__kctl *k, const cJSON *pods)
 
             cJSON_AddStringToObject(copy, "apiVersion", "v1");
             cJSON_AddStringToObject(copy, "kind", "Pod");
-            cJSON_DeleteItemFromObjectCaseSensitive(ts_json_get(copy, "metadata"),
-                                                    "managedFields");
+            cJSON_DeleteItemFromObjectCaseSensitive(ts_json_get(copy, "metadata"), "managedFields");
             ts_yaml_encode(copy, TS_YAML_SORT_KEYS, &b, NULL);
             cJSON_Delete(copy);
             fprintf(k->out, "%s%s", first ? "" : "---\n", b.ptr);

@@ -255,8 +255,10 @@ static int parse_label_list(const char *const value, const char *flag, cJSON *ob
     int one = eq && !strchr(eq + 1, '=');
 
     if (!eq)
-        return fail(err, "invalid argument \"%s\" for \"--%s\" flag: %s must be formatted as "
-                    "key=value", value, flag, value);
+        return fail(err,
+                    "invalid argument \"%s\" for \"--%s\" flag: %s must be formatted as "
+                    "key=value",
+                    value, flag, value);
     while (*s) {
         size_t n = one ? strlen(s) : strcspn(s, ",");
         char key[320], val[320];

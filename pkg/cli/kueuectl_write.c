@@ -89,8 +89,7 @@ static cJSON *build_rf(struct ts__kctl *k)
     cJSON *labels = NULL, *taints = NULL, *tols = NULL;
     struct ts_buf e = TS_BUF_INIT;
 
-    if (ts__kctl_parse_labels(k->o.node_labels, k->o.n_node_labels, "node-labels", &labels,
-                              &e) ||
+    if (ts__kctl_parse_labels(k->o.node_labels, k->o.n_node_labels, "node-labels", &labels, &e) ||
         ts__kctl_parse_taints(k->o.node_taints, k->o.n_node_taints, &taints, &e) ||
         ts__kctl_parse_tolerations(k->o.tolerations, k->o.n_tolerations, &tols, &e)) {
         cJSON_Delete(labels);

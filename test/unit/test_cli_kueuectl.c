@@ -358,7 +358,6 @@ static void test_tables(void **state)
     }
 }
 
-
 /* create clusterqueue: kueuectl v0.17's objects and messages (each case
  * checked against kueuectl itself with --dry-run=client -o json). */
 static void test_clusterqueue_table(void **state)
@@ -398,10 +397,9 @@ static void test_clusterqueue_table(void **state)
          NULL},
         {"a flavor whose resources differ", "a:cpu=1;memory=2,a:cpu=2", NULL, NULL, NULL, NULL,
          "invalid flavor"},
-        {"a group inside another (substring check)", "a:cpu=1;memory=2,b:cpu=3", NULL, NULL,
-         NULL, NULL, "invalid resource group"},
-        {"upper-case flavor", "A:cpu=1", NULL, NULL, NULL, NULL,
-         "invalid resources specification"},
+        {"a group inside another (substring check)", "a:cpu=1;memory=2,b:cpu=3", NULL, NULL, NULL,
+         NULL, "invalid resource group"},
+        {"upper-case flavor", "A:cpu=1", NULL, NULL, NULL, NULL, "invalid resources specification"},
         {"a fraction is not \\w", "a:cpu=1.5", NULL, NULL, NULL, NULL,
          "invalid resources specification"},
         {"a word that is no quantity", "a:cpu=abc", NULL, NULL, NULL, NULL,
@@ -484,9 +482,9 @@ static void test_guess_resource_table(void **state)
     static const struct {
         const char *kind, *want;
     } cases[] = {
-        {"Job", "jobs"},           {"PyTorchJob", "pytorchjobs"}, {"Pod", "pods"},
-        {"Policy", "policies"},    {"Gateway", "gateways"},       {"Ingress", "ingresses"},
-        {"Mailbox", "mailboxes"},  {"Patch", "patches"},          {"", ""},
+        {"Job", "jobs"},          {"PyTorchJob", "pytorchjobs"}, {"Pod", "pods"},
+        {"Policy", "policies"},   {"Gateway", "gateways"},       {"Ingress", "ingresses"},
+        {"Mailbox", "mailboxes"}, {"Patch", "patches"},          {"", ""},
     };
     char buf[64];
 
@@ -528,36 +526,43 @@ static void test_pod_columns_table(void **state)
     static const struct {
         const char *name, *pod, *ready, *status, *restarts;
     } cases[] = {
-        {"pending, no statuses", "{\"spec\":{\"containers\":[{}]},\"status\":{\"phase\":"
-                                 "\"Pending\"}}",
+        {"pending, no statuses",
+         "{\"spec\":{\"containers\":[{}]},\"status\":{\"phase\":"
+         "\"Pending\"}}",
          "0/1", "Pending", "0"},
-        {"gated", "{\"spec\":{\"containers\":[{}]},\"status\":{\"phase\":\"Pending\","
-                  "\"conditions\":[{\"type\":\"PodScheduled\",\"status\":\"False\",\"reason\":"
-                  "\"SchedulingGated\"}]}}",
+        {"gated",
+         "{\"spec\":{\"containers\":[{}]},\"status\":{\"phase\":\"Pending\","
+         "\"conditions\":[{\"type\":\"PodScheduled\",\"status\":\"False\",\"reason\":"
+         "\"SchedulingGated\"}]}}",
          "0/1", "SchedulingGated", "0"},
-        {"running and ready, one of two", "{\"spec\":{\"containers\":[{},{}]},\"status\":{"
-                                          "\"phase\":\"Running\",\"containerStatuses\":[{"
-                                          "\"ready\":true,\"state\":{\"running\":{}}},{"
-                                          "\"ready\":false,\"state\":{\"waiting\":{\"reason\":"
-                                          "\"ContainerCreating\"}}}]}}",
+        {"running and ready, one of two",
+         "{\"spec\":{\"containers\":[{},{}]},\"status\":{"
+         "\"phase\":\"Running\",\"containerStatuses\":[{"
+         "\"ready\":true,\"state\":{\"running\":{}}},{"
+         "\"ready\":false,\"state\":{\"waiting\":{\"reason\":"
+         "\"ContainerCreating\"}}}]}}",
          "1/2", "ContainerCreating", "0"},
-        {"completed", "{\"spec\":{\"containers\":[{}]},\"status\":{\"phase\":\"Succeeded\","
-                      "\"containerStatuses\":[{\"state\":{\"terminated\":{\"reason\":"
-                      "\"Completed\",\"exitCode\":0}}}]}}",
+        {"completed",
+         "{\"spec\":{\"containers\":[{}]},\"status\":{\"phase\":\"Succeeded\","
+         "\"containerStatuses\":[{\"state\":{\"terminated\":{\"reason\":"
+         "\"Completed\",\"exitCode\":0}}}]}}",
          "0/1", "Completed", "0"},
-        {"killed by a signal, restarted", "{\"spec\":{\"containers\":[{}]},\"status\":{\"phase\":"
-                                          "\"Running\",\"containerStatuses\":[{"
-                                          "\"restartCount\":2,\"lastState\":{\"terminated\":{"
-                                          "\"finishedAt\":\"2025-12-31T23:55:00Z\"}},\"state\":{"
-                                          "\"terminated\":{\"signal\":9}}}]}}",
+        {"killed by a signal, restarted",
+         "{\"spec\":{\"containers\":[{}]},\"status\":{\"phase\":"
+         "\"Running\",\"containerStatuses\":[{"
+         "\"restartCount\":2,\"lastState\":{\"terminated\":{"
+         "\"finishedAt\":\"2025-12-31T23:55:00Z\"}},\"state\":{"
+         "\"terminated\":{\"signal\":9}}}]}}",
          "0/1", "Signal:9", "2 (5m ago)"},
-        {"init container waiting", "{\"spec\":{\"initContainers\":[{},{}],\"containers\":[{}]},"
-                                   "\"status\":{\"phase\":\"Pending\",\"initContainerStatuses\":"
-                                   "[{\"state\":{\"terminated\":{\"exitCode\":0}}},{\"state\":{"
-                                   "\"running\":{}}}]}}",
+        {"init container waiting",
+         "{\"spec\":{\"initContainers\":[{},{}],\"containers\":[{}]},"
+         "\"status\":{\"phase\":\"Pending\",\"initContainerStatuses\":"
+         "[{\"state\":{\"terminated\":{\"exitCode\":0}}},{\"state\":{"
+         "\"running\":{}}}]}}",
          "0/1", "Init:1/2", "0"},
-        {"terminating", "{\"metadata\":{\"deletionTimestamp\":\"2026-01-01T00:00:00Z\"},"
-                        "\"spec\":{\"containers\":[{}]},\"status\":{\"phase\":\"Running\"}}",
+        {"terminating",
+         "{\"metadata\":{\"deletionTimestamp\":\"2026-01-01T00:00:00Z\"},"
+         "\"spec\":{\"containers\":[{}]},\"status\":{\"phase\":\"Running\"}}",
          "0/1", "Terminating", "0"},
     };
     ts_time now;
@@ -591,8 +596,9 @@ static void test_pod_selector_table(void **state)
          "pytorchjob-controller"},
         {"MPIJob", "{\"metadata\":{\"name\":\"m\"}}",
          "training.kubeflow.org/job-name=m,training.kubeflow.org/operator-name=mpi-operator"},
-        {"Pod", "{\"metadata\":{\"name\":\"p\",\"labels\":{\"kueue.x-k8s.io/pod-group-name\":"
-                "\"g\"}}}",
+        {"Pod",
+         "{\"metadata\":{\"name\":\"p\",\"labels\":{\"kueue.x-k8s.io/pod-group-name\":"
+         "\"g\"}}}",
          "kueue.x-k8s.io/pod-group-name=g"},
         {"Deployment", "{}", NULL},
     };
@@ -642,8 +648,14 @@ static void test_complete_table(void **state)
         {{"li"}, 1, 1, "list\tDisplay resources\n:4\n"},
         {{"list", ""}, 2, 0, "clusterqueue\nlocalqueue\npods\nresourceflavor\nworkload\n:4\n"},
         {{"create", "c"}, 2, 1, "clusterqueue\tCreates a clusterqueue\n:4\n"},
-        {{"delete", "w"}, 2, 1, "workload\tDelete the given Workload and its corresponding Job\n:4\n"},
-        {{"get", "r"}, 2, 1, "resourceflavor\tPass-through \"get resourceflavor\" to kubectl\n:4\n"},
+        {{"delete", "w"},
+         2,
+         1,
+         "workload\tDelete the given Workload and its corresponding Job\n:4\n"},
+        {{"get", "r"},
+         2,
+         1,
+         "resourceflavor\tPass-through \"get resourceflavor\" to kubectl\n:4\n"},
         {{"completion", "z"}, 2, 0, "zsh\n:4\n"},
         {{"list", "workload", "--st"}, 3, 0, "--status\n:4\n"},
         {{"create", "cq", "x", "--nom"}, 4, 0, "--nominal-quota\n:4\n"},
@@ -675,9 +687,12 @@ static void test_argv0(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_taints_table),    cmocka_unit_test(test_tolerations_table),
-        cmocka_unit_test(test_labels_table),    cmocka_unit_test(test_objects),
-        cmocka_unit_test(test_wl_status_table), cmocka_unit_test(test_tables),
+        cmocka_unit_test(test_taints_table),
+        cmocka_unit_test(test_tolerations_table),
+        cmocka_unit_test(test_labels_table),
+        cmocka_unit_test(test_objects),
+        cmocka_unit_test(test_wl_status_table),
+        cmocka_unit_test(test_tables),
         cmocka_unit_test(test_argv0),
         cmocka_unit_test(test_clusterqueue_table),
         cmocka_unit_test(test_clusterqueue_flags),
