@@ -21,7 +21,8 @@
 #                   (K8S=real: on a real control plane built from Go modules)
 #   make install    the product binaries (release build) into $(DESTDIR)$(PREFIX)/bin:
 #                   turnstile, turnstilectl and turnstile-apiserver; PREFIX=/usr/local;
-#                   kubectl-kueue -> turnstilectl (the `kubectl kueue` plugin)
+#                   kubectl-kueue -> turnstilectl (the `kubectl kueue` plugin) and
+#                   kubectl_complete-kueue -> turnstilectl (its shell completion)
 #   make soak       apiserver durability (20 kill -9 rounds x 10,000 writes), then the
 #                   crash-restart soak: 3,000 steps, >= 1,000 controller kills, --faults,
 #                   --preemption
@@ -308,6 +309,7 @@ install:
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(INSTALL_BINS:%=build/release/bin/%) $(DESTDIR)$(PREFIX)/bin/
 	ln -sf turnstilectl $(DESTDIR)$(PREFIX)/bin/kubectl-kueue
+	ln -sf turnstilectl $(DESTDIR)$(PREFIX)/bin/kubectl_complete-kueue
 
 # --- the main job on the embedded default ---------------------------------
 run: check-deps

@@ -34,8 +34,9 @@ int main(int argc, char **argv)
     int rc;
 
     ts_alloc_init();
-    if (ts_cli_kueuectl_argv0(argv[0])) /* kubectl's plugin `kubectl kueue` */
-        return ts_cli_kueuectl(argc - 1, argv + 1, stdout, stderr);
+    if ((rc = ts_cli_kueuectl_argv0(argv[0]))) /* kubectl's plugin `kubectl kueue` */
+        return rc == 2 ? ts_cli_kueuectl_complete(argc - 1, argv + 1, stdout, stderr)
+                       : ts_cli_kueuectl(argc - 1, argv + 1, stdout, stderr);
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
         !strcmp(argv[1], "help")) {
         fputs(USAGE, argc < 2 ? stderr : stdout);

@@ -361,7 +361,10 @@ void ts__as_handle_delete(struct ts__as_req *q, struct ts__as_resp *r)
     policy = policy_of(q, pol);
     if (!pol && q->res->kindid == TS__AS_JOB)
         ts_strlist_push(&r->warnings, JOB_ORPHAN_WARNING);
-    if (ts__as_query(q, "dryRun")) {
+    /* dryRun comes in the query (kubectl) or in the DeleteOptions body
+     * (client-go's Delete(ctx, name, metav1.DeleteOptions{DryRun: ...})) */
+    if (ts__as_query(q, "dryRun") ||
+        cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(opts, "dryRun")) > 0) {
         reply_deleted(q, r, o->json);
     } else {
         last = cJSON_Duplicate(o->json, 1);

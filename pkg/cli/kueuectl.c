@@ -8,12 +8,14 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/kueuectl_int.h"
 #include "json/json.h"
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
 #include "kube/loop.h"
+#include "util/alloc.h"
 #include "util/buf.h"
 #include "yaml/yaml.h"
 
@@ -24,8 +26,14 @@
     "  kubectl kueue [command]\n"                                                                  \
     "\n"                                                                                           \
     "Available Commands:\n"                                                                        \
-    "  create      Create a resource (localqueue, resourceflavor)\n"                               \
-    "  list        Display resources (clusterqueue, localqueue, workload, resourceflavor)\n"       \
+    "  completion  Generate the autocompletion script for the specified shell\n"                   \
+    "  create      Create a resource (clusterqueue, localqueue, resourceflavor)\n"                 \
+    "  delete      Delete a resource (workload: its Job too; others through kubectl)\n"            \
+    "  describe    Show details of a resource (through kubectl)\n"                                 \
+    "  edit        Edit a resource on the server (through kubectl)\n"                              \
+    "  get         Display a resource (through kubectl)\n"                                         \
+    "  list        Display resources (clusterqueue, localqueue, workload, resourceflavor, pods)\n" \
+    "  patch       Update fields of a resource (through kubectl)\n"                                \
     "  resume      Resume the resource (workload, localqueue, clusterqueue)\n"                     \
     "  stop        Stop the resource (workload, localqueue, clusterqueue)\n"                       \
     "  version     Prints the client version and the kueue controller manager image, if "          \
@@ -45,9 +53,14 @@ enum {
     C_CREATE_LQ = 1 << 7,
     C_CREATE_RF = 1 << 8,
     C_VERSION = 1 << 9,
+    C_CREATE_CQ = 1 << 10,
+    C_DELETE_WL = 1 << 11,
+    C_LIST_PODS = 1 << 12,
+    C_COMPLETION = 1 << 13,
     C_LIST = C_LIST_CQ | C_LIST_LQ | C_LIST_WL | C_LIST_RF,
-    C_WRITE = C_STOP_WL | C_STOP_Q | C_RESUME | C_CREATE_LQ | C_CREATE_RF,
-    C_ALL = C_LIST | C_WRITE | C_VERSION,
+    C_CREATE = C_CREATE_LQ | C_CREATE_RF | C_CREATE_CQ,
+    C_WRITE = C_STOP_WL | C_STOP_Q | C_RESUME | C_CREATE,
+    C_ALL = C_LIST | C_WRITE | C_VERSION | C_DELETE_WL | C_LIST_PODS | C_COMPLETION,
 };
 
 enum ftype { F_BOOL = 0, F_STR, F_ARR };
@@ -63,21 +76,31 @@ static const struct flag flags[] = {
     {"kubeconfig", 0, F_STR, C_ALL},
     {"context", 0, F_STR, C_ALL},
     {"namespace", 'n', F_STR, C_ALL},
-    {"output", 'o', F_STR, C_LIST | C_WRITE},
-    {"all-namespaces", 'A', F_BOOL, C_LIST_LQ | C_LIST_WL},
-    {"selector", 'l', F_STR, C_LIST},
-    {"field-selector", 0, F_STR, C_LIST},
+    {"output", 'o', F_STR, C_LIST | C_WRITE | C_LIST_PODS},
+    {"all-namespaces", 'A', F_BOOL, C_LIST_LQ | C_LIST_WL | C_LIST_PODS | C_DELETE_WL},
+    {"selector", 'l', F_STR, C_LIST | C_LIST_PODS},
+    {"field-selector", 0, F_STR, C_LIST | C_LIST_PODS},
     {"clusterqueue", 'c', F_STR, C_LIST_LQ | C_LIST_WL | C_CREATE_LQ},
     {"localqueue", 'q', F_STR, C_LIST_WL},
     {"status", 0, F_ARR, C_LIST_WL},
-    {"for", 0, F_STR, C_LIST_WL},
+    {"for", 0, F_STR, C_LIST_WL | C_LIST_PODS},
     {"active", 0, F_ARR, C_LIST_CQ},
-    {"dry-run", 0, F_STR, C_WRITE},
+    {"dry-run", 0, F_STR, C_WRITE | C_DELETE_WL},
     {"keep-already-running", 0, F_BOOL, C_STOP_Q},
     {"ignore-unknown-cq", 'i', F_BOOL, C_CREATE_LQ},
     {"node-labels", 0, F_ARR, C_CREATE_RF},
     {"node-taints", 0, F_ARR, C_CREATE_RF},
     {"tolerations", 0, F_ARR, C_CREATE_RF},
+    {"cohort", 0, F_STR, C_CREATE_CQ},
+    {"queuing-strategy", 0, F_STR, C_CREATE_CQ},
+    {"namespace-selector", 0, F_ARR, C_CREATE_CQ},
+    {"reclaim-within-cohort", 0, F_STR, C_CREATE_CQ},
+    {"preemption-within-cluster-queue", 0, F_STR, C_CREATE_CQ},
+    {"nominal-quota", 0, F_ARR, C_CREATE_CQ},
+    {"borrowing-limit", 0, F_ARR, C_CREATE_CQ},
+    {"lending-limit", 0, F_ARR, C_CREATE_CQ},
+    {"yes", 'y', F_BOOL, C_DELETE_WL},
+    {"all", 0, F_BOOL, C_DELETE_WL},
 };
 
 static void append(const char **arr, size_t *n, size_t cap, const char *v)
@@ -128,6 +151,26 @@ static void store(struct ts__kctl_opts *o, const struct flag *f, const char *v)
         append(o->node_taints, &o->n_node_taints, 16, v);
     else if (IS("tolerations"))
         append(o->tolerations, &o->n_tolerations, 16, v);
+    else if (IS("cohort"))
+        o->cohort = v;
+    else if (IS("queuing-strategy"))
+        o->queuing_strategy = v;
+    else if (IS("namespace-selector"))
+        append(o->ns_selector, &o->n_ns_selector, 16, v);
+    else if (IS("reclaim-within-cohort"))
+        o->reclaim = v;
+    else if (IS("preemption-within-cluster-queue"))
+        o->within_cq = v;
+    else if (IS("nominal-quota"))
+        append(o->nominal, &o->n_nominal, 16, v);
+    else if (IS("borrowing-limit"))
+        append(o->borrowing, &o->n_borrowing, 16, v);
+    else if (IS("lending-limit"))
+        append(o->lending, &o->n_lending, 16, v);
+    else if (IS("yes"))
+        o->yes = strcmp(v, "false") != 0;
+    else if (IS("all"))
+        o->all = strcmp(v, "false") != 0;
 #undef IS
 }
 
@@ -163,7 +206,7 @@ static int parse(int argc, char **argv, struct ts__kctl_opts *o, const struct fl
         const struct flag *f;
 
         if (dashdash || a[0] != '-' || !a[1]) {
-            append(o->args, &o->n_args, 4, a);
+            append(o->args, &o->n_args, 64, a);
             continue;
         }
         if (!strcmp(a, "--")) {
@@ -185,6 +228,28 @@ static int parse(int argc, char **argv, struct ts__kctl_opts *o, const struct fl
     return 0;
 }
 
+int ts__kctl_flag_takes_value(const char *arg)
+{
+    const char *v;
+    const struct flag *f = arg[0] == '-' ? find_flag(arg, &v) : NULL;
+
+    return f && f->type != F_BOOL;
+}
+
+void ts__kctl_lenient_parse(int argc, char **argv, struct ts__kctl_opts *o)
+{
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v;
+        const struct flag *f = a[0] == '-' && a[1] ? find_flag(a, &v) : NULL;
+
+        if (!f)
+            continue;
+        if (!v && f->type != F_BOOL && i + 1 < argc)
+            v = argv[++i];
+        store(o, f, v ? v : "true");
+    }
+}
+
 static int is(const char *s, const char *names)
 {
     char key[64];
@@ -193,7 +258,7 @@ static int is(const char *s, const char *names)
     return strstr(names, key) != NULL;
 }
 
-static int kind_of(const char *s, enum ts__kctl_kind *k)
+int ts__kctl_kind_of(const char *s, enum ts__kctl_kind *k)
 {
     if (is(s, " clusterqueue cq "))
         *k = TS__KCTL_CQ;
@@ -208,11 +273,11 @@ static int kind_of(const char *s, enum ts__kctl_kind *k)
     return 0;
 }
 
-/* The command bit of verb + kind, or 0 when kueuectl has no such command
- * (or Turnstile does not have it yet: *missing then names it). */
+/* The command bit of verb + kind, or 0 when kueuectl has no such command. */
 static unsigned command(const char *verb, const char *kind_s, enum ts__kctl_kind kind)
 {
     static const unsigned list[] = {C_LIST_CQ, C_LIST_LQ, C_LIST_WL, C_LIST_RF};
+    static const unsigned create[] = {C_CREATE_CQ, C_CREATE_LQ, 0, C_CREATE_RF};
 
     if (!strcmp(verb, "list"))
         return list[kind];
@@ -220,10 +285,33 @@ static unsigned command(const char *verb, const char *kind_s, enum ts__kctl_kind
         return kind == TS__KCTL_WL ? C_STOP_WL : C_STOP_Q;
     if (!strcmp(verb, "resume") && kind != TS__KCTL_RF)
         return C_RESUME;
-    if (!strcmp(verb, "create") && (kind == TS__KCTL_LQ || kind == TS__KCTL_RF) &&
-        strcmp(kind_s, "kwl"))
-        return kind == TS__KCTL_LQ ? C_CREATE_LQ : C_CREATE_RF;
+    if (!strcmp(verb, "create") && strcmp(kind_s, "kwl"))
+        return create[kind];
+    if (!strcmp(verb, "delete") && kind == TS__KCTL_WL)
+        return C_DELETE_WL;
     return 0;
+}
+
+int ts__kctl_complete_flags(const char *verb, const char *kind_s, const char *prefix, FILE *out)
+{
+    enum ts__kctl_kind kind = TS__KCTL_CQ;
+    unsigned cmd = 0;
+
+    if (!strcmp(verb, "version"))
+        cmd = C_VERSION;
+    else if (!strcmp(verb, "list") && is(kind_s, " pods pod po "))
+        cmd = C_LIST_PODS;
+    else if (*kind_s && !ts__kctl_kind_of(kind_s, &kind))
+        cmd = command(verb, kind_s, kind);
+    for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+        char name[64];
+
+        snprintf(name, sizeof(name), "--%s", flags[i].name);
+        if ((flags[i].cmds & cmd || flags[i].cmds == C_ALL) &&
+            !strncmp(name, prefix, strlen(prefix)))
+            fprintf(out, "%s\n", name);
+    }
+    return 4; /* ShellCompDirectiveNoFileComp */
 }
 
 int ts__kctl_fail(struct ts__kctl *k, const char *fmt, ...)
@@ -372,10 +460,16 @@ static int version(struct ts__kctl *k)
     return 0;
 }
 
-static int run(struct ts__kctl *k, const char *verb, enum ts__kctl_kind kind)
+static int run(struct ts__kctl *k, unsigned cmd, enum ts__kctl_kind kind)
 {
-    if (!strcmp(verb, "version"))
+    const char *verb = k->o.args[0];
+
+    if (cmd == C_VERSION)
         return version(k);
+    if (cmd == C_DELETE_WL)
+        return ts__kctl_delete_workloads(k);
+    if (cmd == C_LIST_PODS)
+        return ts__kctl_list_pods(k);
     if (!strcmp(verb, "list"))
         return ts__kctl_list(k, kind);
     if (!strcmp(verb, "create"))
@@ -383,30 +477,41 @@ static int run(struct ts__kctl *k, const char *verb, enum ts__kctl_kind kind)
     return ts__kctl_stop_resume(k, kind, !strcmp(verb, "stop"));
 }
 
-/* Loads the kubeconfig, connects and runs the command. */
-static int connect_and_run(struct ts__kctl *k, const char *verb, enum ts__kctl_kind kind)
+int ts__kctl_connect(struct ts__kctl *k)
 {
     struct ts_kubeconfig_opts ko = {0};
     struct ts_kube_client_opts co = {0};
-    struct ts_kubeconfig cfg;
-    struct ts_loop *loop = NULL;
     struct ts_err e = {0};
-    int rc = 1;
 
-    memset(&cfg, 0, sizeof(cfg));
+    memset(&k->cfg, 0, sizeof(k->cfg));
     ko.path = k->o.kubeconfig;
     ko.context = k->o.context;
     co.qps = -1;
-    if (ts_kubeconfig_load(&ko, &cfg, &e) || !(loop = ts_loop_new()) ||
-        !(k->c = ts_kube_client_new(loop, &cfg, &co, &e))) {
-        ts__kctl_fail(k, "%s", e.msg[0] ? e.msg : "cannot create the event loop");
-    } else {
-        k->ns = k->o.ns ? k->o.ns : cfg.namespace;
-        rc = run(k, verb, kind);
+    if (ts_kubeconfig_load(&ko, &k->cfg, &e) || !(k->loop = ts_loop_new()) ||
+        !(k->c = ts_kube_client_new(k->loop, &k->cfg, &co, &e))) {
+        snprintf(k->conn_err, sizeof(k->conn_err), "%s",
+                 e.msg[0] ? e.msg : "cannot create the event loop");
+        return -1;
     }
+    k->ns = k->o.ns ? k->o.ns : k->cfg.namespace;
+    return 0;
+}
+
+void ts__kctl_disconnect(struct ts__kctl *k)
+{
     ts_kube_client_free(k->c);
-    ts_loop_free(loop);
-    ts_kubeconfig_release(&cfg);
+    ts_loop_free(k->loop);
+    ts_kubeconfig_release(&k->cfg);
+    k->c = NULL;
+    k->loop = NULL;
+}
+
+/* Loads the kubeconfig, connects and runs the command. */
+static int connect_and_run(struct ts__kctl *k, unsigned cmd, enum ts__kctl_kind kind)
+{
+    int rc = ts__kctl_connect(k) ? ts__kctl_fail(k, "%s", k->conn_err) : run(k, cmd, kind);
+
+    ts__kctl_disconnect(k);
     return rc;
 }
 
@@ -419,42 +524,134 @@ static int check_flags(struct ts__kctl *k, unsigned cmd, const struct flag **use
     return 0;
 }
 
+/* The verb and kind words of argv: the first two words that are neither
+ * flags nor the values of flags that take one. */
+static void words(int argc, char **argv, const char **verb, const char **kind)
+{
+    *verb = *kind = NULL;
+    for (int i = 0; i < argc && !*kind; i++) {
+        const char *a = argv[i], *v;
+        const struct flag *f;
+
+        if (!strcmp(a, "--"))
+            break;
+        if (a[0] == '-' && a[1]) {
+            if ((f = find_flag(a, &v)) && f->type != F_BOOL && !v)
+                i++;
+            continue;
+        }
+        if (!*verb)
+            *verb = a;
+        else
+            *kind = a;
+    }
+}
+
+/* The full resource name of a Kueue kind word of passthrough.go, or NULL. */
+static const char *passthrough_resource(const char *verb, const char *kind_s)
+{
+    static const char *const full[] = {"clusterqueues.kueue.x-k8s.io", "localqueues.kueue.x-k8s.io",
+                                       "workloads.kueue.x-k8s.io",
+                                       "resourceflavors.kueue.x-k8s.io"};
+    enum ts__kctl_kind kind;
+
+    if (!verb || !kind_s || !is(verb, " get describe edit patch delete ") ||
+        ts__kctl_kind_of(kind_s, &kind))
+        return NULL;
+    if (!strcmp(verb, "delete") && kind == TS__KCTL_WL)
+        return NULL;
+    return full[kind];
+}
+
+/* passthrough.go: get|describe|edit|patch|delete KIND ... run as kubectl
+ * with the same words, the kind given by its full resource name so that
+ * no other API group's kind of the same name is picked.  Returns only on
+ * failure. */
+static int passthrough(struct ts__kctl *k, int argc, char **argv, const char *kind_s,
+                       const char *full)
+{
+    char **args = ts_xcalloc((size_t)argc + 2, sizeof(*args));
+    char kubectl[] = "kubectl", resource[64];
+    const char *path = getenv("PATH");
+
+    snprintf(resource, sizeof(resource), "%s", full);
+    args[0] = kubectl;
+    for (int i = 0; i < argc; i++)
+        args[i + 1] = argv[i] == kind_s ? resource : argv[i];
+    fflush(k->out);
+    fflush(k->err);
+    execvp("kubectl", args);
+    free(args);
+    return ts__kctl_fail(k,
+                         "pass-through command are not available: exec: \"kubectl\": executable "
+                         "file not found in $PATH, PATH=\"%s\"",
+                         path ? path : "");
+}
+
+/* The command of the parsed words, 0 with the message printed (or the
+ * usage) when there is none. */
+static int resolve(struct ts__kctl *k, unsigned *cmd, enum ts__kctl_kind *kind)
+{
+    const char *verb = k->o.n_args ? k->o.args[0] : "", *kind_s = k->o.args[1];
+
+    if (!strcmp(verb, "version"))
+        return *cmd = C_VERSION, 0;
+    if (!strcmp(verb, "completion"))
+        return *cmd = C_COMPLETION, 0;
+    if (!is(verb, " list stop resume create delete get describe edit patch "))
+        return ts__kctl_fail(k, "unknown command \"%s\" for \"kueuectl\"", verb);
+    if (k->o.n_args >= 2 && !strcmp(verb, "list") && is(kind_s, " pods pod po "))
+        return *cmd = C_LIST_PODS, 0;
+    if (k->o.n_args < 2 || ts__kctl_kind_of(kind_s, kind) ||
+        !(*cmd = command(verb, kind_s, *kind))) {
+        if (k->o.n_args < 2 || is(verb, " delete get describe edit patch "))
+            return fputs(USAGE, k->out), 1;
+        return ts__kctl_fail(k, "unknown command \"%s\" for \"kueuectl %s\"", kind_s, verb);
+    }
+    return 0;
+}
+
+/* The argument counts each command takes (cobra's Args). */
+static int check_args(struct ts__kctl *k, unsigned cmd)
+{
+    size_t n = k->o.n_args;
+
+    if (cmd & C_WRITE && n != 3)
+        return ts__kctl_fail(k, "accepts 1 arg(s), received %zu", n - 2);
+    if (cmd & (C_LIST | C_VERSION | C_LIST_PODS) && n > (cmd == C_VERSION ? 1u : 2u))
+        return ts__kctl_fail(k, "unknown command \"%s\" for \"kueuectl %s%s%s\"",
+                             k->o.args[cmd == C_VERSION ? 1 : 2], k->o.args[0],
+                             cmd == C_VERSION ? "" : " ", cmd == C_VERSION ? "" : k->o.args[1]);
+    if (cmd == C_CREATE_CQ && !*k->o.args[2])
+        return ts__kctl_fail(k, "name must be specified");
+    return 0;
+}
+
 int ts_cli_kueuectl(int argc, char **argv, FILE *out, FILE *err)
 {
     struct ts__kctl k = {.out = out, .err = err};
     const struct flag *used[32];
     enum ts__kctl_kind kind = TS__KCTL_CQ;
     struct ts_err e = {0};
-    const char *verb;
-    unsigned cmd;
+    const char *verb, *kind_s, *full;
+    unsigned cmd = 0;
     size_t n_used;
 
+    words(argc, argv, &verb, &kind_s);
+    if ((full = passthrough_resource(verb, kind_s)))
+        return passthrough(&k, argc, argv, kind_s, full);
+    if (verb && (!strcmp(verb, "__complete") || !strcmp(verb, "__completeNoDesc")))
+        return ts__kctl_complete(&k, argc - 1, argv + 1, !strcmp(verb, "__complete"));
     if (parse(argc, argv, &k.o, used, &n_used, &e))
         return ts__kctl_fail(&k, "%s", e.msg);
-    verb = k.o.n_args ? k.o.args[0] : "";
-    if (!*verb || !strcmp(verb, "help"))
+    if (!k.o.n_args || !strcmp(k.o.args[0], "help"))
         return fputs(USAGE, out), 0;
-    if (!strcmp(verb, "version")) {
-        cmd = C_VERSION;
-    } else if (!is(verb, " list stop resume create ")) {
-        return ts__kctl_fail(&k, "unknown command \"%s\" for \"kueuectl\"", verb);
-    } else if (k.o.n_args < 2 || kind_of(k.o.args[1], &kind)) {
-        if (k.o.n_args >= 2 && (!strcmp(k.o.args[1], "pods") || !strcmp(k.o.args[1], "pod")))
-            return ts__kctl_fail(&k, "turnstile: `%s pods` is not implemented yet", verb);
-        if (k.o.n_args < 2)
-            return fputs(USAGE, out), 0;
-        return ts__kctl_fail(&k, "unknown command \"%s\" for \"kueuectl %s\"", k.o.args[1], verb);
-    } else if (!(cmd = command(verb, k.o.args[1], kind))) {
-        return ts__kctl_fail(&k, "turnstile: `%s %s` is not implemented yet", verb, k.o.args[1]);
-    }
-    if (check_flags(&k, cmd, used, n_used))
+    if (resolve(&k, &cmd, &kind))
+        return strcmp(k.o.args[0], "list") && k.o.n_args < 2 ? 0 : 1;
+    if (check_flags(&k, cmd, used, n_used) || check_args(&k, cmd))
         return 1;
-    if (cmd & C_WRITE && k.o.n_args != 3)
-        return ts__kctl_fail(&k, "accepts 1 arg(s), received %zu", k.o.n_args - 2);
-    if (cmd & (C_LIST | C_VERSION) && k.o.n_args > (cmd == C_VERSION ? 1u : 2u))
-        return ts__kctl_fail(&k, "unknown command \"%s\" for \"kueuectl %s%s%s\"",
-                             k.o.args[cmd == C_VERSION ? 1 : 2], verb, cmd == C_VERSION ? "" : " ",
-                             cmd == C_VERSION ? "" : k.o.args[1]);
+    if (cmd == C_COMPLETION)
+        return ts__kctl_completion_script(&k, k.o.n_args > 1 ? k.o.args[1] : NULL);
     if (!k.o.dry_run)
         k.o.dry_run = "none";
     if (strcmp(k.o.dry_run, "none") && strcmp(k.o.dry_run, "client") &&
@@ -462,7 +659,7 @@ int ts_cli_kueuectl(int argc, char **argv, FILE *out, FILE *err)
         return ts__kctl_fail(
             &k, "invalid dry-run value (%s). Must be \"none\", \"server\", or \"client\"",
             k.o.dry_run);
-    return connect_and_run(&k, verb, kind);
+    return connect_and_run(&k, cmd, kind);
 }
 
 int ts_cli_kueuectl_argv0(const char *argv0)
@@ -470,5 +667,14 @@ int ts_cli_kueuectl_argv0(const char *argv0)
     const char *base = strrchr(argv0 ? argv0 : "", '/');
 
     base = base ? base + 1 : argv0 ? argv0 : "";
+    if (!strcmp(base, "kubectl_complete-kueue"))
+        return 2;
     return !strcmp(base, "kubectl-kueue") || !strcmp(base, "kueuectl");
+}
+
+int ts_cli_kueuectl_complete(int argc, char **argv, FILE *out, FILE *err)
+{
+    struct ts__kctl k = {.out = out, .err = err};
+
+    return ts__kctl_complete(&k, argc, argv, 1);
 }

@@ -14,12 +14,14 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "kube/kubeconfig.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/time.h"
 
 struct ts_kube_client;
 struct ts_kube_req;
+struct ts_loop;
 
 /* What the command line asked for (strings borrowed from argv). */
 struct ts__kctl_opts {
@@ -35,7 +37,12 @@ struct ts__kctl_opts {
     int keep_running, ignore_unknown_cq;
     const char *node_labels[16], *node_taints[16], *tolerations[16];
     size_t n_node_labels, n_node_taints, n_tolerations;
-    const char *args[4];
+    /* create clusterqueue: NULL when the flag was not given */
+    const char *cohort, *queuing_strategy, *reclaim, *within_cq;
+    const char *ns_selector[16], *nominal[16], *borrowing[16], *lending[16];
+    size_t n_ns_selector, n_nominal, n_borrowing, n_lending;
+    int yes, all; /* delete workload */
+    const char *args[64];
     size_t n_args;
 };
 
@@ -51,11 +58,20 @@ enum ts__kctl_kind {
 struct ts__kctl {
     struct ts__kctl_opts o;
     struct ts_kube_client *c;
+    struct ts_loop *loop;
+    struct ts_kubeconfig cfg;
     const char *ns; /* -n, else the kubeconfig context's */
     FILE *out, *err;
+    char conn_err[256];
 };
 
 /* ---- API (kueuectl.c) ---- */
+
+/* Loads the kubeconfig of k->o (--kubeconfig, --context) and creates the
+ * client; sets k->ns.  Returns 0, or -1 with k->conn_err set.  Either
+ * way release with ts__kctl_disconnect(). */
+int ts__kctl_connect(struct ts__kctl *k);
+void ts__kctl_disconnect(struct ts__kctl *k);
 
 /* Runs one request to completion.  Returns 0 or a TS_E* code; on failure
  * msg receives what kubectl would print after "Error: " (the server's
@@ -63,6 +79,21 @@ struct ts__kctl {
  * Ownership: caller deletes *out (may be NULL). */
 int ts__kctl_call(struct ts__kctl *k, const struct ts_kube_req *r, cJSON **out, char *msg,
                   size_t len);
+
+/* The kind of a kind word of kueuectl ("cq", "workload", "kwl", ...).
+ * Returns 0 or -1. */
+int ts__kctl_kind_of(const char *s, enum ts__kctl_kind *k);
+
+/* Whether a flag word ("-n", "--context") takes a value. */
+int ts__kctl_flag_takes_value(const char *arg);
+
+/* Stores the known flags of argv in o, skipping everything else (the
+ * words being completed need not parse). */
+void ts__kctl_lenient_parse(int argc, char **argv, struct ts__kctl_opts *o);
+
+/* Prints the long flags of the command VERB KIND that start with prefix,
+ * one a line.  Returns cobra's ShellCompDirectiveNoFileComp (4). */
+int ts__kctl_complete_flags(const char *verb, const char *kind_s, const char *prefix, FILE *out);
 
 /* Prints "Error: msg" on err and returns 1 (kueuectl's exit code). */
 int ts__kctl_fail(struct ts__kctl *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -77,6 +108,8 @@ int ts__kctl_print_obj(struct ts__kctl *k, const cJSON *obj, const char *kind,
 int ts__kctl_list(struct ts__kctl *k, enum ts__kctl_kind kind);
 int ts__kctl_stop_resume(struct ts__kctl *k, enum ts__kctl_kind kind, int stop);
 int ts__kctl_create(struct ts__kctl *k, enum ts__kctl_kind kind);
+int ts__kctl_delete_workloads(struct ts__kctl *k);
+int ts__kctl_list_pods(struct ts__kctl *k);
 
 /* ---- pure: tables (kueuectl_print.c) ---- */
 
@@ -101,6 +134,10 @@ void ts__kctl_table_release(struct ts__kctl_table *t);
  * is the clock for the AGE and EXEC TIME columns. */
 void ts__kctl_table_add(struct ts__kctl_table *t, enum ts__kctl_kind kind, const cJSON *obj,
                         const cJSON *lq_cq, const cJSON *positions, ts_time now);
+
+/* Appends a row of given cells (ncols of them, NAMESPACE aside: ns is
+ * its cell when the table has it).  Cells are copied. */
+void ts__kctl_table_add_row(struct ts__kctl_table *t, const char *ns, const char *const *cells);
 
 /* Prints the header and rows (nothing when there are no rows, as kubectl's
  * table printer). */
@@ -129,9 +166,11 @@ int ts__kctl_parse_taints(const char *const *items, size_t n, cJSON **out, struc
  * Ownership: caller deletes *out. */
 int ts__kctl_parse_tolerations(const char *const *items, size_t n, cJSON **out, struct ts_buf *err);
 
-/* Parses --node-labels values ("k=v,k2=v2", repeated flags merge) into a
- * JSON object.  Returns 0 or TS_EINVAL.  Ownership: caller deletes *out. */
-int ts__kctl_parse_labels(const char *const *items, size_t n, cJSON **out, struct ts_buf *err);
+/* Parses the values of a pflag stringToString flag such as --node-labels
+ * ("k=v,k2=v2", repeated flags merge) into a JSON object; flag names it in
+ * the messages.  Returns 0 or TS_EINVAL.  Ownership: caller deletes *out. */
+int ts__kctl_parse_labels(const char *const *items, size_t n, const char *flag, cJSON **out,
+                          struct ts_buf *err);
 
 /* The objects `create` sends, shaped as kueuectl's typed Go objects
  * serialise (LocalQueue with its zero status counters).  The arrays and
@@ -140,5 +179,59 @@ int ts__kctl_parse_labels(const char *const *items, size_t n, cJSON **out, struc
 cJSON *ts__kctl_new_localqueue(const char *name, const char *ns, const char *cq);
 cJSON *ts__kctl_new_resourceflavor(const char *name, cJSON *labels, cJSON *taints,
                                    cJSON *tolerations);
+
+/* ---- pure: create clusterqueue (kueuectl_cq.c) ---- */
+
+/* What create clusterqueue was given; NULL strings: the flag was not
+ * given (kueuectl's defaults apply), "" given empty (the field is left
+ * out).  The quota arrays hold the flags' raw values. */
+struct ts__kctl_cq_opts {
+    const char *name, *cohort, *queuing_strategy, *reclaim, *within_cq;
+    const char *const *ns_selector, *const *nominal, *const *borrowing, *const *lending;
+    size_t n_ns_selector, n_nominal, n_borrowing, n_lending;
+};
+
+/* The ClusterQueue kueuectl sends, in its Go field order, or TS_EINVAL
+ * with kueuectl's message in err ("invalid resources specification",
+ * "invalid resource quota", "invalid flavor", "invalid resource group",
+ * or pflag's for --namespace-selector).
+ * Ownership: caller deletes *out. */
+int ts__kctl_new_clusterqueue(const struct ts__kctl_cq_opts *o, cJSON **out, struct ts_buf *err);
+
+/* ---- pure: list pods (kueuectl_pods.c) ---- */
+
+/* The label selector of the pods of a --for TYPE/NAME object (jobframework
+ * PodLabelSelector of its kind) into sel; obj is the object.  Returns 0,
+ * or -1 when the kind has none ("unsupported kind"). */
+int ts__kctl_pod_selector(const char *kind, const cJSON *obj, char *sel, size_t len);
+
+/* The row kubectl's pod printer gives a Pod: READY, STATUS, RESTARTS
+ * (and, wide, IP, NODE, NOMINATED NODE, READINESS GATES) into the cells
+ * (each at least 64 bytes); now is the clock for "(5m ago)". */
+void ts__kctl_pod_columns(const cJSON *pod, ts_time now, int wide, char cells[][64]);
+
+/* ---- delete workload (kueuectl_delete.c) ---- */
+
+/* The plural resource kubectl guesses for a kind (UnsafeGuessKindToResource:
+ * lower-cased, "s" added; "y" -> "ies", "s"/"x"/"ch"/"sh" -> +"es").
+ * Writes into buf and returns it. */
+const char *ts__kctl_guess_resource(const char *kind, char *buf, size_t len);
+
+/* The confirmation kueuectl asks before deleting the owners of named
+ * Workloads (generateConfirmationMessage): "" when none has an owner.
+ * wls is an array of Workloads, owners a parallel array of arrays of
+ * "jobs.batch/NAME" strings.  Ownership: caller frees the result. */
+char *ts__kctl_delete_prompt(const cJSON *wls, const cJSON *owners);
+
+/* ---- completion (kueuectl_complete.c) ---- */
+
+/* cobra's hidden __complete: the candidates for the last word of args
+ * (after the program name) and the ":<directive>" line on out.  Names of
+ * queues and workloads come from the server through k when it is not
+ * NULL.  Returns 0. */
+int ts__kctl_complete(struct ts__kctl *k, int argc, char **argv, int descriptions);
+
+/* `completion bash|zsh`: the shell script.  Returns 0 or 1 (reported). */
+int ts__kctl_completion_script(struct ts__kctl *k, const char *shell);
 
 #endif

@@ -301,6 +301,17 @@ void ts__kctl_table_add(struct ts__kctl_table *t, enum ts__kctl_kind kind, const
     t->nrows++;
 }
 
+void ts__kctl_table_add_row(struct ts__kctl_table *t, const char *ns, const char *const *cells)
+{
+    size_t col = 0;
+
+    if (t->with_ns)
+        put(t, &col, ns);
+    while (col < t->ncols)
+        put(t, &col, cells[col - (t->with_ns ? 1 : 0)]);
+    t->nrows++;
+}
+
 void ts__kctl_table_print(const struct ts__kctl_table *t, FILE *out)
 {
     size_t *w = ts_xcalloc(t->ncols, sizeof(*w));

@@ -245,38 +245,53 @@ int ts__kctl_parse_tolerations(const char *const *items, size_t n, cJSON **out, 
     return 0;
 }
 
-/* One "k=v[,k=v...]" value of --node-labels into obj (pflag's
- * stringToString: a later key wins). */
-static int parse_label_list(const char *const value, cJSON *obj, struct ts_buf *err)
+/* One value of a pflag stringToString flag into obj (a later key wins):
+ * with one '=' the whole value (quotes trimmed) is one pair, otherwise
+ * comma-separated pairs. */
+static int parse_label_list(const char *const value, const char *flag, cJSON *obj,
+                            struct ts_buf *err)
 {
-    const char *s = value;
+    const char *s = value, *eq = strchr(value, '=');
+    int one = eq && !strchr(eq + 1, '=');
 
+    if (!eq)
+        return fail(err,
+                    "invalid argument \"%s\" for \"--%s\" flag: %s must be formatted as "
+                    "key=value",
+                    value, flag, value);
     while (*s) {
-        size_t n = strcspn(s, ",");
-        const char *eq = memchr(s, '=', n);
+        size_t n = one ? strlen(s) : strcspn(s, ",");
         char key[320], val[320];
 
+        eq = memchr(s, '=', n);
         if (!eq)
             return fail(err,
-                        "invalid argument \"%s\" for \"--node-labels\" flag: %.*s must be "
+                        "invalid argument \"%s\" for \"--%s\" flag: %.*s must be "
                         "formatted as key=value",
-                        value, (int)n, s);
+                        value, flag, (int)n, s);
+        if (one && *s == '"')
+            s++, n--;
+        if (one && n && s[n - 1] == '"')
+            n--;
         snprintf(key, sizeof(key), "%.*s", (int)(eq - s), s);
         snprintf(val, sizeof(val), "%.*s", (int)(s + n - eq - 1), eq + 1);
         cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
         cJSON_AddStringToObject(obj, key, val);
-        s += n + (s[n] == ',');
+        s += n + (s[n] == ',' || s[n] == '"');
+        if (one)
+            break;
     }
     return 0;
 }
 
-int ts__kctl_parse_labels(const char *const *items, size_t n, cJSON **out, struct ts_buf *err)
+int ts__kctl_parse_labels(const char *const *items, size_t n, const char *flag, cJSON **out,
+                          struct ts_buf *err)
 {
     cJSON *obj = cJSON_CreateObject();
 
     *out = NULL;
     for (size_t i = 0; i < n; i++) {
-        int rc = parse_label_list(items[i], obj, err);
+        int rc = parse_label_list(items[i], flag, obj, err);
 
         if (rc) {
             cJSON_Delete(obj);

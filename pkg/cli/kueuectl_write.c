@@ -1,6 +1,6 @@
 /*
  * kueuectl_write.c - `kubectl kueue stop|resume workload|localqueue|
- * clusterqueue NAME` and `create localqueue|resourceflavor NAME`
+ * clusterqueue NAME` and `create clusterqueue|localqueue|resourceflavor NAME`
  * (cmd/kueuectl/app/{stop,resume,create}): get, change, merge-patch or
  * create, then print with the name printer ("... stopped", "... created",
  * "(client dry run)") or -o yaml|json.
@@ -89,7 +89,7 @@ static cJSON *build_rf(struct ts__kctl *k)
     cJSON *labels = NULL, *taints = NULL, *tols = NULL;
     struct ts_buf e = TS_BUF_INIT;
 
-    if (ts__kctl_parse_labels(k->o.node_labels, k->o.n_node_labels, &labels, &e) ||
+    if (ts__kctl_parse_labels(k->o.node_labels, k->o.n_node_labels, "node-labels", &labels, &e) ||
         ts__kctl_parse_taints(k->o.node_taints, k->o.n_node_taints, &taints, &e) ||
         ts__kctl_parse_tolerations(k->o.tolerations, k->o.n_tolerations, &tols, &e)) {
         cJSON_Delete(labels);
@@ -125,11 +125,42 @@ static cJSON *build_lq(struct ts__kctl *k)
     return ts__kctl_new_localqueue(k->o.args[2], k->ns, k->o.cq);
 }
 
+/* create clusterqueue: the flags as create_clusterqueue.go reads them. */
+static cJSON *build_cq(struct ts__kctl *k)
+{
+    const struct ts__kctl_opts *o = &k->o;
+    struct ts__kctl_cq_opts co = {
+        .name = o->args[2],
+        .cohort = o->cohort,
+        .queuing_strategy = o->queuing_strategy,
+        .reclaim = o->reclaim,
+        .within_cq = o->within_cq,
+        .ns_selector = o->ns_selector,
+        .n_ns_selector = o->n_ns_selector,
+        .nominal = o->nominal,
+        .n_nominal = o->n_nominal,
+        .borrowing = o->borrowing,
+        .n_borrowing = o->n_borrowing,
+        .lending = o->lending,
+        .n_lending = o->n_lending,
+    };
+    struct ts_buf e = TS_BUF_INIT;
+    cJSON *cq = NULL;
+
+    if (ts__kctl_new_clusterqueue(&co, &cq, &e))
+        ts__kctl_fail(k, "%s", e.ptr);
+    ts_buf_release(&e);
+    return cq;
+}
+
 int ts__kctl_create(struct ts__kctl *k, enum ts__kctl_kind kind)
 {
     const struct ts_kube_resource *res = res_of(kind);
     struct ts_kube_req r = {.verb = TS_KUBE_CREATE, .res = res};
-    cJSON *obj = kind == TS__KCTL_LQ ? build_lq(k) : build_rf(k), *out = NULL;
+    cJSON *obj = kind == TS__KCTL_LQ   ? build_lq(k)
+                 : kind == TS__KCTL_CQ ? build_cq(k)
+                                       : build_rf(k),
+          *out = NULL;
     char msg[512], op[64];
     int rc = 1;
 

@@ -1,8 +1,10 @@
 #!/bin/sh
 # `kubectl kueue`: real kubectl finds turnstilectl through a kubectl-kueue
 # symlink on PATH (plugin discovery) and runs it as Kueue's kueuectl.
-# create, list, stop and resume against turnstile-apiserver with the
-# controller admitting Jobs, the output compared with kueuectl's: the
+# create, list, stop, resume, delete, the kubectl pass-through verbs and
+# shell completion against turnstile-apiserver (or, TS_SERVER=real, the
+# real control plane) with the controller admitting Jobs, the output
+# compared with kueuectl's: the
 # tables of cmd/kueuectl/app/list/list_*_printer.go (columns three spaces
 # apart, ages as duration.HumanDuration; the ages themselves are replaced by
 # <age> and <exec>), the name printer's "... created", "(client dry run)",
@@ -19,6 +21,7 @@ ctl_start
 P=$T/plugins
 mkdir -p "$P"
 ln -s "$(cd "$(dirname "$BUILD/bin/turnstilectl")" && pwd)/turnstilectl" "$P/kubectl-kueue"
+ln -s kubectl-kueue "$P/kubectl_complete-kueue"
 PATH=$P:$PATH
 cp "$KC" "$T/kc-team-a"
 KUBECONFIG=$T/kc-team-a
@@ -177,6 +180,114 @@ check "stop a missing workload" eq "$out" 'Error: workloads.kueue.x-k8s.io "nope
 rc=1'
 out=$(kk resume cq cq -o name)
 check "resume clusterqueue" eq "$(policy clusterqueue cq)" "None"
+
+# ---- create clusterqueue (create_clusterqueue.go) ----------------------
+out=$(kk create cq cq2 --cohort co --nominal-quota "on-demand:cpu=2;memory=4Gi" \
+    --borrowing-limit "on-demand:cpu=1000m;memory=1024Mi" --preemption-within-cluster-queue LowerPriority)
+check "create clusterqueue" eq "$out" "clusterqueue.kueue.x-k8s.io/cq2 created
+rc=0"
+out=$(K get cq cq2 -o jsonpath='{.spec.cohortName} {.spec.queueingStrategy} {.spec.preemption.withinClusterQueue} {.spec.resourceGroups[0].coveredResources} {.spec.resourceGroups[0].flavors[0].resources[1].nominalQuota} {.spec.resourceGroups[0].flavors[0].resources[1].borrowingLimit}')
+check "its cohort, defaults, quotas and limits" eq "$out" 'co BestEffortFIFO LowerPriority ["cpu","memory"] 4Gi 1Gi'
+out=$(kk create cq cq3 --nominal-quota "a:cpu=1;memory=2,b:cpu=3")
+check "overlapping resource groups: kueuectl's message" eq "$out" "Error: invalid resource group
+rc=1"
+out=$(kk create cq cq3 --nominal-quota "a:cpu=1.5")
+check "a quota kueuectl's pattern refuses" eq "$out" "Error: invalid resources specification
+rc=1"
+out=$(kk create cq cq3 --queuing-strategy Bogus)
+check "the server names the field" contains "$out" 'spec.queueingStrategy: Unsupported value: "Bogus"'
+out=$(kk create cq cq3 --dry-run=server -o name)
+check "create cq --dry-run=server -o name" eq "$out" "clusterqueue.kueue.x-k8s.io/cq3
+rc=0"
+check "server dry run creates nothing" sh -c "! kubectl get cq cq3 >/dev/null 2>&1"
+
+# ---- pass-through verbs (passthrough.go) ---------------------------------
+out=$(kk get cq cq2 -o name)
+check "get clusterqueue runs kubectl" eq "$out" "clusterqueue.kueue.x-k8s.io/cq2
+rc=0"
+out=$(kk get kwl nope)
+check "get: kubectl's NotFound" eq "$out" 'Error from server (NotFound): workloads.kueue.x-k8s.io "nope" not found
+rc=1'
+out=$(kk describe lq lq | head -2)
+check "describe localqueue" eq "$out" "Name:         lq
+Namespace:    team-a"
+out=$(kk patch rf spot --type merge -p '{"spec":{"nodeLabels":{"zone":"b"}}}')
+check "patch resourceflavor" eq "$out" "resourceflavor.kueue.x-k8s.io/spot patched
+rc=0"
+out=$(kk delete cq cq2)
+check "delete clusterqueue" eq "$out" 'clusterqueue.kueue.x-k8s.io "cq2" deleted
+rc=0'
+out=$(PATH=$P kubectl-kueue get cq 2>&1)
+check "no kubectl on PATH: kueuectl's message" eq "$out" "Error: pass-through command are not available: exec: \"kubectl\": executable file not found in \$PATH, PATH=\"$P\""
+
+# ---- list pods (list_pods.go) ----------------------------------------------
+# a pod of Job jp held by a scheduling gate, so it stays pending on both servers
+K create -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: jp-0, namespace: team-a, labels: {batch.kubernetes.io/job-name: jp}}
+spec:
+  schedulingGates: [{name: test}]
+  containers: [{name: c, image: busybox}]
+YAML
+sed 's/NAME/jp/; s/labels: {kueue.x-k8s.io\/queue-name: lq}/labels: {}/' "$CD/job.tmpl" | K create -f - >/dev/null
+out=$(kk list pods --for job/jp | ages)
+# kube-apiserver's scheduler marks it SchedulingGated; turnstile-apiserver
+# leaves status.phase unset (kube-apiserver defaults it to Pending)
+status=""
+[ "${TS_SERVER:-ours}" = real ] && status=SchedulingGated
+w=$((${#status} > 6 ? ${#status} : 6))
+check "list pods --for job/jp" eq "$out" "$(printf 'NAME   READY   %-*s   RESTARTS   AGE\njp-0   0/1     %-*s   0          <age>\nrc=0' "$w" STATUS "$w" "$status")"
+out=$(kk list pods --for job/jp -o name -A)
+check "list pods -o name -A" eq "$out" "pod/jp-0
+rc=0"
+out=$(kk list pods --for job/nope)
+check "list pods for a missing job" eq "$out" "No resources found in team-a namespace.
+rc=0"
+out=$(kk list pods)
+check "--for is required" eq "$out" 'Error: required flag(s) "for" not set
+rc=1'
+
+# ---- delete workload (delete_workload.go) --------------------------------
+out=$(kk delete workload nope)
+check "delete a missing workload: reported, not an error" eq "$out" 'workloads.kueue.x-k8s.io "nope" not found
+rc=0'
+out=$(echo n | kubectl kueue delete kwl "$W3" 2>&1)
+check "the confirmation, refused" eq "$out" "This operation will also delete:
+  - jobs.batch/j3 associated with the team-a/$W3 workload
+Do you want to proceed (y/n)? Deletion is canceled"
+out=$(kk delete workload "$W3" --dry-run=server)
+check "delete --dry-run=server" eq "$out" "jobs.batch/j3 deleted (server dry run)
+rc=0"
+check "server dry run keeps the job" sh -c "kubectl get job j3 >/dev/null 2>&1"
+api DELETE /apis/batch/v1/namespaces/team-a/jobs/j3 -H 'Content-Type: application/json' \
+    -d '{"kind":"DeleteOptions","apiVersion":"v1","dryRun":["All"]}' >/dev/null
+check "dryRun in the DeleteOptions body (client-go's) keeps the job too" sh -c "kubectl get job j3 >/dev/null 2>&1"
+out=$(echo y | kubectl kueue delete workload "$W3" 2>&1 | grep -v '^Warning:')
+check "the confirmation, accepted: the job is deleted" eq "$out" "This operation will also delete:
+  - jobs.batch/j3 associated with the team-a/$W3 workload
+Do you want to proceed (y/n)? jobs.batch/j3 deleted"
+check "job j3 gone" sh -c "! kubectl get job j3 >/dev/null 2>&1"
+wl_yaml lone 0 | K create -f - >/dev/null
+out=$(kk delete workload lone -y)
+check "a workload without owners is deleted itself" eq "$out" "workload.kueue.x-k8s.io/lone deleted
+rc=0"
+out=$(kk delete workload -A "$W1")
+check "names across namespaces: kueuectl's message" eq "$out" "Error: a resource cannot be retrieved by name across all namespaces
+rc=1"
+
+# ---- completion ----------------------------------------------------------
+out=$(kubectl __complete kueue li 2>/dev/null)
+check "kubectl completes the plugin's words through kubectl_complete-kueue" eq "$out" "list	Display resources
+:4"
+out=$(kubectl_complete-kueue stop workload "" 2>/dev/null | sort)
+check "stop workload: the active workloads' names from the server" eq "$out" "$(printf '%s\n' ":4" "$W1" "$W2" "$W3" | sort)"
+kk completion bash >"$T/comp.bash"
+check "completion bash parses" bash -n "$T/comp.bash"
+out=$(bash -c '. "$1"; COMP_WORDS=(kubectl-kueue create r); COMP_CWORD=2; __kueuectl_complete; echo "${COMPREPLY[*]}"' _ "$T/comp.bash")
+check "the bash script completes" eq "$out" "resourceflavor"
+out=$(kk completion fish)
+check "fish: not yet, said so" contains "$out" "not implemented yet"
 
 out=$(kk version)
 check "version" contains "$out" "Client Version: v"

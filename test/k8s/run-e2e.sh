@@ -33,7 +33,7 @@ selected() {
 CONTRACT="apiserver_crds apiserver_gc apiserver_job_template apiserver_kubectl apiserver_protobuf
 apiserver_python apiserver_semantics apiserver_ssa make_run bench_kubeconfig
 controller_stop_policy controller_max_exec_time controller_finalizers controller_reclaimable
-controller_config"
+controller_config kubectl_kueue"
 
 passed=0 failed=0 skipped=0 bad=""
 for t in test/k8s/e2e/*.sh $(for c in $CONTRACT; do echo "contract:$c"; done); do

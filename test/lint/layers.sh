@@ -37,7 +37,7 @@ pkg/kube         shell  util json yaml
 pkg/apiserver    shell  util resource json yaml api httpd
 pkg/webhook      shell  util json api kube httpd
 pkg/controller   shell  util json api engine kube metrics httpd
-pkg/cli          shell  util json yaml api engine sim bench kube
+pkg/cli          shell  util resource json yaml api engine sim bench kube
 cmd/turnstile    main   util json yaml api kube webhook controller httpd
 cmd/turnstilectl main   util cli
 cmd/turnstile-apiserver       main  util apiserver httpd

@@ -148,6 +148,11 @@ static void test_tolerations_table(void **state)
                     cases[i].want_err);
 }
 
+static int parse_node_labels(const char *const *items, size_t n, cJSON **out, struct ts_buf *err)
+{
+    return ts__kctl_parse_labels(items, n, "node-labels", out, err);
+}
+
 static void test_labels_table(void **state)
 {
     static const struct {
@@ -163,7 +168,7 @@ static void test_labels_table(void **state)
 
     (void)state;
     for (size_t i = 0; i < COUNT(cases); i++)
-        check_parse(cases[i].name, ts__kctl_parse_labels, cases[i].in, cases[i].want,
+        check_parse(cases[i].name, parse_node_labels, cases[i].in, cases[i].want,
                     cases[i].want_err);
 }
 
@@ -353,6 +358,320 @@ static void test_tables(void **state)
     }
 }
 
+/* create clusterqueue: kueuectl v0.17's objects and messages (each case
+ * checked against kueuectl itself with --dry-run=client -o json). */
+static void test_clusterqueue_table(void **state)
+{
+    static const struct {
+        const char *name, *nominal, *borrowing, *lending, *ns_sel, *want, *want_err;
+    } cases[] = {
+        {"defaults", NULL, NULL, NULL, NULL,
+         "{\"kind\":\"ClusterQueue\",\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"metadata\":"
+         "{\"name\":\"cq\"},\"spec\":{\"queueingStrategy\":\"BestEffortFIFO\","
+         "\"namespaceSelector\":{},\"preemption\":{\"reclaimWithinCohort\":\"Never\","
+         "\"withinClusterQueue\":\"Never\"}},\"status\":{\"pendingWorkloads\":0,"
+         "\"reservingWorkloads\":0,\"admittedWorkloads\":0}}",
+         NULL},
+        {"two flavors in one group, limits merged by flavor, canonical quantities",
+         "a:cpu=9;memory=36Gi,b:cpu=18;memory=72Gi", "a:cpu=1000m;memory=1024Mi",
+         "b:memory=2Gi;cpu=1e3", "x=y",
+         "[{\"coveredResources\":[\"cpu\",\"memory\"],\"flavors\":[{\"name\":\"a\",\"resources\":"
+         "[{\"name\":\"cpu\",\"nominalQuota\":\"9\",\"borrowingLimit\":\"1\"},{\"name\":"
+         "\"memory\",\"nominalQuota\":\"36Gi\",\"borrowingLimit\":\"1Gi\"}]},{\"name\":\"b\","
+         "\"resources\":[{\"name\":\"cpu\",\"nominalQuota\":\"18\",\"lendingLimit\":\"1e3\"},"
+         "{\"name\":\"memory\",\"nominalQuota\":\"72Gi\",\"lendingLimit\":\"2Gi\"}]}]}]"
+         "|{\"matchLabels\":{\"x\":\"y\"}}",
+         NULL},
+        {"disjoint resources: two groups", "a:cpu=1,b:memory=3", NULL, NULL, NULL,
+         "[{\"coveredResources\":[\"cpu\"],\"flavors\":[{\"name\":\"a\",\"resources\":[{\"name\":"
+         "\"cpu\",\"nominalQuota\":\"1\"}]}]},{\"coveredResources\":[\"memory\"],\"flavors\":[{"
+         "\"name\":\"b\",\"resources\":[{\"name\":\"memory\",\"nominalQuota\":\"3\"}]}]}]|{}",
+         NULL},
+        {"a limit alone: nominal 0, then the later nominal", NULL, "a:cpu=3", NULL, NULL,
+         "[{\"coveredResources\":[\"cpu\"],\"flavors\":[{\"name\":\"a\",\"resources\":[{\"name\":"
+         "\"cpu\",\"nominalQuota\":\"0\",\"borrowingLimit\":\"3\"}]}]}]|{}",
+         NULL},
+        {"the same flavor twice: the first quota wins", "a:cpu=1,a:cpu=2", NULL, NULL, NULL,
+         "[{\"coveredResources\":[\"cpu\"],\"flavors\":[{\"name\":\"a\",\"resources\":[{\"name\":"
+         "\"cpu\",\"nominalQuota\":\"1\"}]}]}]|{}",
+         NULL},
+        {"a flavor whose resources differ", "a:cpu=1;memory=2,a:cpu=2", NULL, NULL, NULL, NULL,
+         "invalid flavor"},
+        {"a group inside another (substring check)", "a:cpu=1;memory=2,b:cpu=3", NULL, NULL, NULL,
+         NULL, "invalid resource group"},
+        {"upper-case flavor", "A:cpu=1", NULL, NULL, NULL, NULL, "invalid resources specification"},
+        {"a fraction is not \\w", "a:cpu=1.5", NULL, NULL, NULL, NULL,
+         "invalid resources specification"},
+        {"a word that is no quantity", "a:cpu=abc", NULL, NULL, NULL, NULL,
+         "invalid resource quota"},
+        {"a trailing ';' is an empty quota", "a:cpu=1;", NULL, NULL, NULL, NULL,
+         "invalid resource quota"},
+        {"no resources", "a:", NULL, NULL, NULL, NULL, "invalid resources specification"},
+        {"bad lending limit after good quotas", "a:cpu=1", NULL, "a:cpu=x", NULL, NULL,
+         "invalid resource quota"},
+        {"namespace selector without '='", NULL, NULL, NULL, "x", NULL,
+         "invalid argument \"x\" for \"--namespace-selector\" flag: x must be formatted as "
+         "key=value"},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < COUNT(cases); i++) {
+        struct ts__kctl_cq_opts o = {.name = "cq"};
+        struct ts_buf e = TS_BUF_INIT;
+        cJSON *cq = NULL;
+        char *got;
+        int rc;
+
+        o.nominal = &cases[i].nominal, o.n_nominal = cases[i].nominal != NULL;
+        o.borrowing = &cases[i].borrowing, o.n_borrowing = cases[i].borrowing != NULL;
+        o.lending = &cases[i].lending, o.n_lending = cases[i].lending != NULL;
+        o.ns_selector = &cases[i].ns_sel, o.n_ns_selector = cases[i].ns_sel != NULL;
+        rc = ts__kctl_new_clusterqueue(&o, &cq, &e);
+        if (cases[i].want_err) {
+            if (!rc || strcmp(e.ptr, cases[i].want_err))
+                fail_msg("%s: want error '%s', got rc %d '%s'", cases[i].name, cases[i].want_err,
+                         rc, e.ptr);
+            assert_null(cq);
+            ts_buf_release(&e);
+            continue;
+        }
+        if (rc)
+            fail_msg("%s: unexpected error '%s'", cases[i].name, e.ptr);
+        if (!strncmp(cases[i].want, "{\"kind\"", 7)) {
+            got = compact(cq);
+        } else {
+            char *g = compact(ts_json_get(cq, "spec.resourceGroups"));
+            char *sel = compact(ts_json_get(cq, "spec.namespaceSelector"));
+            struct ts_buf b = TS_BUF_INIT;
+
+            ts_buf_addf(&b, "%s|%s", g, sel);
+            free(g), free(sel);
+            got = ts_buf_take(&b);
+        }
+        if (strcmp(got, cases[i].want))
+            fail_msg("%s:\nwant %s\ngot  %s", cases[i].name, cases[i].want, got);
+        free(got);
+        cJSON_Delete(cq);
+        ts_buf_release(&e);
+    }
+}
+
+/* The options kueuectl fills in when a flag is given empty: left out. */
+static void test_clusterqueue_flags(void **state)
+{
+    struct ts__kctl_cq_opts o = {.name = "cq",
+                                 .cohort = "co",
+                                 .queuing_strategy = "StrictFIFO",
+                                 .reclaim = "",
+                                 .within_cq = "LowerPriority"};
+    cJSON *cq = NULL;
+    char *got;
+
+    (void)state;
+    assert_int_equal(ts__kctl_new_clusterqueue(&o, &cq, NULL), 0);
+    got = compact(ts_json_get(cq, "spec"));
+    assert_string_equal(got, "{\"cohortName\":\"co\",\"queueingStrategy\":\"StrictFIFO\","
+                             "\"namespaceSelector\":{},\"preemption\":{\"withinClusterQueue\":"
+                             "\"LowerPriority\"}}");
+    free(got);
+    cJSON_Delete(cq);
+}
+
+static void test_guess_resource_table(void **state)
+{
+    static const struct {
+        const char *kind, *want;
+    } cases[] = {
+        {"Job", "jobs"},          {"PyTorchJob", "pytorchjobs"}, {"Pod", "pods"},
+        {"Policy", "policies"},   {"Gateway", "gateways"},       {"Ingress", "ingresses"},
+        {"Mailbox", "mailboxes"}, {"Patch", "patches"},          {"", ""},
+    };
+    char buf[64];
+
+    (void)state;
+    for (size_t i = 0; i < COUNT(cases); i++)
+        if (strcmp(ts__kctl_guess_resource(cases[i].kind, buf, sizeof(buf)), cases[i].want))
+            fail_msg("%s: want %s got %s", cases[i].kind, cases[i].want, buf);
+}
+
+/* delete_workload.go's confirmation: one entry per Workload with owners,
+ * the entries joined by an empty line. */
+static void test_delete_prompt(void **state)
+{
+    cJSON *wls = cJSON_Parse("[{\"metadata\":{\"name\":\"w1\",\"namespace\":\"ns\"}},"
+                             "{\"metadata\":{\"name\":\"w2\",\"namespace\":\"ns\"}},"
+                             "{\"metadata\":{\"name\":\"w3\",\"namespace\":\"ns\"}}]");
+    cJSON *own = cJSON_Parse("[[\"jobs.batch/a\"],[],[\"jobsets.jobset.x-k8s.io/b\","
+                             "\"pods/c\"]]");
+    cJSON *none = cJSON_Parse("[[],[],[]]");
+    char *p;
+
+    (void)state;
+    p = ts__kctl_delete_prompt(wls, own);
+    assert_string_equal(p, "This operation will also delete:\n"
+                           "  - jobs.batch/a associated with the ns/w1 workload\n"
+                           "\n"
+                           "  - jobsets.jobset.x-k8s.io/b, pods/c associated with the ns/w3 "
+                           "workload\n");
+    free(p);
+    p = ts__kctl_delete_prompt(wls, none);
+    assert_string_equal(p, "");
+    free(p);
+    cJSON_Delete(wls), cJSON_Delete(own), cJSON_Delete(none);
+}
+
+/* kubectl's pod printer (printPod) on the states a Job's pods go through. */
+static void test_pod_columns_table(void **state)
+{
+    static const struct {
+        const char *name, *pod, *ready, *status, *restarts;
+    } cases[] = {
+        {"pending, no statuses",
+         "{\"spec\":{\"containers\":[{}]},\"status\":{\"phase\":"
+         "\"Pending\"}}",
+         "0/1", "Pending", "0"},
+        {"gated",
+         "{\"spec\":{\"containers\":[{}]},\"status\":{\"phase\":\"Pending\","
+         "\"conditions\":[{\"type\":\"PodScheduled\",\"status\":\"False\",\"reason\":"
+         "\"SchedulingGated\"}]}}",
+         "0/1", "SchedulingGated", "0"},
+        {"running and ready, one of two",
+         "{\"spec\":{\"containers\":[{},{}]},\"status\":{"
+         "\"phase\":\"Running\",\"containerStatuses\":[{"
+         "\"ready\":true,\"state\":{\"running\":{}}},{"
+         "\"ready\":false,\"state\":{\"waiting\":{\"reason\":"
+         "\"ContainerCreating\"}}}]}}",
+         "1/2", "ContainerCreating", "0"},
+        {"completed",
+         "{\"spec\":{\"containers\":[{}]},\"status\":{\"phase\":\"Succeeded\","
+         "\"containerStatuses\":[{\"state\":{\"terminated\":{\"reason\":"
+         "\"Completed\",\"exitCode\":0}}}]}}",
+         "0/1", "Completed", "0"},
+        {"killed by a signal, restarted",
+         "{\"spec\":{\"containers\":[{}]},\"status\":{\"phase\":"
+         "\"Running\",\"containerStatuses\":[{"
+         "\"restartCount\":2,\"lastState\":{\"terminated\":{"
+         "\"finishedAt\":\"2025-12-31T23:55:00Z\"}},\"state\":{"
+         "\"terminated\":{\"signal\":9}}}]}}",
+         "0/1", "Signal:9", "2 (5m ago)"},
+        {"init container waiting",
+         "{\"spec\":{\"initContainers\":[{},{}],\"containers\":[{}]},"
+         "\"status\":{\"phase\":\"Pending\",\"initContainerStatuses\":"
+         "[{\"state\":{\"terminated\":{\"exitCode\":0}}},{\"state\":{"
+         "\"running\":{}}}]}}",
+         "0/1", "Init:1/2", "0"},
+        {"terminating",
+         "{\"metadata\":{\"deletionTimestamp\":\"2026-01-01T00:00:00Z\"},"
+         "\"spec\":{\"containers\":[{}]},\"status\":{\"phase\":\"Running\"}}",
+         "0/1", "Terminating", "0"},
+    };
+    ts_time now;
+
+    (void)state;
+    assert_int_equal(ts_time_parse(T0, &now), 0);
+    for (size_t i = 0; i < COUNT(cases); i++) {
+        cJSON *pod = cJSON_Parse(cases[i].pod);
+        char cells[7][64];
+
+        assert_non_null(pod);
+        ts__kctl_pod_columns(pod, now, 1, cells);
+        if (strcmp(cells[0], cases[i].ready) || strcmp(cells[1], cases[i].status) ||
+            strcmp(cells[2], cases[i].restarts))
+            fail_msg("%s: want %s %s %s got %s %s %s", cases[i].name, cases[i].ready,
+                     cases[i].status, cases[i].restarts, cells[0], cells[1], cells[2]);
+        assert_string_equal(cells[3], "<none>");
+        cJSON_Delete(pod);
+    }
+}
+
+static void test_pod_selector_table(void **state)
+{
+    static const struct {
+        const char *kind, *obj, *want;
+    } cases[] = {
+        {"Job", "{\"metadata\":{\"name\":\"j\"}}", "batch.kubernetes.io/job-name=j"},
+        {"JobSet", "{\"metadata\":{\"name\":\"s\"}}", "jobset.sigs.k8s.io/jobset-name=s"},
+        {"PyTorchJob", "{\"metadata\":{\"name\":\"p\"}}",
+         "training.kubeflow.org/job-name=p,training.kubeflow.org/operator-name="
+         "pytorchjob-controller"},
+        {"MPIJob", "{\"metadata\":{\"name\":\"m\"}}",
+         "training.kubeflow.org/job-name=m,training.kubeflow.org/operator-name=mpi-operator"},
+        {"Pod",
+         "{\"metadata\":{\"name\":\"p\",\"labels\":{\"kueue.x-k8s.io/pod-group-name\":"
+         "\"g\"}}}",
+         "kueue.x-k8s.io/pod-group-name=g"},
+        {"Deployment", "{}", NULL},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < COUNT(cases); i++) {
+        cJSON *obj = cJSON_Parse(cases[i].obj);
+        char sel[256] = "";
+        int rc = ts__kctl_pod_selector(cases[i].kind, obj, sel, sizeof(sel));
+
+        if (!cases[i].want)
+            assert_int_equal(rc, -1);
+        else if (rc || strcmp(sel, cases[i].want))
+            fail_msg("%s: want %s got %s", cases[i].kind, cases[i].want, sel);
+        cJSON_Delete(obj);
+    }
+}
+
+/* __complete's answers that need no server, as kueuectl's. */
+static char *complete(const char *const *words, size_t n, int desc)
+{
+    struct ts__kctl k;
+    char *text = NULL, *etext = NULL;
+    size_t len = 0, elen = 0;
+    char *argv[8];
+
+    memset(&k, 0, sizeof(k));
+    for (size_t i = 0; i < n; i++)
+        argv[i] = (char *)(uintptr_t)words[i];
+    k.out = open_memstream(&text, &len);
+    k.err = open_memstream(&etext, &elen);
+    ts__kctl_complete(&k, (int)n, argv, desc);
+    fclose(k.out);
+    fclose(k.err);
+    free(etext);
+    return text;
+}
+
+static void test_complete_table(void **state)
+{
+    static const struct {
+        const char *words[4];
+        size_t n;
+        int desc;
+        const char *want;
+    } cases[] = {
+        {{"li"}, 1, 1, "list\tDisplay resources\n:4\n"},
+        {{"list", ""}, 2, 0, "clusterqueue\nlocalqueue\npods\nresourceflavor\nworkload\n:4\n"},
+        {{"create", "c"}, 2, 1, "clusterqueue\tCreates a clusterqueue\n:4\n"},
+        {{"delete", "w"},
+         2,
+         1,
+         "workload\tDelete the given Workload and its corresponding Job\n:4\n"},
+        {{"get", "r"},
+         2,
+         1,
+         "resourceflavor\tPass-through \"get resourceflavor\" to kubectl\n:4\n"},
+        {{"completion", "z"}, 2, 0, "zsh\n:4\n"},
+        {{"list", "workload", "--st"}, 3, 0, "--status\n:4\n"},
+        {{"create", "cq", "x", "--nom"}, 4, 0, "--nominal-quota\n:4\n"},
+        {{"create", "cq", "x", ""}, 4, 0, ":0\n"},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < COUNT(cases); i++) {
+        char *got = complete(cases[i].words, cases[i].n, cases[i].desc);
+
+        if (strcmp(got, cases[i].want))
+            fail_msg("case %zu: want\n%sgot\n%s", i, cases[i].want, got);
+        free(got);
+    }
+}
+
 static void test_argv0(void **state)
 {
     (void)state;
@@ -362,15 +681,26 @@ static void test_argv0(void **state)
     assert_false(ts_cli_kueuectl_argv0("turnstilectl"));
     assert_false(ts_cli_kueuectl_argv0("/x/kubectl-kueue/turnstilectl"));
     assert_false(ts_cli_kueuectl_argv0(NULL));
+    assert_int_equal(ts_cli_kueuectl_argv0("/bin/kubectl_complete-kueue"), 2);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_taints_table),    cmocka_unit_test(test_tolerations_table),
-        cmocka_unit_test(test_labels_table),    cmocka_unit_test(test_objects),
-        cmocka_unit_test(test_wl_status_table), cmocka_unit_test(test_tables),
+        cmocka_unit_test(test_taints_table),
+        cmocka_unit_test(test_tolerations_table),
+        cmocka_unit_test(test_labels_table),
+        cmocka_unit_test(test_objects),
+        cmocka_unit_test(test_wl_status_table),
+        cmocka_unit_test(test_tables),
         cmocka_unit_test(test_argv0),
+        cmocka_unit_test(test_clusterqueue_table),
+        cmocka_unit_test(test_clusterqueue_flags),
+        cmocka_unit_test(test_guess_resource_table),
+        cmocka_unit_test(test_delete_prompt),
+        cmocka_unit_test(test_pod_columns_table),
+        cmocka_unit_test(test_pod_selector_table),
+        cmocka_unit_test(test_complete_table),
     };
 
     ts_alloc_init();
