@@ -143,6 +143,7 @@ static int apply_config(struct flags *f)
     f->wh.manage_pods = ts_config_framework_on(c, "pod");
     f->wh.manage_deployments = ts_config_framework_on(c, "deployment");
     f->wh.manage_statefulsets = ts_config_framework_on(c, "statefulset");
+    f->wh.external_frameworks = &c->external_frameworks;
     return 0;
 }
 

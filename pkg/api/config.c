@@ -3,6 +3,7 @@
 #include "api/dec.h"
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 void ts_config_init(struct ts_config *c)
@@ -43,6 +44,8 @@ static void decode_integrations(struct ts_dec *d, const cJSON *obj, struct ts_co
                 ts_strlist_push(&c->frameworks, e->valuestring);
         }
     }
+    ts_strlist_release(&c->external_frameworks);
+    ts_dec_strlist(d, in, "externalFrameworks", &c->external_frameworks);
     ts_path_pop(&d->path, mark);
 }
 
@@ -127,11 +130,28 @@ int ts_config_framework_on(const struct ts_config *c, const char *name)
     return !c->frameworks_set || ts_strlist_index(&c->frameworks, name) >= 0;
 }
 
+int ts_config_external_framework(const struct ts_strlist *external, const char *api_version,
+                                 const char *kind)
+{
+    const char *slash = api_version ? strchr(api_version, '/') : NULL;
+    char gvk[512];
+
+    if (!external || !external->n || !api_version || !kind)
+        return 0;
+    if (slash) /* "group/version" -> "Kind.version.group" */
+        snprintf(gvk, sizeof(gvk), "%s.%s.%.*s", kind, slash + 1, (int)(slash - api_version),
+                 api_version);
+    else
+        snprintf(gvk, sizeof(gvk), "%s.%s", kind, api_version);
+    return ts_strlist_index(external, gvk) >= 0;
+}
+
 void ts_config_release(struct ts_config *c)
 {
     ts_label_selector_release(&c->metrics_lq_selector);
     ts_strlist_release(&c->label_keys_to_copy);
     ts_strlist_release(&c->frameworks);
+    ts_strlist_release(&c->external_frameworks);
     ts_strlist_release(&c->feature_gates_ignored);
     free(c->metrics_bind_address);
     free(c->health_probe_bind_address);

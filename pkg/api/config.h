@@ -54,6 +54,10 @@ struct ts_config {
      * (Kueue's shipped configuration lists them all) */
     struct ts_strlist frameworks;
     int frameworks_set;
+    /* integrations.externalFrameworks: "Kind.version.group" of kinds an
+     * external controller queues through Kueue; what such a kind controls
+     * is its Workload's, never given one of its own */
+    struct ts_strlist external_frameworks;
     struct ts_strlist label_keys_to_copy; /* integrations.labelKeysToCopy */
     /* metrics: the per-flavor ClusterQueue gauges (enableClusterQueueResources)
      * and the local_queue_* series (localQueueMetrics.enable, for the
@@ -90,6 +94,12 @@ void ts_config_release(struct ts_config *c);
 /* Whether integrations.frameworks lets Turnstile manage the kind of
  * framework name `name` ("kubeflow.org/jaxjob"): listed, or no list. */
 int ts_config_framework_on(const struct ts_config *c, const char *name);
+
+/* Whether apiVersion/kind (an owner reference's) is one of
+ * integrations.externalFrameworks ("Kind.version.group"; core kinds
+ * "Kind.version"). */
+int ts_config_external_framework(const struct ts_strlist *external, const char *api_version,
+                                 const char *kind);
 
 /* Decodes a Configuration object (either version); problems are appended
  * to errs with their field paths.  Fields not listed above are accepted

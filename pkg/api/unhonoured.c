@@ -28,7 +28,6 @@ static const struct ts_unhonoured_field table[] = {
     {"Topology", "spec.levels[].nodeLabel", NULL},
     {TS_UNHONOURED_CONFIG, "managedJobsNamespaceSelector", NULL},
     {TS_UNHONOURED_CONFIG, "waitForPodsReady.requeuingStrategy.timestamp", "Eviction"},
-    {TS_UNHONOURED_CONFIG, "integrations.externalFrameworks", NULL},
     {TS_UNHONOURED_CONFIG, "multiKueue.gcInterval", NULL},
     {TS_UNHONOURED_CONFIG, "multiKueue.origin", NULL},
     {TS_UNHONOURED_CONFIG, "multiKueue.workerLostTimeout", NULL},

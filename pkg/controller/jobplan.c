@@ -1,6 +1,7 @@
 #include "controller/jobplan.h"
 #include "controller/jobplan_int.h"
 
+#include "api/config.h"
 #include "api/object.h"
 #include "controller/jobkind.h"
 #include "engine/apply.h"
@@ -784,6 +785,10 @@ static int owner_managed(const cJSON *job, const struct ts_jobplan_env *env)
 
         if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "controller")))
             continue;
+        if (!k && ts_config_external_framework(env->external_frameworks,
+                                               ts_json_get_string(ref, "apiVersion"),
+                                               ts_json_get_string(ref, "kind")))
+            return 1; /* Kueue's IsOwnerManagedByKueue: an external integration */
         if (!k || !name || !env->owner)
             return 0;
         owner =

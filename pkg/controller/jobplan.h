@@ -106,6 +106,9 @@ struct ts_jobplan_env {
      * callback: no runtime exists. */
     cJSON *(*runtime)(void *ctx, int cluster, const char *ns, const char *name);
     void *runtime_ctx;
+    /* integrations.externalFrameworks: a job whose controller is of one of
+     * these kinds gets no Workload of its own; NULL: none */
+    const struct ts_strlist *external_frameworks;
 };
 
 /* What a landed WORKLOAD_STATUS write means for Kueue's metrics. */

@@ -687,7 +687,8 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
                                  owner_of,
                                  c,
                                  ts__ctl_runtime,
-                                 c};
+                                 c,
+                                 &c->opts.config.external_frameworks};
     struct ts_strlist checks = TS_STRLIST_INIT;
     struct ts_workload wl;
     struct ts_jobplan p;

@@ -92,6 +92,10 @@ struct ts_webhook_options {
      * of a managed Deployment are gated (Kueue's implicitly enabled pod
      * integration). */
     int manage_pods, manage_deployments, manage_statefulsets;
+    /* integrations.externalFrameworks ("Kind.version.group"): a job or Pod
+     * controlled by one of these kinds is left alone; NULL: none.
+     * Borrowed: must outlive the webhook. */
+    const struct ts_strlist *external_frameworks;
     /* Turnstile's namespace (default TS_WEBHOOK_DEFAULT_NAMESPACE). */
     const char *system_namespace;
     struct ts_webhook_lookup lookup;

@@ -57,9 +57,10 @@ void ts__wh_deny_errs(struct ts__wh_resp *rs, const struct ts_field_errors *errs
 void ts__wh_set_patch(struct ts__wh_resp *rs, const cJSON *orig, const cJSON *mutated);
 /* 1 when rq->operation equals op. */
 int ts__wh_op_is(const struct ts__wh_req *rq, const char *op);
-/* 1 when obj's controller is a kind Turnstile manages itself (its workload
- * covers obj: Kueue's IsOwnerManagedByKueue). */
-int ts__wh_owner_managed(const cJSON *obj);
+/* 1 when obj's controller is a kind Turnstile manages itself, or one of
+ * integrations.externalFrameworks (its workload covers obj: Kueue's
+ * IsOwnerManagedByKueue). */
+int ts__wh_owner_managed(const struct ts_webhook *wh, const cJSON *obj);
 /* 1 when LocalQueue `name` exists in `ns` (through the lookup; 0 without). */
 int ts__wh_lq_exists(const struct ts_webhook *wh, const char *ns, const char *name);
 /* The object's namespace: request.namespace, else metadata.namespace, else "". */

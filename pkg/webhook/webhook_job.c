@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/config.h"
 #include "api/jobworkload.h"
 #include "api/names.h"
 #include "json/json.h"
@@ -387,7 +388,7 @@ out:
 
 /* --- mutation ------------------------------------------------------------------ */
 
-int ts__wh_owner_managed(const cJSON *obj)
+int ts__wh_owner_managed(const struct ts_webhook *wh, const cJSON *obj)
 {
     const cJSON *refs = ts_json_get(obj, "metadata.ownerReferences");
     const cJSON *r;
@@ -404,7 +405,8 @@ int ts__wh_owner_managed(const cJSON *obj)
             (strncmp(av, TS_JOBSET_GROUP "/", strlen(TS_JOBSET_GROUP) + 1) == 0 &&
              strcmp(k, TS_JOBSET_KIND) == 0) ||
             (strncmp(av, "ray.io/", 7) == 0 && TS_KIND_IS_RAY(ts_object_kind(r))) ||
-            ts_object_kind(r) == TS_KIND_TRAINJOB)
+            ts_object_kind(r) == TS_KIND_TRAINJOB ||
+            ts_config_external_framework(wh->opts.external_frameworks, av, k))
             return 1;
     }
     return 0;
@@ -495,7 +497,7 @@ static void default_job(const struct ts_webhook *wh, const char *ns, enum ts_kin
     }
     if (kind == TS_KIND_POD && !wh->opts.manage_pods)
         return;
-    if (ts__wh_owner_managed(obj) || !ts__wh_namespace_managed(wh, ns)) {
+    if (ts__wh_owner_managed(wh, obj) || !ts__wh_namespace_managed(wh, ns)) {
         if (trainjob)
             trainjob_patch(obj, NULL);
         return;

@@ -96,7 +96,7 @@ static void mutate(const struct ts_webhook *wh, const struct ts__wh_req *rq,
     if (!*queue_of(obj) && ts__wh_lq_exists(wh, ns, "default"))
         set_at(obj, QUEUE_PATH, "default");
     if ((*queue_of(obj) || wh->opts.manage_jobs_without_queue_name) &&
-        ts__wh_namespace_managed(wh, ns) && !ts__wh_owner_managed(obj)) {
+        ts__wh_namespace_managed(wh, ns) && !ts__wh_owner_managed(wh, obj)) {
         set_at(obj, "spec.template.metadata.annotations[" TS_POD_ANNOTATION_SUSPENDED_BY "]",
                sv->framework);
         if (!sv->template_labels)

@@ -246,6 +246,30 @@ static void test_manager_knobs(void **state)
 }
 
 /* integrations.frameworks: want[i] says whether names[i] is managed. */
+/* integrations.externalFrameworks: "Kind.version.group" matched against an
+ * owner reference's apiVersion and kind. */
+static void test_external_frameworks(void **state)
+{
+    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
+    struct ts_config c;
+
+    (void)state;
+    decode_config(
+        &c, &errs,
+        "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+        "integrations:\n  externalFrameworks: [AppWrapper.v1beta2.workload.codeflare.dev, "
+        "Foo.v1]\n");
+    assert_int_equal(errs.n, 0);
+    assert_true(ts_config_external_framework(&c.external_frameworks,
+                                             "workload.codeflare.dev/v1beta2", "AppWrapper"));
+    assert_false(ts_config_external_framework(&c.external_frameworks,
+                                              "workload.codeflare.dev/v1beta1", "AppWrapper"));
+    assert_false(ts_config_external_framework(&c.external_frameworks, "batch/v1", "Job"));
+    assert_true(ts_config_external_framework(&c.external_frameworks, "v1", "Foo")); /* core */
+    assert_false(ts_config_external_framework(NULL, "v1", "Foo"));
+    ts_config_release(&c);
+}
+
 static void test_integrations(void **state)
 {
     static const char *const names[] = {
@@ -372,10 +396,10 @@ static void test_namespace_and_certs(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_config_cases),        cmocka_unit_test(test_requeuing_strategy),
-        cmocka_unit_test(test_recovery_and_limit),  cmocka_unit_test(test_manager_knobs),
-        cmocka_unit_test(test_integrations),        cmocka_unit_test(test_feature_gates),
-        cmocka_unit_test(test_namespace_and_certs),
+        cmocka_unit_test(test_config_cases),       cmocka_unit_test(test_requeuing_strategy),
+        cmocka_unit_test(test_recovery_and_limit), cmocka_unit_test(test_manager_knobs),
+        cmocka_unit_test(test_integrations),       cmocka_unit_test(test_external_frameworks),
+        cmocka_unit_test(test_feature_gates),      cmocka_unit_test(test_namespace_and_certs),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1354,6 +1354,33 @@ static void test_plan_conflict_fails_to_start(void **state)
     cJSON_Delete(job);
 }
 
+/* integrations.externalFrameworks: a Job controlled by such a kind is the
+ * external integration's (no Workload of its own); other owners do not
+ * count. */
+static void test_plan_external_owner(void **state)
+{
+    cJSON *job = cJSON_Parse(job_json);
+    struct ts_strlist ext = TS_STRLIST_INIT;
+    struct ts_jobplan_env e = env;
+    struct ts_jobplan p;
+    struct ts_err err = {0};
+
+    (void)state;
+    ts_strlist_push(&ext, "AppWrapper.v1beta2.workload.codeflare.dev");
+    e.external_frameworks = &ext;
+    set(job, "metadata.ownerReferences",
+        cJSON_Parse("[{\"apiVersion\":\"workload.codeflare.dev/v1beta2\",\"kind\":"
+                    "\"AppWrapper\",\"name\":\"aw\",\"uid\":\"u9\",\"controller\":true}]"));
+    ts_jobplan_init(&p);
+    assert_int_equal(ts_jobplan_make(job, NULL, &e, NOW, &p, &err), 0);
+    assert_int_equal(p.ops, 0);
+    assert_int_equal(ts_jobplan_make(job, NULL, &env, NOW, &p, &err), 0); /* not listed */
+    assert_int_equal(p.ops, TS_JOBPLAN_CREATE_WORKLOAD);
+    ts_jobplan_release(&p);
+    ts_strlist_release(&ext);
+    cJSON_Delete(job);
+}
+
 static void test_unmanaged_kinds(void **state)
 {
     cJSON *rs = cJSON_Parse("{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\"}");
@@ -1375,6 +1402,7 @@ int main(void)
         cmocka_unit_test(test_job_partial_admission_parallelism),
         cmocka_unit_test(test_kubeflow_kinds),
         cmocka_unit_test(test_unmanaged_kinds),
+        cmocka_unit_test(test_plan_external_owner),
         cmocka_unit_test(test_plan_new_job),
         cmocka_unit_test(test_plan_missing_priority_class),
         cmocka_unit_test(test_plan_start_stop_finish),

@@ -10,7 +10,8 @@
  *   patch / old_patch: RFC 6902 edits giving the new and (UPDATE) old object,
  *   options: {manageJobsWithoutQueueName, partialAdmission, priorityBoost,
  *             defaultLocalQueue (namespaces having LocalQueue "default"),
- *             defaultWPC, managePods (integrations.frameworks "pod", default on)},
+ *             defaultWPC, managePods (integrations.frameworks "pod", default on),
+ *             externalFrameworks},
  *   want: {allowed, code, message (substring or list of substrings),
  *          patch (exact ops, or null for none), mutated ({pointer: value}),
  *          warnings (the response's exact warnings; [] for none)}.
@@ -29,6 +30,7 @@
 #include "json/patch.h"
 #include "util/alloc.h"
 #include "util/buf.h"
+#include "util/strlist.h"
 #include "webhook/cert.h"
 #include "webhook/webhook.h"
 
@@ -140,6 +142,7 @@ static inline void wt_call(const struct ts_webhook *wh, const char *path, const 
 struct wt_lookup {
     const cJSON *lq_namespaces; /* array of namespaces with LocalQueue "default" */
     int default_wpc;
+    struct ts_strlist external; /* externalFrameworks; released by the runner */
 };
 
 static inline int wt_lq_exists(void *ctx, const char *ns, const char *name)
@@ -170,6 +173,7 @@ static inline struct ts_webhook *wt_webhook(const cJSON *opts, struct wt_lookup 
     const cJSON *pa = cJSON_GetObjectItem(opts, "partialAdmission");
 
     ts_webhook_options_init(&o);
+    ts_strlist_init(&l->external);
     l->lq_namespaces = cJSON_GetObjectItem(opts, "defaultLocalQueue");
     l->default_wpc = cJSON_IsTrue(cJSON_GetObjectItem(opts, "defaultWPC"));
     o.manage_jobs_without_queue_name =
@@ -177,6 +181,13 @@ static inline struct ts_webhook *wt_webhook(const cJSON *opts, struct wt_lookup 
     if (pa)
         o.partial_admission = cJSON_IsTrue(pa);
     o.priority_boost = cJSON_IsTrue(cJSON_GetObjectItem(opts, "priorityBoost"));
+    {
+        const cJSON *e;
+
+        cJSON_ArrayForEach(e, cJSON_GetObjectItem(opts, "externalFrameworks"))
+            ts_strlist_push(&l->external, e->valuestring);
+        o.external_frameworks = &l->external;
+    }
     if (cJSON_GetObjectItem(opts, "managePods"))
         o.manage_pods = cJSON_IsTrue(cJSON_GetObjectItem(opts, "managePods"));
     o.lookup.local_queue_exists = wt_lq_exists;
@@ -312,6 +323,7 @@ static inline void wt_run_case(const cJSON *c)
     free(body);
     cJSON_Delete(base), cJSON_Delete(nw), cJSON_Delete(old);
     ts_webhook_free(wh);
+    ts_strlist_release(&l.external);
 }
 
 /* Runs every case of a table file; prints the count. */
