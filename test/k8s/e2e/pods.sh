@@ -8,8 +8,8 @@
 # drop its finalizer, frees its quota and the third Pod starts; a Pod that
 # succeeds finishes its Workload and loses its finalizer; a Pod without a
 # queue name is never touched; a Pod owned by a Job is the Job's; a pod
-# group of two waits (Kueue's event) until both members exist, runs as one
-# Workload and finishes "Pods succeeded: 2/2.".
+# group of three waits (Kueue's event) until all its members exist, runs as
+# one Workload and finishes "Pods succeeded: 3/3".
 # test/e2e/controller_pods.sh runs this on turnstile-apiserver (no
 # scheduler there: the binding checks are the real plane's).
 set -u
@@ -112,7 +112,7 @@ pod_wls() { [ "$(K get workloads -n team-a -o jsonpath='{range .items[*]}{.metad
 wait_for "the deleted Pods' Workloads collected: p2's alone is left" pod_wls
 
 # a pod group waits for all its members, then runs as one Workload
-gpod() { # NAME: a member of group g (2 members) of 500m
+gpod() { # NAME: a member of group g (3 members) of 300m
     cat <<EOF | K create -f - >/dev/null
 apiVersion: v1
 kind: Pod
@@ -120,30 +120,32 @@ metadata:
   name: $1
   namespace: team-a
   labels: {kueue.x-k8s.io/queue-name: lq, kueue.x-k8s.io/pod-group-name: g}
-  annotations: {kueue.x-k8s.io/pod-group-total-count: "2"}
+  annotations: {kueue.x-k8s.io/pod-group-total-count: "3"}
 spec:
   restartPolicy: Never
   containers:
-  - {name: c, image: busybox, resources: {requests: {cpu: 500m, memory: 1Gi}}}
+  - {name: c, image: busybox, resources: {requests: {cpu: 300m, memory: 1Gi}}}
 EOF
 }
 gpod g1
+gpod g2
 few() { K get events -n team-a --field-selector involvedObject.name=g1 -o jsonpath='{.items[*].message}' | grep -q "'g' group has fewer runnable pods than expected"; }
-wait_for "one of two members: Kueue's event, no Workload" few
+wait_for "two of three members: Kueue's event, no Workload" few
 nowl() { ! K get workload -n team-a g >/dev/null 2>&1; }
 check "no Workload for the group yet" nowl
-gpod g2
+gpod g3
 gadm() { [ "$(K get workload -n team-a g -o jsonpath='{.status.conditions[?(@.type=="Admitted")].status}' 2>/dev/null)" = True ]; }
 wait_for "the group's Workload g admitted" gadm
-check "one pod set of 2 (one role)" eq "$(K get workload -n team-a g -o jsonpath='{.spec.podSets[0].count} {.metadata.annotations.kueue\.x-k8s\.io/is-group-workload}')" "2 true"
+check "one pod set of 3 (one role)" eq "$(K get workload -n team-a g -o jsonpath='{.spec.podSets[0].count} {.metadata.annotations.kueue\.x-k8s\.io/is-group-workload}')" "3 true"
 wait_for "g1 ungated" ungated g1
 wait_for "g2 ungated" ungated g2
-for m in g1 g2; do
+wait_for "g3 ungated" ungated g3
+for m in g1 g2 g3; do
     K patch pod -n team-a "$m" --subresource=status --type=merge -p '{"status":{"phase":"Succeeded"}}' >/dev/null
 done
-gfin() { [ "$(K get workload -n team-a g -o jsonpath='{.status.conditions[?(@.type=="Finished")].message}')" = "Pods succeeded: 2/2." ]; }
+gfin() { [ "$(K get workload -n team-a g -o jsonpath='{.status.conditions[?(@.type=="Finished")].message}')" = "Pods succeeded: 3/3." ]; }
 wait_for "the group finished with Kueue's message" gfin
-gnofin() { [ -z "$(pget g1 '{.metadata.finalizers}')$(pget g2 '{.metadata.finalizers}')" ]; }
+gnofin() { [ -z "$(pget g1 '{.metadata.finalizers}')$(pget g2 '{.metadata.finalizers}')$(pget g3 '{.metadata.finalizers}')" ]; }
 wait_for "the members' finalizers dropped" gnofin
 
 ctl_check_log
