@@ -21,41 +21,12 @@
 #include "json/json.h"
 #include "util/alloc.h"
 
+#include "jobkind_test.h"
+
 #define NOW (INT64_C(1795255200) * TS_TIME_SECOND)
 
-static struct ts_resource_flavor gpu;
-
-static const struct ts_resource_flavor *lookup(void *ctx, const char *name)
-{
-    (void)ctx;
-    return !strcmp(name, "gpu") ? &gpu : NULL;
-}
-
 static const struct ts_jobplan_env env = {
-    .flavor = lookup, .backoff_base_s = 60, .backoff_max_s = 3600};
-
-static int setup(void **state)
-{
-    cJSON *o = cJSON_Parse("{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"ResourceFlavor\","
-                           "\"metadata\":{\"name\":\"gpu\"},\"spec\":{\"nodeLabels\":{"
-                           "\"instance-type\":\"gpu\"}}}");
-    struct ts_field_errors errs = TS_FIELD_ERRORS_INIT;
-    struct ts_dec d;
-
-    (void)state;
-    ts_dec_init(&d, &errs);
-    ts_resource_flavor_init(&gpu);
-    ts_resource_flavor_decode(&d, o, &gpu);
-    cJSON_Delete(o);
-    return errs.n != 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    ts_resource_flavor_release(&gpu);
-    return 0;
-}
+    .flavor = jk_lookup, .backoff_base_s = 60, .backoff_max_s = 3600};
 
 /* A member's state: G gated, R running, S succeeded, F failed, D deleting
  * (running), N new (gated, created last), Q gated in another queue, B a
@@ -119,15 +90,7 @@ static void workload(enum wl_state s, struct ts_workload *wl)
         ts_pod_release(&pods[i]);
     if (s == PENDING)
         return;
-    wl->status.admission = ts_admission_new();
-    free(wl->status.admission->cluster_queue);
-    wl->status.admission->cluster_queue = ts_xstrdup("cq");
-    for (size_t i = 0; i < wl->spec.n_podsets; i++) {
-        struct ts_podset_assignment *pa =
-            ts_admission_add(wl->status.admission, wl->spec.podsets[i].name);
-
-        ts_strmap_set(&pa->flavors, "cpu", "gpu");
-    }
+    jk_admit(wl);
     ts_conditions_set(&wl->status.conditions, TS_WL_COND_QUOTA_RESERVED, "True", "QuotaReserved",
                       "", 1, NOW);
     ts_conditions_set(&wl->status.conditions, TS_WL_COND_ADMITTED, "True", "Admitted", "", 1, NOW);
@@ -261,8 +224,7 @@ static void test_podgroup_workload_and_start(void **state)
     assert_int_equal(p.n_updates, 3);
     for (size_t i = 0; i < 3; i++) {
         assert_false(ts_pod_json_has_gate(p.updates[i], TS_POD_GATE));
-        assert_string_equal(ts_json_get_string(p.updates[i], "spec.nodeSelector[instance-type]"),
-                            "gpu");
+        assert_string_equal(ts_json_get_string(p.updates[i], "spec.nodeSelector[pool]"), "gpu");
         assert_non_null(ts_json_get(p.updates[i], "metadata.finalizers"));
     }
     ts_workload_release(&wl);
@@ -278,5 +240,5 @@ int main(void)
         cmocka_unit_test(test_podgroup_workload_and_start),
     };
 
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, jk_setup, jk_teardown);
 }
