@@ -334,9 +334,11 @@ void ts_engine_delete_cluster_queue(struct ts_engine *e, const char *name)
     if (!cq)
         return;
     co = cq->cohort_name ? ts_hmap_get(&e->cohorts, cq->cohort_name) : NULL;
-    cq_free(e, cq);
+    /* marked before the queue goes: an implicit cohort it was the last
+     * member of goes with it (cohort_unref) */
     if (co)
         ts__eng_requeue_tree(e, &co->node);
+    cq_free(e, cq);
     ts__eng_reroute(e);
 }
 

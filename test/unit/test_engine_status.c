@@ -370,6 +370,33 @@ static void test_refused_admission_waits_for_a_change(void **state)
     ts_sim_free(s);
 }
 
+/* Deleting a ClusterQueue, the last member of its cohort: the implicit
+ * cohort goes with it, and the requeue of its tree must not touch it
+ * afterwards (a use after free under ASan); the other queue of the old
+ * cohort keeps admitting. */
+static void test_delete_last_queue_of_a_cohort(void **state)
+{
+    struct ts_sim *s = ts_sim_new(NULL);
+
+    (void)state;
+    sim_add_yaml(s, queues, NOW);
+    sim_add_yaml(s,
+                 "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: lone}\n"
+                 "spec:\n  namespaceSelector: {}\n  cohortName: only-me\n  resourceGroups:\n"
+                 "  - coveredResources: [cpu]\n    flavors:\n    - name: default\n"
+                 "      resources: [{name: cpu, nominalQuota: 1}]\n",
+                 NOW);
+    ts_engine_delete_cluster_queue(ts_sim_engine(s), "lone");
+    ts_engine_delete_cluster_queue(ts_sim_engine(s), "a"); /* co keeps b */
+    add_workload(s, "w", "lb", "6");                       /* 4 of b + borrowing none left */
+    assert_int_equal(admissions(s), 0);
+    add_workload(s, "v", "lb", "3");
+    assert_int_equal(admissions(s), 1);
+    ts_engine_delete_cluster_queue(ts_sim_engine(s), "b"); /* the implicit co goes too */
+    assert_int_equal(admissions(s), 0);
+    ts_sim_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -379,6 +406,7 @@ int main(void)
         cmocka_unit_test(test_fair_sharing_has_no_version),
         cmocka_unit_test(test_finished_workloads_forgotten),
         cmocka_unit_test(test_refused_admission_waits_for_a_change),
+        cmocka_unit_test(test_delete_last_queue_of_a_cohort),
     };
 
     ts_alloc_init();
