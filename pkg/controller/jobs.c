@@ -641,7 +641,7 @@ static void reconcile_podgroup(struct ts_ctl *c, struct ts_workqueue *q, const c
     ts_informer_by_index(inf, TS__CTL_POD_GROUP_INDEX, rest, add_member, &m);
     has = ts__ctl_cached_workload(c, ns, slash + 1, &wl) == 0;
     ts_podgroup_plan_init(&gp);
-    ts_podgroup_plan_make(ns, slash + 1, m.pods, m.n, has ? &wl : NULL, env, ts__ctl_now(c), &gp);
+    ts_podgroup_plan_make(slash + 1, m.pods, m.n, has ? &wl : NULL, env, ts__ctl_now(c), &gp);
     {
         const cJSON *event_obj = NULL;
 

@@ -367,6 +367,26 @@ static void pod_group_index(const cJSON *obj, struct ts_strlist *out, void *data
     ts_strlist_push(out, v);
 }
 
+/* The Pod informer's StatefulSet index: "ns/name" of the set controlling
+ * the Pod. */
+static void pod_sts_index(const cJSON *obj, struct ts_strlist *out, void *data)
+{
+    const cJSON *ref;
+    char v[600];
+
+    (void)data;
+    cJSON_ArrayForEach(ref, ts_json_get(obj, "metadata.ownerReferences"))
+    {
+        const char *kind = ts_json_get_string(ref, "kind"), *name = ts_json_get_string(ref, "name");
+
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "controller")) && kind && name &&
+            !strcmp(kind, "StatefulSet")) {
+            snprintf(v, sizeof(v), "%s/%s", ts_json_get_string(obj, "metadata.namespace"), name);
+            ts_strlist_push(out, v);
+        }
+    }
+}
+
 /* Whether integrations.frameworks has job kind k; the pod integration is
  * also on, implicitly, for the Pods of managed Deployments (Kueue). */
 static int kind_on(const struct ts_ctl *c, const struct ts_jobkind *k)
@@ -419,8 +439,10 @@ static int start_informers(struct ts_ctl *c, struct ts_err *err)
                                          ts_jobkinds[i - TS__CTL_JOB].shape != TS_JOBKIND_POD);
         io.strip_managed_fields = 1; /* never read; the server keeps them on our writes */
         c->inf[i] = ts_informer_new(c->client, &io);
-        if (!io.compact && io.label_selector)
+        if (!io.compact && io.label_selector) {
             ts_informer_add_index(c->inf[i], TS__CTL_POD_GROUP_INDEX, pod_group_index, NULL);
+            ts_informer_add_index(c->inf[i], TS__CTL_POD_STS_INDEX, pod_sts_index, NULL);
+        }
     }
     if (c->stopping)
         return 0;

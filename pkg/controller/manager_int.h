@@ -249,6 +249,8 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data);
  * PodGroup); the Pod informer's index of members by "ns/group". */
 #define TS__CTL_PODGROUP_PREFIX "PodGroup/"
 #define TS__CTL_POD_GROUP_INDEX "pod-group"
+/* ... and of Pods by their controlling StatefulSet, "ns/name" */
+#define TS__CTL_POD_STS_INDEX "pod-statefulset"
 
 /* statefulset.c: a StatefulSet's key "StatefulSet/ns/name". */
 struct ts_jobplan_env;

@@ -330,7 +330,7 @@ static int group_finished(const struct member *ms, size_t n, int *succeeded, int
     return *succeeded >= *total || (!active && unretriable);
 }
 
-int ts_podgroup_plan_make(const char *ns, const char *group, cJSON *const *pods, size_t n,
+int ts_podgroup_plan_make(const char *group, cJSON *const *pods, size_t n,
                           const struct ts_workload *wl, const struct ts_jobplan_env *env,
                           ts_time now, struct ts_podgroup_plan *p)
 {
@@ -338,7 +338,6 @@ int ts_podgroup_plan_make(const char *ns, const char *group, cJSON *const *pods,
     int succeeded;
     int64_t total;
 
-    (void)ns;
     ts_podgroup_plan_release(p);
     if (!n)
         return 0;

@@ -56,11 +56,11 @@ struct ts_podgroup_plan {
 void ts_podgroup_plan_init(struct ts_podgroup_plan *p);
 void ts_podgroup_plan_release(struct ts_podgroup_plan *p);
 
-/* Plans group `group` of namespace ns whose members are pods[0..n) (JSON
+/* Plans group `group` whose members are pods[0..n) (JSON
  * as the API server returned them) and whose Workload is wl (NULL: none).
  * Returns 0 (p may plan nothing).  Ownership: p owns what it holds; pods
  * and wl stay the caller's. */
-int ts_podgroup_plan_make(const char *ns, const char *group, cJSON *const *pods, size_t n,
+int ts_podgroup_plan_make(const char *group, cJSON *const *pods, size_t n,
                           const struct ts_workload *wl, const struct ts_jobplan_env *env,
                           ts_time now, struct ts_podgroup_plan *p);
 

@@ -74,7 +74,6 @@ static void set_meta(cJSON *o, const char *map, const char *key, const char *v)
 }
 
 struct pods_of {
-    const char *ns, *name;
     cJSON **pods;
     size_t n;
 };
@@ -82,22 +81,10 @@ struct pods_of {
 static int collect(const char *key, const cJSON *pod, void *data)
 {
     struct pods_of *p = data;
-    const cJSON *ref;
 
     (void)key;
-    if (strcmp(ts_json_get_string(pod, "metadata.namespace"), p->ns))
-        return 0;
-    cJSON_ArrayForEach(ref, ts_json_get(pod, "metadata.ownerReferences"))
-    {
-        const char *kind = ts_json_get_string(ref, "kind"), *name = ts_json_get_string(ref, "name");
-
-        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "controller")) && kind && name &&
-            !strcmp(kind, "StatefulSet") && !strcmp(name, p->name)) {
-            p->pods = ts_xrealloc(p->pods, (p->n + 1) * sizeof(*p->pods));
-            p->pods[p->n++] = cJSON_Duplicate(pod, 1);
-            break;
-        }
-    }
+    p->pods = ts_xrealloc(p->pods, (p->n + 1) * sizeof(*p->pods));
+    p->pods[p->n++] = cJSON_Duplicate(pod, 1);
     return 0;
 }
 
@@ -167,7 +154,7 @@ void ts__ctl_reconcile_statefulset(struct ts_ctl *c, struct ts_workqueue *q, con
     const char *rest = key + strlen(TS__CTL_STATEFULSET_PREFIX), *slash = strchr(rest, '/');
     struct ts_informer *pods_inf =
         c->inf[TS__CTL_JOBKIND_INF(ts_jobkind_by_kind(TS_POD_KIND) - ts_jobkinds)];
-    struct pods_of pods = {NULL, NULL, NULL, 0};
+    struct pods_of pods = {NULL, 0};
     struct ts_podgroup_plan gp;
     cJSON *sts = NULL;
     char ns[256], *wl_name = NULL;
@@ -198,9 +185,7 @@ void ts__ctl_reconcile_statefulset(struct ts_ctl *c, struct ts_workqueue *q, con
         goto out;
     wl_name = ts_jobworkload_name("StatefulSet", "apps", slash + 1,
                                   ts_json_get_string(sts, "metadata.uid"));
-    pods.ns = ns;
-    pods.name = slash + 1;
-    ts_informer_each(pods_inf, collect, &pods);
+    ts_informer_by_index(pods_inf, TS__CTL_POD_STS_INDEX, rest, collect, &pods);
     for (size_t i = 0; i < pods.n; i++) {
         cJSON *m = member_of(pods.pods[i], wl_name, queue, prio, replicas);
 

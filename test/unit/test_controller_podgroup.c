@@ -162,9 +162,8 @@ static void test_podgroup_table(void **state)
         if (rows[i].wl != NONE)
             workload(rows[i].wl, &wl);
         ts_podgroup_plan_init(&p);
-        assert_int_equal(ts_podgroup_plan_make("ns", "g", pods, n, rows[i].wl != NONE ? &wl : NULL,
-                                               &env, NOW, &p),
-                         0);
+        assert_int_equal(
+            ts_podgroup_plan_make("g", pods, n, rows[i].wl != NONE ? &wl : NULL, &env, NOW, &p), 0);
         assert_int_equal(p.base.ops, rows[i].ops);
         assert_int_equal(p.n_updates, rows[i].updates);
         assert_int_equal(p.n_deletes, rows[i].deletes);
@@ -198,7 +197,7 @@ static void test_podgroup_workload_and_start(void **state)
     (void)state;
     ts_podgroup_plan_init(&p);
     /* two roles: pod sets by role hash, sorted, counted */
-    assert_int_equal(ts_podgroup_plan_make("ns", "g", pods, 3, NULL, &env, NOW, &p), 0);
+    assert_int_equal(ts_podgroup_plan_make("g", pods, 3, NULL, &env, NOW, &p), 0);
     assert_string_equal(p.base.workload.meta.name, "g");
     assert_int_equal(p.base.workload.meta.n_owner_refs, 3);
     assert_false(p.base.workload.meta.owner_refs[0].controller.set);
@@ -212,7 +211,7 @@ static void test_podgroup_workload_and_start(void **state)
                      3);
     assert_int_equal(strlen(p.base.workload.spec.podsets[0].name), 8);
     /* the excess member is the newest one: p4 */
-    assert_int_equal(ts_podgroup_plan_make("ns", "g", pods, 4, NULL, &env, NOW, &p), 0);
+    assert_int_equal(ts_podgroup_plan_make("g", pods, 4, NULL, &env, NOW, &p), 0);
     assert_int_equal(p.n_deletes, 1);
     assert_string_equal(p.deletes[0], "p4");
     assert_null(ts_json_get(p.updates[0], "metadata.finalizers"));
@@ -220,7 +219,7 @@ static void test_podgroup_workload_and_start(void **state)
     workload(ADMITTED, &wl);
     cJSON_Delete(pods[1]);
     pods[1] = member('G', 2, NULL);
-    assert_int_equal(ts_podgroup_plan_make("ns", "g", pods, 3, &wl, &env, NOW, &p), 0);
+    assert_int_equal(ts_podgroup_plan_make("g", pods, 3, &wl, &env, NOW, &p), 0);
     assert_int_equal(p.n_updates, 3);
     for (size_t i = 0; i < 3; i++) {
         assert_false(ts_pod_json_has_gate(p.updates[i], TS_POD_GATE));
