@@ -570,6 +570,7 @@ static int plan_queue_stop(const struct ts_workload *wl, const struct ts_jobplan
                TS_WL_REASON_CLUSTER_QUEUE_RESTARTED,
                "The ClusterQueue was restarted after being stopped"}};
     const enum ts_stop_policy stop[2] = {env->lq_stop, env->cq_stop};
+    const int unknown[2] = {env->lq_missing, env->cq_unreached};
     const struct ts_condition *rq = ts_conditions_find(&wl->status.conditions, TS_WL_COND_REQUEUED);
 
     for (int i = 0; i < 2; i++) {
@@ -592,7 +593,8 @@ static int plan_queue_stop(const struct ts_workload *wl, const struct ts_jobplan
     }
     for (int i = 0; i < 2; i++) {
         /* admitted again already or not, as Kueue's workload controller */
-        if (stop[i] == TS_STOP_NONE && rq && rq->status && !strcmp(rq->status, "False") &&
+        if (!unknown[i] && stop[i] == TS_STOP_NONE && rq && rq->status &&
+            !strcmp(rq->status, "False") &&
             rq->reason && !strcmp(rq->reason, q[i].stopped)) {
             ts_workload_copy(&p->workload, wl);
             ts_conditions_set(&p->workload.status.conditions, TS_WL_COND_REQUEUED, "True",

@@ -82,8 +82,12 @@ struct ts_jobplan_env {
     struct ts_opt_i32 backoff_limit_count;       /* evictions before deactivation; unset: none */
     const struct ts_strlist *label_keys_to_copy; /* onto a new Workload; NULL: none */
     /* the stopPolicy of the Workload's LocalQueue and of the ClusterQueue
-     * it is admitted to (or queued for): HoldAndDrain evicts it */
+     * that LocalQueue names: HoldAndDrain evicts it */
     enum ts_stop_policy lq_stop, cq_stop;
+    /* 1: the LocalQueue does not exist; 1: the ClusterQueue is not reached
+     * (no LocalQueue, a stopped one, or no such ClusterQueue).  Kueue's
+     * workload controller then neither drains nor requeues for that queue. */
+    int lq_missing, cq_unreached;
     /* the admission checks the Workload must have (its ClusterQueue's, for
      * its flavors); NULL: its ClusterQueue is not known */
     const struct ts_strlist *checks;

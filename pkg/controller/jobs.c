@@ -488,16 +488,26 @@ static const char *cq_of(struct ts_ctl *c, const struct ts_workload *wl, const c
                : ts_json_get_string(*lq, "spec.clusterQueue");
 }
 
-/* The stop policies of wl's LocalQueue and of its ClusterQueue, from the
- * informers. */
+/* The stop policies of wl's LocalQueue and of the ClusterQueue that
+ * LocalQueue names, from the informers.  As Kueue's workload controller
+ * (ClusterQueueForWorkload, pkg/cache/queue/manager.go): a ClusterQueue's
+ * policy reaches a workload only through a LocalQueue that exists and is not
+ * stopped, since a stopped LocalQueue is out of Kueue's queue manager. */
 static void queue_stops(struct ts_ctl *c, const struct ts_workload *wl, struct ts_jobplan_env *env)
 {
-    const cJSON *lq;
-    const char *cq_name = cq_of(c, wl, &lq);
-    const cJSON *cq = cq_name ? ts_informer_get_ns(c->inf[TS__CTL_CQ], NULL, cq_name) : NULL;
+    const cJSON *lq = wl->spec.queue_name ? ts_informer_get_ns(c->inf[TS__CTL_LQ],
+                                                              wl->meta.namespace_,
+                                                              wl->spec.queue_name)
+                                          : NULL;
+    const char *cq_name = lq ? ts_json_get_string(lq, "spec.clusterQueue") : NULL;
+    const cJSON *cq = NULL;
 
     env->lq_stop = lq ? stop_policy_of(lq) : TS_STOP_NONE;
+    if (cq_name && env->lq_stop == TS_STOP_NONE)
+        cq = ts_informer_get_ns(c->inf[TS__CTL_CQ], NULL, cq_name);
     env->cq_stop = cq ? stop_policy_of(cq) : TS_STOP_NONE;
+    env->lq_missing = !lq;
+    env->cq_unreached = !cq;
 }
 
 /* The admission checks wl must have: its ClusterQueue's (the one it is
@@ -669,26 +679,27 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
     cJSON *job;
     struct ts_priority_lookup prio = {wpc, pc, default_pc, c->engine};
     struct ts__ctl_flavors fl;
-    struct ts_jobplan_env env = {&prio,
-                                 ts__ctl_flavor,
-                                 &fl,
-                                 c->opts.config.manage_jobs_without_queue_name,
-                                 c->opts.config.wait_for_pods_ready,
-                                 c->opts.config.pods_ready_timeout_s * TS_TIME_SECOND,
-                                 c->opts.config.backoff_base_s,
-                                 c->opts.config.backoff_max_s,
-                                 c->opts.config.pods_ready_recovery_timeout_s * TS_TIME_SECOND,
-                                 c->opts.config.backoff_limit_count,
-                                 &c->opts.config.label_keys_to_copy,
-                                 TS_STOP_NONE,
-                                 TS_STOP_NONE,
-                                 NULL,
-                                 !ts_config_framework_on(&c->opts.config, "pod"),
-                                 owner_of,
-                                 c,
-                                 ts__ctl_runtime,
-                                 c,
-                                 &c->opts.config.external_frameworks};
+    struct ts_jobplan_env env = {
+        .prio = &prio,
+        .flavor = ts__ctl_flavor,
+        .flavor_ctx = &fl,
+        .manage_jobs_without_queue_name = c->opts.config.manage_jobs_without_queue_name,
+        .wait_for_pods_ready = c->opts.config.wait_for_pods_ready,
+        .pods_ready_timeout = c->opts.config.pods_ready_timeout_s * TS_TIME_SECOND,
+        .backoff_base_s = c->opts.config.backoff_base_s,
+        .backoff_max_s = c->opts.config.backoff_max_s,
+        .pods_ready_recovery_timeout = c->opts.config.pods_ready_recovery_timeout_s * TS_TIME_SECOND,
+        .backoff_limit_count = c->opts.config.backoff_limit_count,
+        .label_keys_to_copy = &c->opts.config.label_keys_to_copy,
+        .lq_stop = TS_STOP_NONE,
+        .cq_stop = TS_STOP_NONE,
+        .pods_parent_only = !ts_config_framework_on(&c->opts.config, "pod"),
+        .owner = owner_of,
+        .owner_ctx = c,
+        .runtime = ts__ctl_runtime,
+        .runtime_ctx = c,
+        .external_frameworks = &c->opts.config.external_frameworks,
+    };
     struct ts_strlist checks = TS_STRLIST_INIT;
     struct ts_workload wl;
     struct ts_jobplan p;

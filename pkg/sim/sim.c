@@ -388,7 +388,8 @@ static void evict(struct ts_sim *s, const struct ts_decision_target *t, ts_time 
 
 /* stopPolicy HoldAndDrain, as Kueue's workload controller: an admitted
  * workload of a draining LocalQueue, or of a draining ClusterQueue (the one
- * its LocalQueue names: none when the LocalQueue is missing), is evicted
+ * its LocalQueue names, when that LocalQueue exists and is not stopped: see
+ * queue_stops() in pkg/controller/jobs.c), is evicted
  * (LocalQueueStopped / ClusterQueueStopped) and, the simulated job
  * stopping at once, its quota released.  Returns how many. */
 static size_t drain(struct ts_sim *s, ts_time now)
@@ -399,17 +400,19 @@ static size_t drain(struct ts_sim *s, ts_time now)
     for (size_t i = 0; i < s->n; i++) {
         struct ts_workload *wl = s->wls[i];
         const char *reason = NULL, *msg = NULL, *cq;
+        enum ts_stop_policy lq_stop;
 
         if (!wl->status.admission || !ts_workload_is_admitted(wl) || ts_workload_is_evicted(wl))
             continue;
         snprintf(key, sizeof(key), "%s/%s", wl->meta.namespace_ ? wl->meta.namespace_ : "",
                  wl->spec.queue_name ? wl->spec.queue_name : "");
         cq = ts_hmap_get(&s->lq_cq, key);
-        if (stop_of(s, "LocalQueue", wl->meta.namespace_, wl->spec.queue_name) ==
-            TS_STOP_HOLD_AND_DRAIN) {
+        lq_stop = stop_of(s, "LocalQueue", wl->meta.namespace_, wl->spec.queue_name);
+        if (lq_stop == TS_STOP_HOLD_AND_DRAIN) {
             reason = TS_WL_REASON_LOCAL_QUEUE_STOPPED;
             msg = "The LocalQueue is stopped";
-        } else if (cq && stop_of(s, "ClusterQueue", NULL, cq) == TS_STOP_HOLD_AND_DRAIN) {
+        } else if (cq && lq_stop == TS_STOP_NONE &&
+                   stop_of(s, "ClusterQueue", NULL, cq) == TS_STOP_HOLD_AND_DRAIN) {
             reason = TS_WL_REASON_CLUSTER_QUEUE_STOPPED;
             msg = "The ClusterQueue is stopped";
         }

@@ -873,7 +873,8 @@ static void test_plan_evicted_stops_then_releases(void **state)
 /* stopPolicy HoldAndDrain on the LocalQueue (first) or the ClusterQueue
  * evicts an admitted Workload with Kueue's reason, message and event; Hold
  * does not; the job is then stopped and the quota released with
- * Requeued=False and that reason; a queue running again requeues it. */
+ * Requeued=False and that reason; a queue running again requeues it, when
+ * the workload reaches it. */
 static void test_plan_queue_stop_policy(void **state)
 {
     static const struct {
@@ -925,8 +926,15 @@ static void test_plan_queue_stop_policy(void **state)
         /* still stopped: it stays as it is */
         assert_int_equal(ts_jobplan_make(job, &wl, &e, NOW, &p, &err), 0);
         assert_int_equal(p.ops, 0);
-        /* the queue runs again: requeued */
+        /* the queue runs again but Kueue's workload controller does not
+         * reach it (LocalQueue missing, ClusterQueue through none or a
+         * stopped one): it stays as it is */
         e.lq_stop = e.cq_stop = TS_STOP_NONE;
+        e.lq_missing = e.cq_unreached = 1;
+        assert_int_equal(ts_jobplan_make(job, &wl, &e, NOW, &p, &err), 0);
+        assert_int_equal(p.ops, 0);
+        /* the queue runs again: requeued */
+        e.lq_missing = e.cq_unreached = 0;
         c = status_write(job, &wl, &e, NOW, &p, "Requeued", "True", rows[i].restarted);
     next:
         ts_workload_release(&wl);
