@@ -350,7 +350,11 @@ static void collect_cross(struct search *s, struct ts_quota_node *n)
             collect_cross(s, n->children[i]);
         return;
     }
-    if (n != &s->cq->node && borrowing_needed(s, n))
+    /* an inactive queue's workloads are no candidates: Kueue's snapshot
+     * leaves inactive ClusterQueues out while their usage stays in the
+     * cohort (pkg/cache/scheduler/snapshot.go, Snapshot) */
+    if (n != &s->cq->node && borrowing_needed(s, n) &&
+        !ts__eng_cq_inactive(s->e, ts__eng_cq_of_node(n)))
         add_queue(s, ts__eng_cq_of_node(n), 0);
 }
 

@@ -438,9 +438,8 @@ size_t ts_sim_run(struct ts_sim *s, size_t max_cycles, ts_time now)
         struct ts_cycle c;
         size_t n;
 
-        n = drain(s, now);
         ts_cycle_init(&c);
-        n += ts_engine_cycle(s->e, now, &c);
+        n = ts_engine_cycle(s->e, now, &c);
         for (size_t d = 0; d < c.n; d++) {
             struct ts_workload *wl = find_mut(s, c.items[d].ns, c.items[d].name);
 
@@ -452,6 +451,9 @@ size_t ts_sim_run(struct ts_sim *s, size_t max_cycles, ts_time now)
                 evict(s, &c.items[d].targets[t], now);
         }
         ts_cycle_release(&c);
+        /* the workload controller after the scheduler, as in Kueue's
+         * scheduler tests: a cycle sees quota a drain releases next */
+        n += drain(s, now);
         if (!n)
             break;
         changed++;
