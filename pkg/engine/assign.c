@@ -157,6 +157,8 @@ struct ctx {
     const struct ts__eng_wl *wl;
     struct acc acc;
     struct status st;
+    const int32_t *start; /* wl's tried indexes for cq, or NULL */
+    int32_t *tried;       /* this attempt's, n_podsets * cq->n_rgs */
 };
 
 /* Kueue's fitsResourceQuota for `val` (already including this workload's
@@ -249,15 +251,19 @@ static int preferred(const struct ts__eng_cq *cq, enum ts__eng_mode m1, int b1,
 
 /* Walks one resource group's flavors for the requests it covers;
  * assigns the chosen flavor into reqs[].fr. */
-static enum ts__eng_mode find_flavor(struct ctx *c, const struct ts__eng_rg *rg,
+static enum ts__eng_mode find_flavor(struct ctx *c, size_t psi, size_t g,
                                      const struct ts__eng_podset *ps, struct req *reqs, size_t n,
                                      int *borrow_out)
 {
+    const struct ts__eng_rg *rg = &c->cq->rgs[g];
     enum ts__eng_mode best = TS__ENG_NOFIT;
-    long best_idx = -1;
+    long best_idx = -1, attempted = -1;
     int best_borrow = 0;
+    int32_t last = c->start ? c->start[psi * c->cq->n_rgs + g] : TS__ENG_TRIED_NONE;
+    size_t fi = last >= 0 ? (size_t)last + 1 : 0; /* Kueue's NextFlavorToTryForPodSetResource */
 
-    for (size_t fi = 0; fi < rg->n_flavors; fi++) {
+    for (; fi < rg->n_flavors; fi++) {
+        attempted = (long)fi;
         const char *fname = rg->flavors[fi].name;
         const struct ts__eng_flavor *f = rg->flavors[fi].flavor;
         enum ts__eng_mode mode = TS__ENG_FIT;
@@ -306,6 +312,11 @@ static enum ts__eng_mode find_flavor(struct ctx *c, const struct ts__eng_rg *rg,
     }
     for (size_t i = 0; best_idx >= 0 && i < n; i++)
         reqs[i].fr = rg->flavors[best_idx].fr[reqs[i].cov];
+    /* where the search stopped, -1 once it reached the last flavor (the
+     * next attempt starts over) */
+    if (best_idx >= 0)
+        c->tried[psi * c->cq->n_rgs + g] =
+            attempted == (long)rg->n_flavors - 1 ? -1 : (int32_t)attempted;
     *borrow_out = best_borrow;
     return best;
 }
@@ -370,7 +381,7 @@ static size_t podset_requests(const struct ts_engine *e, const struct ts__eng_cq
 }
 
 /* Assigns every request of one pod set; returns its worst mode. */
-static enum ts__eng_mode assign_podset(struct ctx *c, const struct ts__eng_podset *ps,
+static enum ts__eng_mode assign_podset(struct ctx *c, size_t psi, const struct ts__eng_podset *ps,
                                        struct req *reqs, size_t n, int *borrow)
 {
     enum ts__eng_mode worst = TS__ENG_FIT;
@@ -395,7 +406,7 @@ static enum ts__eng_mode assign_podset(struct ctx *c, const struct ts__eng_podse
                 idx[ns++] = j;
             }
         }
-        m = find_flavor(c, &c->cq->rgs[g], ps, sub, ns, &b);
+        m = find_flavor(c, psi, (size_t)g, ps, sub, ns, &b);
         if (m == TS__ENG_NOFIT)
             return TS__ENG_NOFIT;
         for (size_t k = 0; k < ns; k++)
@@ -427,21 +438,35 @@ static void fill_psa(struct ctx *c, struct ts__eng_psa *psa, int32_t count, cons
 void ts__eng_assign(const struct ts_engine *e, struct ts__eng_cq *cq, const struct ts__eng_wl *wl,
                     const int32_t *counts, struct ts__eng_assignment *out)
 {
-    struct ctx c = {e, cq, wl, {0, 0, NULL, NULL}, {TS_STRLIST_INIT, TS__ENG_NOFIT_FLAVOR}};
+    struct ctx c = {e, cq, wl, {0, 0, NULL, NULL}, {TS_STRLIST_INIT, TS__ENG_NOFIT_FLAVOR},
+                    NULL, NULL};
     struct ts_buf msg = TS_BUF_INIT;
+    size_t n_tried = wl->n_podsets * cq->n_rgs;
 
     memset(out, 0, sizeof(*out));
     out->mode = TS__ENG_FIT;
     out->n_podsets = wl->n_podsets;
     out->ps = ts_xcalloc(wl->n_podsets ? wl->n_podsets : 1, sizeof(*out->ps));
+    out->tried = ts_xcalloc(n_tried ? n_tried : 1, sizeof(*out->tried));
+    for (size_t i = 0; i < n_tried; i++)
+        out->tried[i] = TS__ENG_TRIED_NONE;
+    c.tried = out->tried;
+    /* a change of the queue's configuration voids it (Kueue's
+     * AllocatableResourceGeneration) */
+    if (wl->tried && wl->tried_cq == cq && wl->tried_config == e->config_seq)
+        c.start = wl->tried;
     for (size_t i = 0; i < wl->n_podsets; i++) {
         const struct ts__eng_podset *ps = &wl->podsets[i];
         int32_t count = counts ? counts[i] : ps->count;
         struct req *reqs = ts_xcalloc(ps->n_req + 1, sizeof(*reqs));
         size_t n = podset_requests(e, cq, ps, count, reqs);
         int borrow = 0;
-        enum ts__eng_mode m = assign_podset(&c, ps, reqs, n, &borrow);
+        enum ts__eng_mode m = assign_podset(&c, i, ps, reqs, n, &borrow);
 
+        if (m == TS__ENG_NOFIT) { /* Kueue records nothing of a failed pod set */
+            for (size_t g = 0; g < cq->n_rgs; g++)
+                out->tried[i * cq->n_rgs + g] = TS__ENG_TRIED_NONE;
+        }
         if (m != TS__ENG_FIT) {
             podset_message(&msg, ps->name, &c.st);
             if (c.st.nofit > out->nofit)
@@ -478,7 +503,31 @@ void ts__eng_assignment_release(struct ts__eng_assignment *a)
 {
     ts__eng_psa_free(a->ps, a->n_podsets);
     free(a->message);
+    free(a->tried);
     memset(a, 0, sizeof(*a));
+}
+
+int ts__eng_keep_tried(const struct ts_engine *e, const struct ts__eng_cq *cq,
+                       struct ts__eng_wl *wl, struct ts__eng_assignment *a)
+{
+    size_t n = a->n_podsets * cq->n_rgs;
+    int left = 0;
+
+    free(wl->tried);
+    wl->tried = a->tried;
+    a->tried = NULL;
+    wl->tried_cq = cq;
+    wl->tried_config = e->config_seq;
+    for (size_t i = 0; wl->tried && i < n; i++)
+        left |= wl->tried[i] >= 0;
+    return left;
+}
+
+void ts__eng_forget_tried(struct ts__eng_wl *wl)
+{
+    free(wl->tried);
+    wl->tried = NULL;
+    wl->tried_cq = NULL;
 }
 
 int ts__eng_assignment_fits(const struct ts__eng_cq *cq, const struct ts__eng_assignment *a)

@@ -37,6 +37,9 @@ struct ts__eng_assignment {
     size_t n_podsets;
     struct ts__eng_psa *ps;
     char *message; /* NULL when mode is FIT */
+    /* the flavor index each pod set's group search stopped at (see
+     * ts__eng_wl.tried), n_podsets * cq->n_rgs entries */
+    int32_t *tried;
 };
 
 /* Computes the assignment of wl in cq with the given per-pod-set counts
@@ -49,6 +52,16 @@ void ts__eng_assign(const struct ts_engine *e, struct ts__eng_cq *cq, const stru
  * fits. */
 void ts__eng_assign_partial(const struct ts_engine *e, struct ts__eng_cq *cq,
                             const struct ts__eng_wl *wl, struct ts__eng_assignment *a);
+/* Keeps a's tried flavor indexes on wl for its next attempt in cq (Kueue
+ * keeps the last assignment's state after an attempt that did not admit
+ * and issued no preemption); returns 1 when a group has flavors left to
+ * try (Kueue's PendingFlavors: the workload is retried at once instead of
+ * waiting as inadmissible). */
+int ts__eng_keep_tried(const struct ts_engine *e, const struct ts__eng_cq *cq,
+                       struct ts__eng_wl *wl, struct ts__eng_assignment *a);
+/* Forgets wl's tried flavor indexes: its next attempt starts at the first
+ * flavor of every group. */
+void ts__eng_forget_tried(struct ts__eng_wl *wl);
 /* 1 when every fr total of a still fits cq's available quota now. */
 int ts__eng_assignment_fits(const struct ts__eng_cq *cq, const struct ts__eng_assignment *a);
 void ts__eng_assignment_release(struct ts__eng_assignment *a);

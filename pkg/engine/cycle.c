@@ -458,6 +458,7 @@ static void preempt(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
     nt = ts__eng_preempt_targets_memo(e, en->cq, wl, fr, need, n, &t, &cross);
     for (size_t i = 0; i < nt; i++) {
         if (t[i].wl->evicting && t[i].wl->evict_cycle == e->cycle_seq) {
+            ts__eng_forget_tried(wl); /* Kueue's setSkipped */
             pending(c, wl, TS_WL_REASON_WAITING_FOR_QUOTA,
                     "Workload has overlapping preemption targets with another workload");
             requeue(en->cq, wl, 0, moved);
@@ -469,6 +470,7 @@ static void preempt(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
         fresh += !t[i].wl->evicting && !t[i].wl->evicted;
     }
     if (nt) {
+        ts__eng_forget_tried(wl); /* preempting: the next attempt tries every flavor */
         reserve(resv, en, fr, need, n);
         free(en->cq->preemptor);
         en->cq->preemptor = ts_xstrdup(wl->key);
@@ -477,12 +479,16 @@ static void preempt(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
     free(need);
     if (!nt) {
         int best_effort = en->cq->queueing != TS_QUEUEING_STRICT_FIFO;
+        int left = ts__eng_keep_tried(e, en->cq, wl, &en->a);
 
         reserve_without_victims(resv, en);
-        if (pending(c, wl, TS_WL_REASON_WAITING_FOR_QUOTA, en->a.message ? en->a.message : "") &&
-            best_effort)
-            tell_class(en->cq, wl, c);
-        requeue(en->cq, wl, best_effort, moved);
+        if (pending(c, wl, TS_WL_REASON_WAITING_FOR_QUOTA, en->a.message ? en->a.message : "")) {
+            ts__eng_forget_tried(wl); /* as in process() */
+            if (best_effort)
+                tell_class(en->cq, wl, c);
+        }
+        requeue(en->cq, wl, best_effort && !left, moved);
+        *moved += (size_t)left;
         free(t);
         return;
     }
@@ -523,7 +529,7 @@ static void process(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
                     ts_time now, struct reservations *resv)
 {
     struct ts__eng_wl *wl = en->wl;
-    int strict = en->cq->queueing == TS_QUEUEING_STRICT_FIFO;
+    int strict = en->cq->queueing == TS_QUEUEING_STRICT_FIFO, left;
 
     if (en->reason) {
         /* misconfiguration is per workload: a class of its own */
@@ -546,7 +552,9 @@ static void process(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
             e->blocking = e->config.block_admission; /* the new one is not ready yet */
             return;
         }
-        /* an earlier entry of this cycle took the quota: retry at once */
+        /* an earlier entry of this cycle took the quota: retry at once,
+         * from the first flavors (Kueue's setSkipped) */
+        ts__eng_forget_tried(wl);
         pending(c, wl, TS_WL_REASON_WAITING_FOR_QUOTA,
                 "Workload no longer fits after processing another workload");
         requeue(en->cq, wl, 0, moved);
@@ -558,10 +566,21 @@ static void process(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
     }
     if (en->a.mode == TS__ENG_NO_CANDIDATES)
         reserve_without_victims(resv, en);
-    if (pending(c, wl, nofit_reason(&en->a), en->a.message ? en->a.message : "") && !strict)
-        tell_class(en->cq, wl, c);
-    requeue(en->cq, wl, !strict, moved);
-    block(en->cq, wl);
+    left = ts__eng_keep_tried(e, en->cq, wl, &en->a);
+    if (pending(c, wl, nofit_reason(&en->a), en->a.message ? en->a.message : "")) {
+        /* a new status: Kueue's queue manager takes the workload's info
+         * anew from the update, without its last assignment */
+        ts__eng_forget_tried(wl);
+        if (!strict)
+            tell_class(en->cq, wl, c);
+    }
+    /* flavors left to try: back to the heap at once (Kueue's
+     * requeueIfNotPresent, PendingFlavors) */
+    requeue(en->cq, wl, !strict && !left, moved);
+    if (left)
+        (*moved)++; /* a retry due: the next cycle has work */
+    else
+        block(en->cq, wl);
 }
 
 /* The next head of cq worth a look: heads equivalent to one that did not

@@ -219,7 +219,17 @@ struct ts__eng_wl {
     int awaiting_checks;
     char *last_reason;
     char *last_message;
+    /* Kueue's LastAssignment (AssignmentClusterQueueState in
+     * pkg/workload/workload.go): per pod set and resource group of tried_cq,
+     * tried[ps * n_rgs + g] is the flavor index its last attempt stopped at
+     * (-1: it reached the group's last flavor; TS__ENG_TRIED_NONE: nothing
+     * recorded).  The next attempt resumes after it.  NULL: none. */
+    int32_t *tried;
+    const struct ts__eng_cq *tried_cq;
+    uint64_t tried_config; /* e->config_seq it was recorded under */
 };
+
+#define TS__ENG_TRIED_NONE INT32_MIN
 
 /* A change of wl that its ClusterQueue's or LocalQueue's status (or queue
  * metrics) may show: a new status version for both. */

@@ -123,6 +123,11 @@ static void wl_clear(struct ts_engine *e, struct ts__eng_wl *wl)
     free(wl->job_uid);
     free(wl->limits_message);
     wl->uid = wl->lq_name = wl->admission_cq = wl->job_uid = wl->limits_message = NULL;
+    /* sized by the pod sets; and Kueue's queue manager replaces a
+     * workload's info (its last assignment with it) on every update */
+    free(wl->tried);
+    wl->tried = NULL;
+    wl->tried_cq = NULL;
 }
 
 static void wl_free(struct ts_engine *e, struct ts__eng_wl *wl)
