@@ -594,8 +594,7 @@ static int plan_queue_stop(const struct ts_workload *wl, const struct ts_jobplan
     for (int i = 0; i < 2; i++) {
         /* admitted again already or not, as Kueue's workload controller */
         if (!unknown[i] && stop[i] == TS_STOP_NONE && rq && rq->status &&
-            !strcmp(rq->status, "False") &&
-            rq->reason && !strcmp(rq->reason, q[i].stopped)) {
+            !strcmp(rq->status, "False") && rq->reason && !strcmp(rq->reason, q[i].stopped)) {
             ts_workload_copy(&p->workload, wl);
             ts_conditions_set(&p->workload.status.conditions, TS_WL_COND_REQUEUED, "True",
                               q[i].restarted, q[i].restart_msg, wl->meta.generation, now);

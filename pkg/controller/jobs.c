@@ -495,10 +495,10 @@ static const char *cq_of(struct ts_ctl *c, const struct ts_workload *wl, const c
  * stopped, since a stopped LocalQueue is out of Kueue's queue manager. */
 static void queue_stops(struct ts_ctl *c, const struct ts_workload *wl, struct ts_jobplan_env *env)
 {
-    const cJSON *lq = wl->spec.queue_name ? ts_informer_get_ns(c->inf[TS__CTL_LQ],
-                                                              wl->meta.namespace_,
-                                                              wl->spec.queue_name)
-                                          : NULL;
+    const cJSON *lq =
+        wl->spec.queue_name
+            ? ts_informer_get_ns(c->inf[TS__CTL_LQ], wl->meta.namespace_, wl->spec.queue_name)
+            : NULL;
     const char *cq_name = lq ? ts_json_get_string(lq, "spec.clusterQueue") : NULL;
     const cJSON *cq = NULL;
 
@@ -688,7 +688,8 @@ void ts__ctl_reconcile_job(struct ts_workqueue *q, const char *key, void *data)
         .pods_ready_timeout = c->opts.config.pods_ready_timeout_s * TS_TIME_SECOND,
         .backoff_base_s = c->opts.config.backoff_base_s,
         .backoff_max_s = c->opts.config.backoff_max_s,
-        .pods_ready_recovery_timeout = c->opts.config.pods_ready_recovery_timeout_s * TS_TIME_SECOND,
+        .pods_ready_recovery_timeout =
+            c->opts.config.pods_ready_recovery_timeout_s * TS_TIME_SECOND,
         .backoff_limit_count = c->opts.config.backoff_limit_count,
         .label_keys_to_copy = &c->opts.config.label_keys_to_copy,
         .lq_stop = TS_STOP_NONE,

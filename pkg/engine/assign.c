@@ -438,7 +438,7 @@ static void fill_psa(struct ctx *c, struct ts__eng_psa *psa, int32_t count, cons
 void ts__eng_assign(const struct ts_engine *e, struct ts__eng_cq *cq, const struct ts__eng_wl *wl,
                     const int32_t *counts, struct ts__eng_assignment *out)
 {
-    struct ctx c = {e, cq, wl, {0, 0, NULL, NULL}, {TS_STRLIST_INIT, TS__ENG_NOFIT_FLAVOR},
+    struct ctx c = {e,    cq,  wl, {0, 0, NULL, NULL}, {TS_STRLIST_INIT, TS__ENG_NOFIT_FLAVOR},
                     NULL, NULL};
     struct ts_buf msg = TS_BUF_INIT;
     size_t n_tried = wl->n_podsets * cq->n_rgs;
