@@ -86,7 +86,9 @@ void ts_quota_set(struct ts_quota_node *n, size_t fr, int64_t nominal, int64_t b
 /* local(n): quota the parent never sees. */
 int64_t ts_quota_local(const struct ts_quota_node *n, size_t fr);
 /* What n could use now for fr (>= 0): its local remainder plus what its
- * ancestors can give within its borrowing limit. */
+ * ancestors can give within its borrowing limit, where a tree used beyond
+ * its quota gives less than nothing (its debt eats the local remainder, as
+ * in Kueue). */
 int64_t ts_quota_available(const struct ts_quota_node *n, size_t fr);
 /* The most n could ever use for fr in an empty cluster. */
 int64_t ts_quota_potential(const struct ts_quota_node *n, size_t fr);
