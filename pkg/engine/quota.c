@@ -192,27 +192,37 @@ int ts_quota_node_set_parent(struct ts_quota_node *n, struct ts_quota_node *pare
     return 0;
 }
 
-int64_t ts_quota_available(const struct ts_quota_node *n, size_t fr)
+/* Kueue's available() (pkg/cache/scheduler/resource_node.go): signed, a
+ * cohort whose usage exceeds its quota (quota lowered under admitted
+ * workloads) passes its deficit down and eats its children's local
+ * remainder; only the ClusterQueue's answer is clamped at zero
+ * (ClusterQueueSnapshot.Available). */
+static int64_t available_signed(const struct ts_quota_node *n, size_t fr)
 {
     int64_t local_avail, parent_avail;
 
-#ifdef TS_MUTATE_OVERADMIT
-    /* make soak-mutant: a broken build offering 1/N more than the quota */
     if (!n->parent)
-        return max0(ts_amount_sub(
-            ts_amount_add(n->subtree[fr], n->subtree[fr] / TS_MUTATE_OVERADMIT), n->usage[fr]));
-#endif
-    if (!n->parent)
-        return max0(ts_amount_sub(n->subtree[fr], n->usage[fr]));
+        return ts_amount_sub(n->subtree[fr], n->usage[fr]);
     local_avail = max0(ts_quota_local(n, fr) - n->usage[fr]);
-    parent_avail = ts_quota_available(n->parent, fr);
+    parent_avail = available_signed(n->parent, fr);
     if (n->borrowing_limit[fr] != TS_AMOUNT_NONE) {
         int64_t cap = ts_amount_add(ts_amount_sub(visible_quota(n, fr), visible_usage(n, fr)),
                                     n->borrowing_limit[fr]);
 
         parent_avail = min64(parent_avail, cap);
     }
-    return max0(ts_amount_add(local_avail, parent_avail));
+    return ts_amount_add(local_avail, parent_avail);
+}
+
+int64_t ts_quota_available(const struct ts_quota_node *n, size_t fr)
+{
+#ifdef TS_MUTATE_OVERADMIT
+    /* make soak-mutant: a broken build offering 1/N more than the quota */
+    if (!n->parent)
+        return max0(ts_amount_sub(
+            ts_amount_add(n->subtree[fr], n->subtree[fr] / TS_MUTATE_OVERADMIT), n->usage[fr]));
+#endif
+    return max0(available_signed(n, fr));
 }
 
 int64_t ts_quota_potential(const struct ts_quota_node *n, size_t fr)
