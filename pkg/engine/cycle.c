@@ -611,7 +611,6 @@ static void fair_order(struct ts_engine *e, struct entry *entries, size_t n, str
 {
     struct ts__eng_fs_cand *cands = ts_xcalloc(n + 1, sizeof(*cands)), *c;
     size_t m = 0;
-    uint64_t epoch = 1;
 
     for (size_t i = 0; i < n; i++) {
         struct entry *en = &entries[i];
@@ -633,13 +632,13 @@ static void fair_order(struct ts_engine *e, struct entry *entries, size_t n, str
         }
         en->cq->fs_cand = c;
     }
-    while ((c = ts__eng_fs_next(e, cands, m, epoch))) {
+    while ((c = ts__eng_fs_next(e, cands, m))) {
         struct entry *en = &entries[c->idx];
+        int may_move = en->a.mode != TS__ENG_NOFIT; /* admits or reserves */
 
-        /* all but a plain no-fit may move quota: shares are taken again */
-        if (en->a.mode != TS__ENG_NOFIT)
-            epoch++;
         process(e, en, out, moved, now, resv);
+        if (may_move)
+            ts__eng_fs_moved(cands, m, &en->cq->node);
         done_with(en);
     }
     for (size_t i = 0; i < m; i++)

@@ -334,8 +334,7 @@ struct ts__eng_fs_cand {
     int64_t *usage;        /* per flavor-resource (e->nfr): the assignment's; owned */
     size_t idx;            /* the caller's */
     int done;
-    uint64_t epoch;            /* of the shares below */
-    struct ts__eng_fs_val *lv; /* shares on the path below the root; owned */
+    struct ts__eng_fs_val *lv; /* shares on the path below the root (n_lv 0: to take); owned */
     size_t n_lv, cap_lv;
 };
 
@@ -402,11 +401,12 @@ int64_t ts__eng_node_weight(const struct ts_quota_node *n);
 
 /* fsorder.c: Kueue's fair-sharing tournament over one cycle's heads */
 /* Marks done and returns the candidate Kueue's fair-sharing iterator pops
- * next from cands[0..n), NULL when all are done.  epoch must change
- * whenever usage changed since the last call (shares are cached per
- * epoch). */
+ * next from cands[0..n), NULL when all are done. */
 struct ts__eng_fs_cand *ts__eng_fs_next(const struct ts_engine *e, struct ts__eng_fs_cand *cands,
-                                        size_t n, uint64_t epoch);
+                                        size_t n);
+/* Usage changed at `moved` (and up its path): the shares of the heads it
+ * can change are taken again at the next pop. */
+void ts__eng_fs_moved(struct ts__eng_fs_cand *cands, size_t n, const struct ts_quota_node *moved);
 /* Frees what c owns and unhooks it from its queue. */
 void ts__eng_fs_cand_release(struct ts__eng_fs_cand *c);
 

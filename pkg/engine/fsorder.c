@@ -11,7 +11,10 @@
  * v0.17), then the lower share (CompareDRS: a zero weight that borrows
  * loses to every other), then priority and queue order.  The shares are
  * taken again after every entry that moved quota (an admission or a
- * reservation), as Kueue computes them from the snapshot at each pop. */
+ * reservation), as Kueue computes them from the snapshot at each pop:
+ * only a share of a node whose usage moved can change (the path from the
+ * queue that moved quota up), so only heads with such a node on their
+ * path are taken again. */
 #include "engine/engine_int.h"
 #include "util/alloc.h"
 
@@ -69,12 +72,15 @@ static void drs_of(const struct ts_engine *e, const struct ts_quota_node *n, con
     }
 }
 
+/* Work arrays of one pop, sized for the engine's pairs and resources. */
+struct scratch {
+    int64_t *x, *borrowed, *lendable;
+};
+
 /* The shares of every node on c's path below the root, with c admitted. */
-static void values(const struct ts_engine *e, struct ts__eng_fs_cand *c)
+static void values(const struct ts_engine *e, struct ts__eng_fs_cand *c, const struct scratch *w)
 {
-    int64_t *x = ts_xcalloc(e->nfr + 1, sizeof(*x));
-    int64_t *borrowed = ts_xcalloc(e->n_resources + 1, sizeof(*borrowed));
-    int64_t *lendable = ts_xcalloc(e->n_resources + 1, sizeof(*lendable));
+    int64_t *x = w->x, *borrowed = w->borrowed, *lendable = w->lendable;
     size_t depth = 0;
     const struct ts_quota_node *n;
 
@@ -95,9 +101,6 @@ static void values(const struct ts_engine *e, struct ts__eng_fs_cand *c)
             x[fr] = x[fr] > la ? x[fr] - la : 0;
         }
     }
-    free(x);
-    free(borrowed);
-    free(lendable);
 }
 
 static const struct ts__eng_fs_val *value_at(const struct ts__eng_fs_cand *c,
@@ -151,7 +154,7 @@ static int beats(const struct ts__eng_fs_cand *a, const struct ts_quota_node *ca
 
 /* The nominee of n's subtree, or NULL. */
 static struct ts__eng_fs_cand *tournament(const struct ts_engine *e, struct ts_quota_node *n,
-                                          uint64_t epoch)
+                                          const struct scratch *w)
 {
     struct ts__eng_fs_cand *best = NULL;
     const struct ts_quota_node *best_child = NULL;
@@ -161,14 +164,12 @@ static struct ts__eng_fs_cand *tournament(const struct ts_engine *e, struct ts_q
 
         if (!c || c->done)
             return NULL;
-        if (c->epoch != epoch || !c->n_lv) {
-            values(e, c);
-            c->epoch = epoch;
-        }
+        if (!c->n_lv)
+            values(e, c, w);
         return c;
     }
     for (size_t i = 0; i < n->n_children; i++) {
-        struct ts__eng_fs_cand *c = tournament(e, n->children[i], epoch);
+        struct ts__eng_fs_cand *c = tournament(e, n->children[i], w);
 
         if (c && (!best || beats(c, n->children[i], best, best_child))) {
             best = c;
@@ -179,7 +180,7 @@ static struct ts__eng_fs_cand *tournament(const struct ts_engine *e, struct ts_q
 }
 
 struct ts__eng_fs_cand *ts__eng_fs_next(const struct ts_engine *e, struct ts__eng_fs_cand *cands,
-                                        size_t n, uint64_t epoch)
+                                        size_t n)
 {
     struct ts__eng_fs_cand *c = NULL;
 
@@ -191,10 +192,36 @@ struct ts__eng_fs_cand *ts__eng_fs_next(const struct ts_engine *e, struct ts__en
         return NULL;
     /* trees share no quota: which tree goes first does not matter (Kueue
      * takes them in map order) */
-    if (c->cq->node.parent)
-        c = tournament(e, ts_quota_root(&c->cq->node), epoch);
+    if (c->cq->node.parent) {
+        struct scratch w = {ts_xcalloc(e->nfr + 1, sizeof(int64_t)),
+                            ts_xcalloc(e->n_resources + 1, sizeof(int64_t)),
+                            ts_xcalloc(e->n_resources + 1, sizeof(int64_t))};
+
+        c = tournament(e, ts_quota_root(&c->cq->node), &w);
+        free(w.x);
+        free(w.borrowed);
+        free(w.lendable);
+    }
     c->done = 1;
     return c;
+}
+
+void ts__eng_fs_moved(struct ts__eng_fs_cand *cands, size_t n, const struct ts_quota_node *moved)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct ts__eng_fs_cand *c = &cands[i];
+
+        for (size_t j = 0; !c->done && j < c->n_lv; j++) {
+            const struct ts_quota_node *p;
+
+            for (p = moved; p && p != c->lv[j].node; p = p->parent)
+                ;
+            if (p) { /* a node on c's path holds new usage */
+                c->n_lv = 0;
+                break;
+            }
+        }
+    }
 }
 
 void ts__eng_fs_cand_release(struct ts__eng_fs_cand *c)
