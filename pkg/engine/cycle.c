@@ -153,8 +153,6 @@ struct entry {
     const char *reason; /* set when nomination failed before assignment */
     char *message;
     int inadmissible; /* requeue to the inadmissible list even in StrictFIFO */
-    int64_t share;    /* fair sharing: the queue's share with this entry admitted */
-    int fair;         /* fair sharing orders by "borrows at all", not by level */
 };
 
 static int ns_matches(const struct ts_engine *e, const struct ts__eng_cq *cq, const char *ns)
@@ -175,21 +173,6 @@ static int ns_matches(const struct ts_engine *e, const struct ts__eng_cq *cq, co
     return ok;
 }
 
-/* The entry's queue share were it admitted (fair sharing's ordering). */
-static int64_t share_with(const struct ts_engine *e, const struct entry *en)
-{
-    int64_t *extra = ts_xcalloc(e->nfr + 1, sizeof(*extra)), v;
-
-    for (size_t i = 0; i < en->a.n_podsets; i++) {
-        for (size_t j = 0; en->a.ps && j < en->a.ps[i].n; j++)
-            extra[en->a.ps[i].fr[j]] =
-                ts_amount_add(extra[en->a.ps[i].fr[j]], en->a.ps[i].amount[j]);
-    }
-    v = ts__eng_drs(e, &en->cq->node, extra);
-    free(extra);
-    return v;
-}
-
 static void nominate(struct ts_engine *e, struct entry *en)
 {
     if (!ns_matches(e, en->cq, en->wl->ns)) {
@@ -207,22 +190,16 @@ static void nominate(struct ts_engine *e, struct entry *en)
     ts__eng_assign(e, en->cq, en->wl, NULL, &en->a);
     if (en->a.mode != TS__ENG_FIT && e->config.partial_admission)
         ts__eng_assign_partial(e, en->cq, en->wl, &en->a);
-    if (e->config.fair_sharing) {
-        en->share = share_with(e, en);
-        en->fair = 1;
-    }
 }
 
 static int entry_cmp(const void *pa, const void *pb)
 {
     const struct entry *a = *(struct entry *const *)pa, *b = *(struct entry *const *)pb;
-    int ba = a->reason ? 1000 : a->fair ? a->a.borrow_level > 0 : a->a.borrow_level;
-    int bb = b->reason ? 1000 : b->fair ? b->a.borrow_level > 0 : b->a.borrow_level;
+    int ba = a->reason ? 1000 : a->a.borrow_level;
+    int bb = b->reason ? 1000 : b->a.borrow_level;
 
     if (ba != bb)
         return ba < bb ? -1 : 1;
-    if (a->share != b->share) /* 0 unless fair sharing is on */
-        return a->share < b->share ? -1 : 1;
     return ts__eng_wl_less(a->wl, b->wl);
 }
 
@@ -639,6 +616,55 @@ static size_t quota_moves(const struct ts_cycle *out, size_t from)
     return n;
 }
 
+static void done_with(struct entry *en)
+{
+    ts__eng_assignment_release(&en->a);
+    free(en->message);
+}
+
+/* Under fair sharing the heads go in Kueue's tournament order
+ * (fsorder.c); the ones refused before flavor assignment take no part in
+ * it (Kueue's inadmissible entries) and move no quota. */
+static void fair_order(struct ts_engine *e, struct entry *entries, size_t n, struct ts_cycle *out,
+                       size_t *moved, ts_time now, struct reservations *resv)
+{
+    struct ts__eng_fs_cand *cands = ts_xcalloc(n + 1, sizeof(*cands)), *c;
+    size_t m = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        struct entry *en = &entries[i];
+
+        if (en->reason) {
+            process(e, en, out, moved, now, resv);
+            done_with(en);
+            continue;
+        }
+        c = &cands[m++];
+        c->wl = en->wl;
+        c->cq = en->cq;
+        c->idx = i;
+        c->usage = ts_xcalloc(e->nfr + 1, sizeof(*c->usage));
+        for (size_t p = 0; en->a.ps && p < en->a.n_podsets; p++) {
+            for (size_t j = 0; j < en->a.ps[p].n; j++)
+                c->usage[en->a.ps[p].fr[j]] =
+                    ts_amount_add(c->usage[en->a.ps[p].fr[j]], en->a.ps[p].amount[j]);
+        }
+        en->cq->fs_cand = c;
+    }
+    while ((c = ts__eng_fs_next(e, cands, m))) {
+        struct entry *en = &entries[c->idx];
+        int may_move = en->a.mode != TS__ENG_NOFIT; /* admits or reserves */
+
+        process(e, en, out, moved, now, resv);
+        if (may_move)
+            ts__eng_fs_moved(cands, m, &en->cq->node);
+        done_with(en);
+    }
+    for (size_t i = 0; i < m; i++)
+        ts__eng_fs_cand_release(&cands[i]);
+    free(cands);
+}
+
 size_t ts_engine_cycle(struct ts_engine *e, ts_time now, struct ts_cycle *out)
 {
     size_t before = out->n, n = 0, moved = 0, it = 0;
@@ -673,11 +699,15 @@ size_t ts_engine_cycle(struct ts_engine *e, ts_time now, struct ts_cycle *out)
         nominate(e, &entries[i]);
         order[i] = &entries[i];
     }
-    qsort(order, n, sizeof(*order), entry_cmp);
-    for (size_t i = 0; i < n; i++) {
-        process(e, order[i], out, &moved, now, &resv);
-        ts__eng_assignment_release(&order[i]->a);
-        free(order[i]->message);
+    if (e->config.fair_sharing) {
+        fair_order(e, entries, n, out, &moved, now, &resv);
+    } else {
+        qsort(order, n, sizeof(*order), entry_cmp);
+        for (size_t i = 0; i < n; i++) {
+            process(e, order[i], out, &moved, now, &resv);
+            ts__eng_assignment_release(&order[i]->a);
+            free(order[i]->message);
+        }
     }
     unreserve(&resv);
     out->heads += n;

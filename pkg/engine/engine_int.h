@@ -111,10 +111,11 @@ struct ts__eng_cq {
     struct ts__eng_wl **order;
     size_t cap_order;
     int order_stale;
-    uint64_t status_seq;       /* see ts__eng_touch() */
-    uint64_t parking_seq;      /* see ts__eng_touch_parking() */
-    uint64_t status_told;      /* their sum when ts_engine_status_moved() last looked */
-    struct ts__eng_memo *memo; /* preemption searches remembered (memo.c), or NULL */
+    uint64_t status_seq;             /* see ts__eng_touch() */
+    uint64_t parking_seq;            /* see ts__eng_touch_parking() */
+    uint64_t status_told;            /* their sum when ts_engine_status_moved() last looked */
+    struct ts__eng_memo *memo;       /* preemption searches remembered (memo.c), or NULL */
+    struct ts__eng_fs_cand *fs_cand; /* during a fair-sharing cycle: its head's, or NULL */
 };
 
 /* Parked workloads of one shape, in queue order: first, then rest.  A
@@ -335,6 +336,18 @@ static inline void ts__eng_config_changed(struct ts_engine *e)
     e->config_seq++;
 }
 
+/* fsorder.c: a head in Kueue's fair-sharing tournament */
+struct ts__eng_fs_val;
+struct ts__eng_fs_cand {
+    struct ts__eng_wl *wl;
+    struct ts__eng_cq *cq; /* cq->fs_cand points back while the cycle runs */
+    int64_t *usage;        /* per flavor-resource (e->nfr): the assignment's; owned */
+    size_t idx;            /* the caller's */
+    int done;
+    struct ts__eng_fs_val *lv; /* shares on the path below the root (n_lv 0: to take); owned */
+    size_t n_lv, cap_lv;
+};
+
 #endif
 
 /* engine.c */
@@ -395,6 +408,17 @@ int ts__eng_classes_check(const struct ts__eng_cq *cq, char *msg, size_t len);
 /* The weighted DRS of node with extra[fr] more usage (extra may be NULL). */
 int64_t ts__eng_drs(const struct ts_engine *e, const struct ts_quota_node *n, const int64_t *extra);
 int64_t ts__eng_node_weight(const struct ts_quota_node *n);
+
+/* fsorder.c: Kueue's fair-sharing tournament over one cycle's heads */
+/* Marks done and returns the candidate Kueue's fair-sharing iterator pops
+ * next from cands[0..n), NULL when all are done. */
+struct ts__eng_fs_cand *ts__eng_fs_next(const struct ts_engine *e, struct ts__eng_fs_cand *cands,
+                                        size_t n);
+/* Usage changed at `moved` (and up its path): the shares of the heads it
+ * can change are taken again at the next pop. */
+void ts__eng_fs_moved(struct ts__eng_fs_cand *cands, size_t n, const struct ts_quota_node *moved);
+/* Frees what c owns and unhooks it from its queue. */
+void ts__eng_fs_cand_release(struct ts__eng_fs_cand *c);
 
 /* workloads.c */
 void ts__eng_free_workloads(struct ts_engine *e);

@@ -265,8 +265,13 @@ int ts_quota_fit_height(const struct ts_quota_node *n, size_t fr, int64_t val, i
         return 0;
     remaining = val - max0(ts_quota_local(n, fr) - n->usage[fr]);
     for (t = n->parent; t; t = t->parent) {
-        if (!ts_quota_borrowing_with(t, fr, remaining))
+        /* reclaiming is possible only below the root: a tree that fits
+         * only as a whole leaves nothing to reclaim from (Kueue's
+         * trackingNode.HasParent()) */
+        if (!ts_quota_borrowing_with(t, fr, remaining)) {
+            *may_reclaim = t->parent != NULL;
             return height(t);
+        }
         remaining -= max0(ts_quota_local(t, fr) - t->usage[fr]);
         if (!t->parent)
             break;

@@ -144,6 +144,13 @@ static void test_hierarchy_private_cohort_quota(void **state)
     assert_int_equal(r.subtree[0], 3); /* only Y's 3 are shared */
     assert_int_equal(ts_quota_available(&q1, 0), 6 + 3);
     assert_int_equal(ts_quota_available(&q2, 0), 3);
+    {
+        int reclaim = 0;
+
+        /* 5 in an empty CQ-1 exceed CQ-1 (4) but fit in X, below the root */
+        assert_int_equal(ts_quota_fit_height(&q1, 0, 5, &reclaim), 1);
+        assert_true(reclaim);
+    }
     ts_quota_add_usage(&q1, 0, 6);
     assert_int_equal(r.usage[0], 0); /* held inside X */
     assert_int_equal(ts_quota_available(&q2, 0), 3);
@@ -151,9 +158,11 @@ static void test_hierarchy_private_cohort_quota(void **state)
     {
         int reclaim = 0;
 
-        /* 5 more in CQ-1 exceed CQ-1 (4) and X (6): the root is the lowest fit */
+        /* 2 more in CQ-1 exceed CQ-1 (4) and X (6): the root is the lowest
+         * fit, and nothing above the root can be reclaimed from (Kueue's
+         * FindHeightOfLowestSubtreeThatFits answers trackingNode.HasParent()) */
         assert_int_equal(ts_quota_fit_height(&q1, 0, 2, &reclaim), 2);
-        assert_true(reclaim);
+        assert_false(reclaim);
     }
     /* a cycle is refused */
     assert_int_equal(ts_quota_node_set_parent(&r, &x), TS_EINVAL);
