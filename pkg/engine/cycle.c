@@ -153,6 +153,10 @@ struct entry {
     const char *reason; /* set when nomination failed before assignment */
     char *message;
     int inadmissible; /* requeue to the inadmissible list even in StrictFIFO */
+    /* preempting: the victims found at nomination, before any entry of the
+     * cycle was processed (Kueue's nominate, getAssignments) */
+    struct ts__eng_target *t;
+    size_t nt;
 };
 
 static int ns_matches(const struct ts_engine *e, const struct ts__eng_cq *cq, const char *ns)
@@ -173,6 +177,20 @@ static int ns_matches(const struct ts_engine *e, const struct ts__eng_cq *cq, co
     return ok;
 }
 
+static size_t totals(const struct ts__eng_assignment *a, size_t **fr, int64_t **need);
+
+static void search_targets(const struct ts_engine *e, struct entry *en)
+{
+    size_t *fr, n;
+    int64_t *need;
+    int cross;
+
+    n = totals(&en->a, &fr, &need);
+    en->nt = ts__eng_preempt_targets_memo(e, en->cq, en->wl, fr, need, n, &en->t, &cross);
+    free(fr);
+    free(need);
+}
+
 static void nominate(struct ts_engine *e, struct entry *en)
 {
     if (!ns_matches(e, en->cq, en->wl->ns)) {
@@ -190,6 +208,8 @@ static void nominate(struct ts_engine *e, struct entry *en)
     ts__eng_assign(e, en->cq, en->wl, NULL, &en->a);
     if (en->a.mode != TS__ENG_FIT && e->config.partial_admission)
         ts__eng_assign_partial(e, en->cq, en->wl, &en->a);
+    if (en->a.mode == TS__ENG_PREEMPT || en->a.mode == TS__ENG_RECLAIM)
+        search_targets(e, en);
 }
 
 static int entry_cmp(const void *pa, const void *pb)
@@ -352,6 +372,10 @@ struct reservations {
     size_t *fr;
     int64_t *v;
     size_t n, cap;
+    /* the victims of the preemptions issued this cycle (Kueue's
+     * preemptedWorkloads), on their way out already or not */
+    struct ts__eng_wl **victims;
+    size_t n_victims, cap_victims;
 };
 
 /* Without it, the quota a preemptor frees goes to whichever entry comes
@@ -416,7 +440,37 @@ static void unreserve(struct reservations *r)
     free(r->node);
     free(r->fr);
     free(r->v);
+    free(r->victims);
     memset(r, 0, sizeof(*r));
+}
+
+static int is_victim(const struct reservations *r, const struct ts__eng_wl *w)
+{
+    for (size_t i = 0; i < r->n_victims; i++) {
+        if (r->victims[i] == w)
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether the entry fits once this cycle's victims and its own are gone
+ * (Kueue's scheduler.go fits: the quota they free counts, as the entries
+ * processed before took theirs). */
+static int fits_without(const struct entry *en, const struct reservations *r,
+                        const struct ts__eng_target *t, size_t nt)
+{
+    int ok;
+
+    for (size_t i = 0; i < r->n_victims; i++)
+        ts__eng_wl_quota(r->victims[i], -1);
+    for (size_t i = 0; i < nt; i++)
+        ts__eng_wl_quota(t[i].wl, -1);
+    ok = ts__eng_assignment_fits(en->cq, &en->a);
+    for (size_t i = 0; i < nt; i++)
+        ts__eng_wl_quota(t[i].wl, 1);
+    for (size_t i = 0; i < r->n_victims; i++)
+        ts__eng_wl_quota(r->victims[i], 1);
+    return ok;
 }
 
 /* Issues the preemptions an entry needs, or says why it cannot. */
@@ -427,27 +481,37 @@ static void preempt(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
     struct ts__eng_target *t;
     size_t *fr, n, nt, fresh = 0;
     int64_t *need;
-    int cross;
     struct ts_buf msg = TS_BUF_INIT;
     struct ts_decision *d;
 
-    n = totals(&en->a, &fr, &need);
-    nt = ts__eng_preempt_targets_memo(e, en->cq, wl, fr, need, n, &t, &cross);
+    t = en->t;
+    nt = en->nt;
+    en->t = NULL;
     for (size_t i = 0; i < nt; i++) {
-        if (t[i].wl->evicting && t[i].wl->evict_cycle == e->cycle_seq) {
+        if (is_victim(resv, t[i].wl)) {
             ts__eng_forget_tried(wl); /* Kueue's setSkipped */
             pending(c, wl, TS_WL_REASON_WAITING_FOR_QUOTA,
                     "Workload has overlapping preemption targets with another workload");
             requeue(en->cq, wl, 0, moved);
             free(t);
-            free(fr);
-            free(need);
             return;
         }
         fresh += !t[i].wl->evicting && !t[i].wl->evicted;
     }
+    if (nt && !fits_without(en, resv, t, nt)) {
+        pending(c, wl, TS_WL_REASON_WAITING_FOR_QUOTA,
+                "Workload no longer fits after processing another workload");
+        requeue(en->cq, wl, 0, moved);
+        free(t);
+        return;
+    }
+    n = totals(&en->a, &fr, &need);
     if (nt) {
         ts__eng_forget_tried(wl); /* preempting: the next attempt tries every flavor */
+        for (size_t i = 0; i < nt; i++) {
+            TS_GROW(resv->victims, resv->cap_victims, resv->n_victims + 1);
+            resv->victims[resv->n_victims++] = t[i].wl;
+        }
         reserve(resv, en, fr, need, n);
         free(en->cq->preemptor);
         en->cq->preemptor = ts_xstrdup(wl->key);
@@ -620,6 +684,7 @@ static void done_with(struct entry *en)
 {
     ts__eng_assignment_release(&en->a);
     free(en->message);
+    free(en->t);
 }
 
 /* Under fair sharing the heads go in Kueue's tournament order
@@ -707,6 +772,7 @@ size_t ts_engine_cycle(struct ts_engine *e, ts_time now, struct ts_cycle *out)
             process(e, order[i], out, &moved, now, &resv);
             ts__eng_assignment_release(&order[i]->a);
             free(order[i]->message);
+            free(order[i]->t);
         }
     }
     unreserve(&resv);

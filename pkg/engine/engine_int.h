@@ -260,6 +260,17 @@ static inline void ts__eng_touch_parking(struct ts__eng_wl *wl)
  * status may change, and every preemption search.  (Priority classes are
  * not in it: a workload's priority is resolved when it is put, and a
  * holder put again moves its tree's version.) */
+/* Kueue's DRS (pkg/cache/scheduler/fair_sharing.go, dominantResourceShare)
+ * of a node as its usage stands: for each resource, what the node uses
+ * beyond its subtree quota (summed over flavors) per 1000 of what its
+ * parent could lend (potentialAvailable, summed over flavors); the largest.
+ * A root never borrows. */
+struct ts__eng_share {
+    double ratio;   /* unweighted; 0 when nothing is borrowed or lendable */
+    int64_t weight; /* fairSharing.weight in milli-units */
+    int borrowing;  /* some pair is used beyond the subtree quota */
+};
+
 static inline void ts__eng_config_changed(struct ts_engine *e);
 
 /* A change a preemption search of node's tree reads: usage held by a
@@ -408,6 +419,13 @@ int ts__eng_classes_check(const struct ts__eng_cq *cq, char *msg, size_t len);
 /* The weighted DRS of node with extra[fr] more usage (extra may be NULL). */
 int64_t ts__eng_drs(const struct ts_engine *e, const struct ts_quota_node *n, const int64_t *extra);
 int64_t ts__eng_node_weight(const struct ts_quota_node *n);
+/* Kueue's DRS of a node (struct ts__eng_share, above). */
+void ts__eng_share(const struct ts_engine *e, const struct ts_quota_node *n,
+                   struct ts__eng_share *out);
+/* Kueue's CompareDRS: by weighted share (ratio / weight), except that a
+ * zero-weight node that borrows is above every other and such nodes compare
+ * by ratio.  Returns <0, 0, >0. */
+int ts__eng_share_cmp(const struct ts__eng_share *a, const struct ts__eng_share *b);
 
 /* fsorder.c: Kueue's fair-sharing tournament over one cycle's heads */
 /* Marks done and returns the candidate Kueue's fair-sharing iterator pops

@@ -1,4 +1,5 @@
 #include "engine/preempt.h"
+#include "engine/preempt_int.h"
 
 #include "api/workload.h"
 #include "util/alloc.h"
@@ -7,54 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum kind {
-    SAME_QUEUE = 0,
-    FAIR_SHARING,            /* another queue, chosen by dominant resource share */
-    HIERARCHICAL_RECLAIM,    /* the preemptor fits its own quota */
-    RECLAIM_WITHOUT_BORROW,  /* usable only if the preemptor then does not borrow */
-    RECLAIM_WHILE_BORROWING, /* borrowWithinCohort allows it */
-};
-
-struct cand {
-    struct ts__eng_wl *wl;
-    enum kind kind;
-    /* Kueue's candidate order, copied by cand_fill() (cand_cmp runs very
-     * often on a large cohort, and chasing wl would be most of it) */
-    int out;  /* evicting or evicted */
-    int same; /* kind == SAME_QUEUE */
-    int32_t priority;
-    ts_time reserved_at;
-    uint64_t id_prefix; /* the first 8 bytes of id, big-endian: strcmp's order */
-    const char *id;     /* uid, or the key */
-};
-
-struct run;
-
-struct search {
-    const struct ts_engine *e;
-    struct ts__eng_cq *cq;
-    const struct ts__eng_wl *pre;
-    const size_t *fr;
-    const int64_t *need;
-    size_t n;
-    int advantage;          /* the preemptor fits its own nominal quota */
-    int nominal_contested;  /* ... in every lacking pair (fair sharing) */
-    unsigned char *lacking; /* need[i] > what is available now */
-    uint64_t lacking_mask;  /* bit fr for each lacking fr < 64 */
-    int any_cross, any_hier;
-    /* fair sharing: every candidate, sorted */
-    struct cand *c;
-    size_t nc, cap;
-    /* classical: one run per queue with candidates, merged (minimal()) */
-    struct run *runs;
-    size_t nruns, cap_runs;
-};
-
 /* Whether holder w uses a flavor-resource the preemptor lacks.  This runs
  * for every holder of every borrowing queue in the cohort, for every
  * waiting preemptor, every cycle: walking each holder's admission there
  * would dominate the cycle, hence the masks. */
-static int uses_needed(const struct search *s, const struct ts__eng_wl *w)
+static int uses_needed(const struct ts__eng_search *s, const struct ts__eng_wl *w)
 {
     if (!w->fr_wide)
         return (w->fr_mask & s->lacking_mask) != 0;
@@ -82,23 +40,23 @@ void ts__eng_wl_quota(struct ts__eng_wl *w, int sign)
     }
 }
 
-static void cand_fill(struct cand *c, struct ts__eng_wl *w, enum kind k)
+static void cand_fill(struct ts__eng_cand *c, struct ts__eng_wl *w, enum ts__eng_vkind k)
 {
     c->wl = w;
     c->kind = k;
     c->out = w->evicting || w->evicted;
-    c->same = k == SAME_QUEUE;
+    c->same = k == TS__ENG_V_SAME_QUEUE;
     c->priority = w->priority;
     c->reserved_at = w->reserved_at;
     c->id = w->uid ? w->uid : w->key;
     c->id_prefix = w->id_prefix;
 }
 
-static void push(struct search *s, struct ts__eng_wl *w, enum kind k)
+static void push(struct ts__eng_search *s, struct ts__eng_wl *w, enum ts__eng_vkind k)
 {
     TS_GROW(s->c, s->cap, s->nc + 1);
     cand_fill(&s->c[s->nc++], w, k);
-    s->any_cross |= k != SAME_QUEUE;
+    s->any_cross |= k != TS__ENG_V_SAME_QUEUE;
 }
 
 static int within_cq_allows(const struct ts__eng_cq *cq, const struct ts__eng_wl *pre,
@@ -118,7 +76,7 @@ static int within_cq_allows(const struct ts__eng_cq *cq, const struct ts__eng_wl
 
 /* The preemptor stays within its queue's nominal quota for every needed
  * pair (Kueue's "hierarchical advantage" at the queue level). */
-static int fits_own_nominal(const struct search *s)
+static int fits_own_nominal(const struct ts__eng_search *s)
 {
     const struct ts_quota_node *n = &s->cq->node;
 
@@ -129,22 +87,16 @@ static int fits_own_nominal(const struct search *s)
     return 1;
 }
 
-/* The preemptor stays within its queue's nominal quota in every pair
- * that needs preemption (Kueue's queueWithinNominalInResourcesNeedingPreemption):
- * under fair sharing it then takes from other queues without the share
- * test, for reclamation. */
-static int fits_nominal_where_lacking(const struct search *s)
+int ts__eng_pre_borrows_lacking(const struct ts__eng_search *s, const struct ts_quota_node *n)
 {
-    const struct ts_quota_node *n = &s->cq->node;
-
     for (size_t i = 0; i < s->n; i++) {
-        if (s->lacking[i] && ts_amount_add(n->usage[s->fr[i]], s->need[i]) > n->nominal[s->fr[i]])
-            return 0;
+        if (s->lacking[i] && n->usage[s->fr[i]] > n->nominal[s->fr[i]])
+            return 1;
     }
-    return 1;
+    return 0;
 }
 
-static int borrowing_needed(const struct search *s, const struct ts_quota_node *n)
+static int borrowing_needed(const struct ts__eng_search *s, const struct ts_quota_node *n)
 {
     for (size_t i = 0; i < s->n; i++) {
         if (s->fr[i] < n->nfr && n->usage[s->fr[i]] > n->nominal[s->fr[i]])
@@ -153,20 +105,21 @@ static int borrowing_needed(const struct search *s, const struct ts_quota_node *
     return 0;
 }
 
-static enum kind classify(const struct search *s, const struct ts__eng_wl *c, int advantage)
+static enum ts__eng_vkind classify(const struct ts__eng_search *s, const struct ts__eng_wl *c,
+                                   int advantage)
 {
     const struct ts_cq_preemption *p = &s->cq->preemption;
 
     if (advantage)
-        return HIERARCHICAL_RECLAIM;
+        return TS__ENG_V_HIER_RECLAIM;
     if (p->borrow_within_cohort == TS_BORROW_NEVER || c->priority >= s->pre->priority ||
         (p->max_priority_threshold.set && c->priority > p->max_priority_threshold.v))
-        return RECLAIM_WITHOUT_BORROW;
-    return RECLAIM_WHILE_BORROWING;
+        return TS__ENG_V_RECLAIM_NO_BORROW;
+    return TS__ENG_V_RECLAIM_BORROWING;
 }
 
 /* The preemptor's queue is strictly under nominal in every needed pair. */
-static int under_nominal(const struct search *s)
+static int under_nominal(const struct ts__eng_search *s)
 {
     const struct ts_quota_node *node = &s->cq->node;
 
@@ -181,7 +134,7 @@ static int under_nominal(const struct search *s)
  * attempt that allows borrowing.  Without the hierarchical advantage and
  * with borrowWithinCohort Never, every such candidate is
  * ReclaimWithoutBorrowing, which that attempt skips. */
-static int cross_while_borrowing(const struct search *s)
+static int cross_while_borrowing(const struct ts__eng_search *s)
 {
     return s->advantage || s->cq->preemption.borrow_within_cohort != TS_BORROW_NEVER;
 }
@@ -190,14 +143,14 @@ static int cross_while_borrowing(const struct search *s)
  * not under its nominal quota gets only the attempt that allows
  * borrowing.  At large scale most searches are of this kind, and
  * collecting the cohort's candidates is most of their cost. */
-static int cross_takeable(const struct search *s)
+static int cross_takeable(const struct ts__eng_search *s)
 {
     return s->e->config.fair_sharing || cross_while_borrowing(s) || under_nominal(s);
 }
 
 /* Whether holder w of the preemptor's queue (same) or of another queue is
  * a candidate. */
-static int is_candidate(const struct search *s, const struct ts__eng_wl *w, int same)
+static int is_candidate(const struct ts__eng_search *s, const struct ts__eng_wl *w, int same)
 {
     if (same)
         return within_cq_allows(s->cq, s->pre, w) && uses_needed(s, w);
@@ -207,17 +160,18 @@ static int is_candidate(const struct search *s, const struct ts__eng_wl *w, int 
     return uses_needed(s, w);
 }
 
-static enum kind kind_of(const struct search *s, const struct ts__eng_wl *w, int same)
+static enum ts__eng_vkind kind_of(const struct ts__eng_search *s, const struct ts__eng_wl *w,
+                                  int same)
 {
     if (same)
-        return SAME_QUEUE;
-    return s->e->config.fair_sharing ? FAIR_SHARING : classify(s, w, s->advantage);
+        return TS__ENG_V_SAME_QUEUE;
+    return s->e->config.fair_sharing ? TS__ENG_V_FAIR_SHARING : classify(s, w, s->advantage);
 }
 
 /* Kueue's candidate order (common/ordering.go). */
-static int cand_cmp(const void *pa, const void *pb)
+int ts__eng_pre_cand_cmp(const void *pa, const void *pb)
 {
-    const struct cand *a = pa, *b = pb;
+    const struct ts__eng_cand *a = pa, *b = pb;
     int r;
 
     if (a->out != b->out) /* Kueue: evicted workloads first */
@@ -242,11 +196,11 @@ static int cand_cmp(const void *pa, const void *pb)
 static void sort_holders(struct ts__eng_cq *q)
 {
     if (q->order_stale) {
-        struct cand *tmp = ts_xcalloc(q->n_holders + 1, sizeof(*tmp));
+        struct ts__eng_cand *tmp = ts_xcalloc(q->n_holders + 1, sizeof(*tmp));
 
         for (size_t i = 0; i < q->n_holders; i++)
-            cand_fill(&tmp[i], q->holders[i], SAME_QUEUE);
-        qsort(tmp, q->n_holders, sizeof(*tmp), cand_cmp);
+            cand_fill(&tmp[i], q->holders[i], TS__ENG_V_SAME_QUEUE);
+        qsort(tmp, q->n_holders, sizeof(*tmp), ts__eng_pre_cand_cmp);
         TS_GROW(q->order, q->cap_order, q->n_holders + 1);
         for (size_t i = 0; i < q->n_holders; i++)
             q->order[i] = tmp[i].wl;
@@ -257,7 +211,7 @@ static void sort_holders(struct ts__eng_cq *q)
 
 int ts__eng_order_check(const struct ts__eng_cq *q)
 {
-    struct cand a = {0}, b;
+    struct ts__eng_cand a = {0}, b;
 
     if (q->order_stale)
         return 0;
@@ -266,8 +220,8 @@ int ts__eng_order_check(const struct ts__eng_cq *q)
 
         if (w->cq != q || w->holder_pos >= q->n_holders || q->holders[w->holder_pos] != w)
             return -1; /* not a holder of q */
-        cand_fill(&b, w, SAME_QUEUE);
-        if (i && cand_cmp(&a, &b) >= 0)
+        cand_fill(&b, w, TS__ENG_V_SAME_QUEUE);
+        if (i && ts__eng_pre_cand_cmp(&a, &b) >= 0)
             return -1; /* out of order, or twice */
         a = b;
     }
@@ -277,11 +231,11 @@ int ts__eng_order_check(const struct ts__eng_cq *q)
 /* --- the queues whose workloads are candidates ---------------------------- */
 
 /* One queue's candidates, in order, read one at a time. */
-struct run {
+struct ts__eng_run {
     struct ts__eng_cq *q;
     int same;           /* the preemptor's own queue */
     size_t first, next; /* q->order index of the first candidate, after the head */
-    struct cand head;
+    struct ts__eng_cand head;
 };
 
 /* Whether neither w nor any holder after it in its queue's candidate
@@ -289,7 +243,7 @@ struct run {
  * is by priority, and these policies take only lower (or, newer, equal)
  * priorities.  So a waiting head of the lowest priority need not read
  * every holder of its queue at every requeue. */
-static int past_candidates(const struct search *s, const struct ts__eng_wl *w, int same)
+static int past_candidates(const struct ts__eng_search *s, const struct ts__eng_wl *w, int same)
 {
     const struct ts_cq_preemption *p = &s->cq->preemption;
 
@@ -304,7 +258,7 @@ static int past_candidates(const struct search *s, const struct ts__eng_wl *w, i
 
 /* Moves r to its first candidate at q->order index i or later; returns 0
  * when there is none. */
-static int run_seek(const struct search *s, struct run *r, size_t i)
+static int run_seek(const struct ts__eng_search *s, struct ts__eng_run *r, size_t i)
 {
     for (; i < r->q->n_holders; i++) {
         struct ts__eng_wl *w = r->q->order[i];
@@ -321,9 +275,9 @@ static int run_seek(const struct search *s, struct run *r, size_t i)
 }
 
 /* Adds q's candidates: every one for fair sharing, else q's run. */
-static void add_queue(struct search *s, struct ts__eng_cq *q, int same)
+static void add_queue(struct ts__eng_search *s, struct ts__eng_cq *q, int same)
 {
-    struct run r = {0};
+    struct ts__eng_run r = {0};
 
     if (s->e->config.fair_sharing) {
         for (size_t i = 0; i < q->n_holders; i++) {
@@ -343,22 +297,26 @@ static void add_queue(struct search *s, struct ts__eng_cq *q, int same)
     s->any_cross |= !same;
 }
 
-static void collect_cross(struct search *s, struct ts_quota_node *n)
+static void collect_cross(struct ts__eng_search *s, struct ts_quota_node *n)
 {
     if (n->is_cohort) {
         for (size_t i = 0; i < n->n_children; i++)
             collect_cross(s, n->children[i]);
         return;
     }
+    if (n == &s->cq->node)
+        return;
     /* an inactive queue's workloads are no candidates: Kueue's snapshot
      * leaves inactive ClusterQueues out while their usage stays in the
      * cohort (pkg/cache/scheduler/snapshot.go, Snapshot) */
-    if (n != &s->cq->node && borrowing_needed(s, n) &&
-        !ts__eng_cq_inactive(s->e, ts__eng_cq_of_node(n)))
+    if (ts__eng_cq_inactive(s->e, ts__eng_cq_of_node(n)))
+        return;
+    /* fair sharing: Kueue's cqIsBorrowing, in the pairs needing preemption */
+    if (s->e->config.fair_sharing ? ts__eng_pre_borrows_lacking(s, n) : borrowing_needed(s, n))
         add_queue(s, ts__eng_cq_of_node(n), 0);
 }
 
-static void collect(struct search *s)
+static void collect(struct ts__eng_search *s)
 {
     struct ts__eng_cq *cq = s->cq;
 
@@ -371,7 +329,6 @@ static void collect(struct search *s)
             s->lacking_mask |= UINT64_C(1) << s->fr[i];
     }
     s->advantage = fits_own_nominal(s);
-    s->nominal_contested = fits_nominal_where_lacking(s);
     if (cq->preemption.within_cluster_queue != TS_WITHIN_CQ_NEVER)
         add_queue(s, cq, 1);
     if (cq->node.parent && cq->preemption.reclaim_within_cohort != TS_RECLAIM_NEVER &&
@@ -380,7 +337,7 @@ static void collect(struct search *s)
     s->any_hier = s->any_cross && s->advantage && !s->e->config.fair_sharing;
 }
 
-static int fits(const struct search *s, int allow_borrowing)
+int ts__eng_pre_fits(const struct ts__eng_search *s, int allow_borrowing)
 {
     const struct ts_quota_node *n = &s->cq->node;
 
@@ -399,16 +356,16 @@ static int fits(const struct search *s, int allow_borrowing)
 
 /* --- the classical minimal set: the runs merged in Kueue's order -------- */
 
-static int run_before(const struct run *a, const struct run *b)
+static int run_before(const struct ts__eng_run *a, const struct ts__eng_run *b)
 {
-    return cand_cmp(&a->head, &b->head) < 0;
+    return ts__eng_pre_cand_cmp(&a->head, &b->head) < 0;
 }
 
-static void runs_sift_down(struct run **h, size_t n, size_t i)
+static void runs_sift_down(struct ts__eng_run **h, size_t n, size_t i)
 {
     for (;;) {
         size_t l = 2 * i + 1, m = i;
-        struct run *t;
+        struct ts__eng_run *t;
 
         if (l < n && run_before(h[l], h[m]))
             m = l;
@@ -425,13 +382,14 @@ static void runs_sift_down(struct run **h, size_t n, size_t i)
 
 /* Adds back all targets but the last while the preemptor still fits (the
  * fill-back), restores usage, and keeps the targets needed in t[0..]. */
-static size_t fill_back(struct search *s, int ok, int allow_borrowing, struct cand *t, size_t nt)
+size_t ts__eng_pre_fill_back(struct ts__eng_search *s, int ok, int allow_borrowing,
+                             struct ts__eng_cand *t, size_t nt)
 {
     size_t kept = 0;
 
     for (size_t k = nt - (nt > 0); ok && k-- > 0;) {
         ts__eng_wl_quota(t[k].wl, 1);
-        if (fits(s, allow_borrowing))
+        if (ts__eng_pre_fits(s, allow_borrowing))
             t[k].wl = NULL; /* not needed: stays back in */
         else
             ts__eng_wl_quota(t[k].wl, -1);
@@ -452,16 +410,16 @@ static size_t fill_back(struct search *s, int ok, int allow_borrowing, struct ca
  * falls while candidates are removed, so the first candidate of a queue
  * that no longer borrows ends that queue's run.  Returns the count of
  * targets stored in *out (malloc'd; caller frees); usage is restored. */
-static size_t minimal(struct search *s, int allow_borrowing, struct cand **out)
+static size_t minimal(struct ts__eng_search *s, int allow_borrowing, struct ts__eng_cand **out)
 {
     int cross = !allow_borrowing || cross_while_borrowing(s);
-    struct run **h = ts_xcalloc(s->nruns + 1, sizeof(*h));
-    struct cand *t = NULL;
+    struct ts__eng_run **h = ts_xcalloc(s->nruns + 1, sizeof(*h));
+    struct ts__eng_cand *t = NULL;
     size_t nh = 0, nt = 0, cap = 0;
     int ok = 0;
 
     for (size_t i = 0; i < s->nruns; i++) {
-        struct run *r = &s->runs[i];
+        struct ts__eng_run *r = &s->runs[i];
 
         if ((r->same || cross) && run_seek(s, r, r->first))
             h[nh++] = r;
@@ -469,8 +427,8 @@ static size_t minimal(struct search *s, int allow_borrowing, struct cand **out)
     for (size_t i = nh / 2; i-- > 0;)
         runs_sift_down(h, nh, i);
     while (!ok && nh) {
-        struct run *r = h[0];
-        struct cand c = r->head;
+        struct ts__eng_run *r = h[0];
+        struct ts__eng_cand c = r->head;
 
         if (!r->same && !borrowing_needed(s, &r->q->node)) {
             h[0] = h[--nh]; /* its queue no longer borrows */
@@ -480,15 +438,15 @@ static size_t minimal(struct search *s, int allow_borrowing, struct cand **out)
         if (!run_seek(s, r, r->next))
             h[0] = h[--nh];
         runs_sift_down(h, nh, 0);
-        if (allow_borrowing && c.kind == RECLAIM_WITHOUT_BORROW)
+        if (allow_borrowing && c.kind == TS__ENG_V_RECLAIM_NO_BORROW)
             continue;
         ts__eng_wl_quota(c.wl, -1);
         TS_GROW(t, cap, nt + 1);
         t[nt++] = c;
-        ok = fits(s, allow_borrowing);
+        ok = ts__eng_pre_fits(s, allow_borrowing);
     }
     free(h);
-    nt = fill_back(s, ok, allow_borrowing, t, nt);
+    nt = ts__eng_pre_fill_back(s, ok, allow_borrowing, t, nt);
     if (!nt) {
         free(t);
         t = NULL;
@@ -497,17 +455,17 @@ static size_t minimal(struct search *s, int allow_borrowing, struct cand **out)
     return nt;
 }
 
-static const char *reason_of(enum kind k)
+static const char *reason_of(enum ts__eng_vkind k)
 {
     switch (k) {
-    case SAME_QUEUE:
+    case TS__ENG_V_SAME_QUEUE:
         return TS_WL_REASON_IN_CLUSTER_QUEUE;
-    case FAIR_SHARING:
+    case TS__ENG_V_FAIR_SHARING:
         return TS_WL_REASON_IN_COHORT_FAIR_SHARING;
-    case RECLAIM_WHILE_BORROWING:
+    case TS__ENG_V_RECLAIM_BORROWING:
         return TS_WL_REASON_IN_COHORT_RECLAIM_WHILE_BORROWING;
-    case HIERARCHICAL_RECLAIM:
-    case RECLAIM_WITHOUT_BORROW:
+    case TS__ENG_V_HIER_RECLAIM:
+    case TS__ENG_V_RECLAIM_NO_BORROW:
         break;
     }
     return TS_WL_REASON_IN_COHORT_RECLAMATION;
@@ -516,7 +474,7 @@ static const char *reason_of(enum kind k)
 /* Kueue's attempts: with borrowing allowed first unless only reclaiming
  * without borrowing can help (pkg/scheduler/preemption/preemption.go,
  * classicalPreemptions()). */
-static void attempts(const struct search *s, int *order, int *n)
+static void attempts(const struct ts__eng_search *s, int *order, int *n)
 {
     int cross = s->any_cross, hier = s->any_hier, under = under_nominal(s);
 
@@ -531,139 +489,12 @@ static void attempts(const struct search *s, int *order, int *n)
     }
 }
 
-/* --- fair-sharing preemption (Kueue's fairPreemptions) ------------------ */
-
-/* The preemptor's queue share once it holds `need` too. */
-static int64_t preemptor_share(const struct search *s)
-{
-    int64_t *extra = ts_xcalloc(s->e->nfr + 1, sizeof(*extra));
-    int64_t v;
-
-    for (size_t i = 0; i < s->n; i++)
-        extra[s->fr[i]] = ts_amount_add(extra[s->fr[i]], s->need[i]);
-    v = ts__eng_drs(s->e, &s->cq->node, extra);
-    free(extra);
-    return v;
-}
-
-/* The queue to take from next: the one with the highest share among those
- * with candidates left (own queue always eligible); -1 when none. */
-static long pick_queue(const struct search *s, const char *done, const char *used)
-{
-    long best = -1;
-    int64_t best_share = -1;
-
-    for (size_t i = 0; i < s->nc; i++) {
-        const struct ts_quota_node *n = &s->c[i].wl->cq->node;
-        int64_t share;
-
-        if (done[i] || used[i] || (s->c[i].kind != SAME_QUEUE && !borrowing_needed(s, n)))
-            continue;
-        share = s->c[i].kind == SAME_QUEUE ? INT64_MAX : ts__eng_drs(s->e, n, NULL);
-        if (share > best_share) {
-            best_share = share;
-            best = (long)i;
-        }
-    }
-    return best;
-}
-
-/* May the preemptor take candidate i under `strategy`? */
-static int fair_allows(struct search *s, size_t i, enum ts_fs_strategy strategy)
-{
-    const struct ts_quota_node *tn = &s->c[i].wl->cq->node;
-    int64_t mine = preemptor_share(s), before = ts__eng_drs(s->e, tn, NULL), after;
-
-    if (s->c[i].kind == SAME_QUEUE)
-        return 1;
-    if (s->nominal_contested) {
-        s->c[i].kind = HIERARCHICAL_RECLAIM; /* reclaiming its own nominal quota */
-        return 1;
-    }
-    ts__eng_wl_quota(s->c[i].wl, -1);
-    after = ts__eng_drs(s->e, tn, NULL);
-    ts__eng_wl_quota(s->c[i].wl, 1);
-    return strategy == TS_FS_LESS_THAN_OR_EQUAL_TO_FINAL_SHARE ? mine <= after : mine < before;
-}
-
-/* Takes candidate i: its usage leaves the tree, it joins the targets.
- * Returns whether the preemptor fits now. */
-static int take(struct search *s, size_t i, char *used, struct cand *t, size_t *nt)
-{
-    ts__eng_wl_quota(s->c[i].wl, -1);
-    used[i] = 1;
-    t[(*nt)++] = s->c[i];
-    return fits(s, 1);
-}
-
-/* Kueue's fairPreemptions (pkg/scheduler/preemption/preemption.go): the
- * first strategy visits the queue with the highest share, and in it the
- * candidates in order: one the strategy allows is taken (then the queue
- * with the highest share is picked again), one it does not is set aside
- * for the second strategy and the next of that queue is tried.  The
- * second strategy (LessThanInitialShare, which does not depend on the
- * candidate) takes at most the first set-aside candidate of each queue,
- * queue by queue.  Then fills back.  Returns the count of targets stored
- * in *out (malloc'd; caller frees); usage is restored. */
-static size_t fair_minimal(struct search *s, struct cand **out)
-{
-    static const enum ts_fs_strategy defaults[] = {TS_FS_LESS_THAN_OR_EQUAL_TO_FINAL_SHARE,
-                                                   TS_FS_LESS_THAN_INITIAL_SHARE};
-    const enum ts_fs_strategy *st = s->e->config.n_strategies ? s->e->config.strategies : defaults;
-    size_t nst = s->e->config.n_strategies ? s->e->config.n_strategies : 2, nt = 0;
-    char *used = ts_xcalloc(s->nc + 1, 1), *aside = ts_xcalloc(s->nc + 1, 1);
-    char *done = ts_xcalloc(s->nc + 1, 1);
-    struct cand *t = ts_xcalloc(s->nc + 1, sizeof(*t));
-    int ok = 0;
-    long i;
-
-    qsort(s->c, s->nc, sizeof(*s->c), cand_cmp);
-    /* first strategy: a set-aside candidate is out of its reach */
-    while (!ok && (i = pick_queue(s, aside, used)) >= 0) {
-        const struct ts__eng_cq *q = s->c[i].wl->cq;
-
-        for (size_t j = (size_t)i; j < s->nc && !ok; j++) {
-            if (used[j] || aside[j] || s->c[j].wl->cq != q)
-                continue;
-            if (fair_allows(s, j, st[0])) {
-                ok = take(s, j, used, t, &nt);
-                break; /* the shares moved: pick the queue again */
-            }
-            aside[j] = 1;
-        }
-    }
-    /* second strategy: over the set-aside candidates only, once a queue */
-    for (size_t k = 1; k < nst && !ok; k++) {
-        memset(done, 0, s->nc);
-        for (size_t j = 0; j < s->nc; j++)
-            done[j] = !aside[j];
-        while (!ok && (i = pick_queue(s, done, used)) >= 0) {
-            const struct ts__eng_cq *q = s->c[i].wl->cq;
-
-            if (fair_allows(s, (size_t)i, st[k]))
-                ok = take(s, (size_t)i, used, t, &nt);
-            for (size_t j = 0; j < s->nc; j++)
-                done[j] |= s->c[j].wl->cq == q;
-        }
-    }
-    free(used);
-    free(aside);
-    free(done);
-    nt = fill_back(s, ok, 1, t, nt);
-    if (!nt) {
-        free(t);
-        t = NULL;
-    }
-    *out = t;
-    return nt;
-}
-
 size_t ts__eng_preempt_targets(const struct ts_engine *e, struct ts__eng_cq *cq,
                                const struct ts__eng_wl *wl, const size_t *fr, const int64_t *need,
                                size_t n, struct ts__eng_target **out, int *cross)
 {
-    struct search s = {.e = e, .cq = cq, .pre = wl, .fr = fr, .need = need, .n = n};
-    struct cand *t = NULL;
+    struct ts__eng_search s = {.e = e, .cq = cq, .pre = wl, .fr = fr, .need = need, .n = n};
+    struct ts__eng_cand *t = NULL;
     size_t nt = 0;
     int order[2], na;
 
@@ -672,7 +503,7 @@ size_t ts__eng_preempt_targets(const struct ts_engine *e, struct ts__eng_cq *cq,
     collect(&s);
     if (e->config.fair_sharing) {
         if (s.nc)
-            nt = fair_minimal(&s, &t);
+            nt = ts__eng_pre_fair(&s, &t);
     } else if (s.nruns) {
         attempts(&s, order, &na);
         for (int a = 0; a < na && !nt; a++)
@@ -683,7 +514,7 @@ size_t ts__eng_preempt_targets(const struct ts_engine *e, struct ts__eng_cq *cq,
         for (size_t i = 0; i < nt; i++) {
             (*out)[i].wl = t[i].wl;
             (*out)[i].reason = reason_of(t[i].kind);
-            *cross |= t[i].kind != SAME_QUEUE;
+            *cross |= t[i].kind != TS__ENG_V_SAME_QUEUE;
         }
     }
     free(t);
@@ -707,7 +538,7 @@ static const char *human(const char *reason)
     if (!strcmp(reason, TS_WL_REASON_IN_COHORT_RECLAIM_WHILE_BORROWING))
         return "reclamation within the cohort while borrowing";
     if (!strcmp(reason, TS_WL_REASON_IN_COHORT_FAIR_SHARING))
-        return "fair sharing within the cohort";
+        return "Fair Sharing within the cohort";
     return "reclamation within the cohort";
 }
 
