@@ -105,6 +105,28 @@ static int64_t visible_usage(const struct ts_quota_node *n, size_t fr)
     return max0(n->usage[fr] - ts_quota_local(n, fr));
 }
 
+/* Sets p's subtree quota and usage of fr from its nominal quota and its
+ * children.  A quota change takes this sum instead of a difference: sums
+ * saturate at the int64 limit (a quota of 8191Pi), and a difference taken
+ * back from a saturated sum would leave it wrong for good. */
+static void resum(struct ts_quota_node *p, size_t fr)
+{
+    int64_t q = p->nominal[fr], u = 0;
+
+    if (!p->is_cohort)
+        return; /* a queue's subtree is its nominal quota, set by ts_quota_set() */
+    for (size_t i = 0; i < p->n_children; i++) {
+        const struct ts_quota_node *c = p->children[i];
+
+        if (fr >= c->nfr)
+            continue;
+        q = ts_amount_add(q, visible_quota(c, fr));
+        u = ts_amount_add(u, visible_usage(c, fr));
+    }
+    p->subtree[fr] = q;
+    p->usage[fr] = u;
+}
+
 /* Applies a change of what `child` shows its ancestors, from (q0, u0) to
  * its current (quota, usage), walking up as long as something changes. */
 static void propagate(struct ts_quota_node *child, size_t fr, int64_t q0, int64_t u0)
@@ -118,8 +140,11 @@ static void propagate(struct ts_quota_node *child, size_t fr, int64_t q0, int64_
 
         if (!dq && !du)
             return;
-        p->subtree[fr] = ts_amount_add(p->subtree[fr], dq);
-        p->usage[fr] = ts_amount_add(p->usage[fr], du);
+        if (dq) {
+            resum(p, fr);
+        } else {
+            p->usage[fr] = ts_amount_add(p->usage[fr], du);
+        }
         q0 = pq0;
         u0 = pu0;
         child = p;
@@ -131,12 +156,14 @@ void ts_quota_set(struct ts_quota_node *n, size_t fr, int64_t nominal, int64_t b
                   int64_t lending_limit)
 {
     int64_t q0 = visible_quota(n, fr), u0 = visible_usage(n, fr);
-    int64_t delta = ts_amount_sub(nominal, n->nominal[fr]);
 
     n->nominal[fr] = nominal;
     n->borrowing_limit[fr] = borrowing_limit;
     n->lending_limit[fr] = lending_limit;
-    n->subtree[fr] = ts_amount_add(n->subtree[fr], delta);
+    if (n->is_cohort)
+        resum(n, fr);
+    else
+        n->subtree[fr] = nominal;
     propagate(n, fr, q0, u0);
 }
 
@@ -153,13 +180,6 @@ static void detach(struct ts_quota_node *n)
 {
     struct ts_quota_node *p = n->parent;
 
-    for (size_t fr = 0; fr < n->nfr && fr < p->nfr; fr++) {
-        int64_t pq0 = visible_quota(p, fr), pu0 = visible_usage(p, fr);
-
-        p->subtree[fr] = ts_amount_sub(p->subtree[fr], visible_quota(n, fr));
-        p->usage[fr] = ts_amount_sub(p->usage[fr], visible_usage(n, fr));
-        propagate(p, fr, pq0, pu0);
-    }
     for (size_t i = 0; i < p->n_children; i++) {
         if (p->children[i] == n) {
             p->children[i] = p->children[--p->n_children];
@@ -167,6 +187,12 @@ static void detach(struct ts_quota_node *n)
         }
     }
     n->parent = NULL;
+    for (size_t fr = 0; fr < n->nfr && fr < p->nfr; fr++) {
+        int64_t pq0 = visible_quota(p, fr), pu0 = visible_usage(p, fr);
+
+        resum(p, fr);
+        propagate(p, fr, pq0, pu0);
+    }
 }
 
 int ts_quota_node_set_parent(struct ts_quota_node *n, struct ts_quota_node *parent)
@@ -185,8 +211,7 @@ int ts_quota_node_set_parent(struct ts_quota_node *n, struct ts_quota_node *pare
     for (size_t fr = 0; fr < n->nfr && fr < parent->nfr; fr++) {
         int64_t pq0 = visible_quota(parent, fr), pu0 = visible_usage(parent, fr);
 
-        parent->subtree[fr] = ts_amount_add(parent->subtree[fr], visible_quota(n, fr));
-        parent->usage[fr] = ts_amount_add(parent->usage[fr], visible_usage(n, fr));
+        resum(parent, fr);
         propagate(parent, fr, pq0, pu0);
     }
     return 0;

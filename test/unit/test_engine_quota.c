@@ -121,6 +121,47 @@ static void test_flat_cohort_lending_borrowing(void **state)
     ts_quota_node_release(&c);
 }
 
+/* A quota set to the int64 limit and back leaves every sum exact: the
+ * cohort's saturated subtree quota is summed again, not corrected by a
+ * difference (found by test_fuzz_objects: 8191Pi, then 5 again). */
+static void test_saturated_quota_restored(void **state)
+{
+    static const int64_t huge[] = {INT64_MAX, INT64_MAX / 2 + 1, INT64_C(1) << 62};
+    struct ts_quota_node r, x, a, b;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(huge) / sizeof(huge[0]); i++) {
+        ts_quota_node_init(&r, "R", 1, 1);
+        ts_quota_node_init(&x, "X", 1, 1);
+        ts_quota_node_init(&a, "A", 0, 1);
+        ts_quota_node_init(&b, "B", 0, 1);
+        ts_quota_set(&a, 0, 5000, NONE, 1500);
+        ts_quota_set(&b, 0, 2000, NONE, NONE);
+        assert_int_equal(ts_quota_node_set_parent(&x, &r), 0);
+        assert_int_equal(ts_quota_node_set_parent(&a, &x), 0);
+        assert_int_equal(ts_quota_node_set_parent(&b, &r), 0);
+        ts_quota_add_usage(&b, 0, 8000);
+        ts_quota_set(&b, 0, huge[i], NONE, NONE);
+        ts_quota_set(&a, 0, huge[i], NONE, 1500);
+        ts_quota_set(&a, 0, 5000, NONE, huge[i]);
+        ts_quota_set(&a, 0, 5000, NONE, 1500);
+        ts_quota_set(&b, 0, 2000, NONE, NONE);
+        assert_int_equal(x.subtree[0], 1500);
+        assert_int_equal(r.subtree[0], 3500);
+        assert_int_equal(r.usage[0], 8000);
+        assert_int_equal(ts_quota_available(&b, 0), 0);
+        /* moved out and back, the sums stay exact too */
+        assert_int_equal(ts_quota_node_set_parent(&a, NULL), 0);
+        assert_int_equal(r.subtree[0], 2000);
+        assert_int_equal(ts_quota_node_set_parent(&a, &x), 0);
+        assert_int_equal(r.subtree[0], 3500);
+        ts_quota_node_release(&a);
+        ts_quota_node_release(&b);
+        ts_quota_node_release(&x);
+        ts_quota_node_release(&r);
+    }
+}
+
 /* Kueue's hierarchical cohort example: R <- X (nominal 2, lending 0)
  * <- CQ-1 (4). */
 static void test_hierarchy_private_cohort_quota(void **state)
@@ -293,6 +334,7 @@ int main(void)
         cmocka_unit_test(test_amount_mul_saturates),
         cmocka_unit_test(test_usage_never_wraps),
         cmocka_unit_test(test_flat_cohort_lending_borrowing),
+        cmocka_unit_test(test_saturated_quota_restored),
         cmocka_unit_test(test_hierarchy_private_cohort_quota),
         cmocka_unit_test(test_edge_cases_table),
         cmocka_unit_test(test_random_edits_keep_invariants),
