@@ -136,7 +136,7 @@ static int under_nominal(const struct ts__eng_search *s)
  * ReclaimWithoutBorrowing, which that attempt skips. */
 static int cross_while_borrowing(const struct ts__eng_search *s)
 {
-    return s->advantage || s->cq->preemption.borrow_within_cohort != TS_BORROW_NEVER;
+    return s->advantage || s->adv_any || s->cq->preemption.borrow_within_cohort != TS_BORROW_NEVER;
 }
 
 /* Whether some attempt could take another queue's workload.  A preemptor
@@ -161,11 +161,11 @@ static int is_candidate(const struct ts__eng_search *s, const struct ts__eng_wl 
 }
 
 static enum ts__eng_vkind kind_of(const struct ts__eng_search *s, const struct ts__eng_wl *w,
-                                  int same)
+                                  int same, int adv)
 {
     if (same)
         return TS__ENG_V_SAME_QUEUE;
-    return s->e->config.fair_sharing ? TS__ENG_V_FAIR_SHARING : classify(s, w, s->advantage);
+    return s->e->config.fair_sharing ? TS__ENG_V_FAIR_SHARING : classify(s, w, adv);
 }
 
 /* Kueue's candidate order (common/ordering.go). */
@@ -178,6 +178,11 @@ int ts__eng_pre_cand_cmp(const void *pa, const void *pb)
         return a->out ? -1 : 1;
     if (a->same != b->same) /* other queues' first */
         return a->same ? 1 : -1;
+    /* Kueue's candidate iterator (classical/candidate_generator.go): those
+     * the preemptor has the hierarchical advantage over come before the
+     * others of other queues */
+    if ((a->kind == TS__ENG_V_HIER_RECLAIM) != (b->kind == TS__ENG_V_HIER_RECLAIM))
+        return a->kind == TS__ENG_V_HIER_RECLAIM ? -1 : 1;
     if (a->priority != b->priority)
         return a->priority < b->priority ? -1 : 1;
     if (a->reserved_at != b->reserved_at)
@@ -233,7 +238,10 @@ int ts__eng_order_check(const struct ts__eng_cq *q)
 /* One queue's candidates, in order, read one at a time. */
 struct ts__eng_run {
     struct ts__eng_cq *q;
-    int same;           /* the preemptor's own queue */
+    int same; /* the preemptor's own queue */
+    int adv;  /* the preemptor has the hierarchical advantage over q */
+    /* the lowest cohort q shares with the preemptor (NULL: same queue) */
+    const struct ts_quota_node *lca;
     size_t first, next; /* q->order index of the first candidate, after the head */
     struct ts__eng_cand head;
 };
@@ -266,7 +274,7 @@ static int run_seek(const struct ts__eng_search *s, struct ts__eng_run *r, size_
         if (past_candidates(s, w, r->same))
             return 0;
         if (is_candidate(s, w, r->same)) {
-            cand_fill(&r->head, w, kind_of(s, w, r->same));
+            cand_fill(&r->head, w, kind_of(s, w, r->same, r->adv));
             r->next = i + 1;
             return 1;
         }
@@ -275,26 +283,111 @@ static int run_seek(const struct ts__eng_search *s, struct ts__eng_run *r, size_
 }
 
 /* Adds q's candidates: every one for fair sharing, else q's run. */
-static void add_queue(struct ts__eng_search *s, struct ts__eng_cq *q, int same)
+static void add_queue(struct ts__eng_search *s, struct ts__eng_cq *q, int same, int adv,
+                      const struct ts_quota_node *lca)
 {
     struct ts__eng_run r = {0};
 
     if (s->e->config.fair_sharing) {
         for (size_t i = 0; i < q->n_holders; i++) {
             if (is_candidate(s, q->holders[i], same))
-                push(s, q->holders[i], kind_of(s, q->holders[i], same));
+                push(s, q->holders[i], kind_of(s, q->holders[i], same, 0));
         }
         return;
     }
     sort_holders(q);
     r.q = q;
     r.same = same;
+    r.adv = adv;
+    r.lca = lca;
     if (!run_seek(s, &r, 0))
         return; /* most queues: grow the runs only for one kept */
     r.first = r.next - 1;
     TS_GROW(s->runs, s->cap_runs, s->nruns + 1);
     s->runs[s->nruns++] = r;
     s->any_cross |= !same;
+    s->any_hier |= !same && adv;
+}
+
+/* Whether node n uses no more than its quota (nominal for a queue) in
+ * every pair the preemptor lacks (Kueue's IsWithinNominalInResources over
+ * frsNeedPreemption). */
+static int within_nominal(const struct ts__eng_search *s, const struct ts_quota_node *n)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->lacking[i] && s->fr[i] < n->nfr && n->usage[s->fr[i]] > n->subtree[s->fr[i]])
+            return 0;
+    }
+    return 1;
+}
+
+/* Classical: the queues under cohort n (but not in subtree skip) that use
+ * more than their quota where the preemptor lacks, not descending into a
+ * cohort within its quota (Kueue's collectCandidatesInSubtree). */
+static void collect_subtree(struct ts__eng_search *s, const struct ts_quota_node *n,
+                            const struct ts_quota_node *skip, int adv,
+                            const struct ts_quota_node *lca)
+{
+    for (size_t i = 0; i < n->n_children; i++) {
+        struct ts_quota_node *c = n->children[i];
+
+        if (c == skip || c == &s->cq->node || within_nominal(s, c))
+            continue;
+        if (c->is_cohort)
+            collect_subtree(s, c, NULL, adv, lca);
+        else if (!ts__eng_cq_inactive(s->e, ts__eng_cq_of_node(c)))
+            add_queue(s, ts__eng_cq_of_node(c), 0, adv, lca);
+    }
+}
+
+/* Whether n's usage plus req fits its quota in every needed pair, and
+ * req less what n keeps for itself (Kueue's QuantitiesFitInQuota). */
+static int fits_in_quota(const struct ts__eng_search *s, const struct ts_quota_node *n,
+                         int64_t *req)
+{
+    int fits = 1;
+
+    for (size_t i = 0; i < s->n; i++) {
+        size_t fr = s->fr[i];
+        int64_t local_avail = ts_quota_local(n, fr) - n->usage[fr];
+
+        if (ts_amount_add(n->usage[fr], req[i]) > n->subtree[fr])
+            fits = 0;
+        req[i] =
+            req[i] > local_avail ? ts_amount_sub(req[i], local_avail > 0 ? local_avail : 0) : 0;
+    }
+    return fits;
+}
+
+/* Classical: walks up from the preemptor's queue, each cohort's other
+ * subtrees giving candidates; the preemptor has the hierarchical advantage
+ * over those of a cohort when its request fits the quota of its own queue
+ * or of a cohort below that one (Kueue's
+ * collectCandidatesForHierarchicalReclaim). */
+static void collect_hierarchy(struct ts__eng_search *s)
+{
+    const struct ts_quota_node *prev = &s->cq->node;
+    int64_t *req = ts_xcalloc(s->n + 1, sizeof(*req));
+    size_t depth = 0, k = 0;
+    unsigned char *adv;
+
+    for (const struct ts_quota_node *p = prev->parent; p; p = p->parent)
+        depth++;
+    adv = ts_xcalloc(depth + 1, 1);
+    memcpy(req, s->need, s->n * sizeof(*req));
+    adv[0] = (unsigned char)fits_in_quota(s, prev, req);
+    for (const struct ts_quota_node *p = prev->parent; p && p->parent; p = p->parent, k++)
+        adv[k + 1] = adv[k] || fits_in_quota(s, p, req);
+    s->adv_any = adv[depth - 1];
+    /* nothing another queue holds can help (see cross_takeable()): most
+     * searches at large scale, and collecting is most of their cost */
+    if (cross_takeable(s)) {
+        k = 0;
+        for (const struct ts_quota_node *p = prev->parent; p; prev = p, p = p->parent, k++)
+            collect_subtree(s, p, prev, adv[k], p);
+    }
+    free(adv);
+    free(req);
 }
 
 static void collect_cross(struct ts__eng_search *s, struct ts_quota_node *n)
@@ -313,7 +406,7 @@ static void collect_cross(struct ts__eng_search *s, struct ts_quota_node *n)
         return;
     /* fair sharing: Kueue's cqIsBorrowing, in the pairs needing preemption */
     if (s->e->config.fair_sharing ? ts__eng_pre_borrows_lacking(s, n) : borrowing_needed(s, n))
-        add_queue(s, ts__eng_cq_of_node(n), 0);
+        add_queue(s, ts__eng_cq_of_node(n), 0, 0, NULL);
 }
 
 static void collect(struct ts__eng_search *s)
@@ -330,11 +423,13 @@ static void collect(struct ts__eng_search *s)
     }
     s->advantage = fits_own_nominal(s);
     if (cq->preemption.within_cluster_queue != TS_WITHIN_CQ_NEVER)
-        add_queue(s, cq, 1);
-    if (cq->node.parent && cq->preemption.reclaim_within_cohort != TS_RECLAIM_NEVER &&
-        cross_takeable(s))
+        add_queue(s, cq, 1, 0, NULL);
+    if (!cq->node.parent || cq->preemption.reclaim_within_cohort == TS_RECLAIM_NEVER)
+        return;
+    if (s->e->config.fair_sharing)
         collect_cross(s, ts_quota_root(&cq->node));
-    s->any_hier = s->any_cross && s->advantage && !s->e->config.fair_sharing;
+    else
+        collect_hierarchy(s);
 }
 
 int ts__eng_pre_fits(const struct ts__eng_search *s, int allow_borrowing)
@@ -404,6 +499,22 @@ size_t ts__eng_pre_fill_back(struct ts__eng_search *s, int ok, int allow_borrowi
     return ok ? kept : 0;
 }
 
+/* Whether r's queue, and every cohort above it below the cohort it shares
+ * with the preemptor, still uses more than its quota where the preemptor
+ * lacks (Kueue's candidateIsValid). */
+static int still_borrows(const struct ts__eng_search *s, const struct ts__eng_run *r)
+{
+    if (!r->lca) /* fair sharing keeps its own test */
+        return borrowing_needed(s, &r->q->node);
+    if (within_nominal(s, &r->q->node))
+        return 0;
+    for (const struct ts_quota_node *n = r->q->node.parent; n && n != r->lca; n = n->parent) {
+        if (within_nominal(s, n))
+            return 0;
+    }
+    return 1;
+}
+
 /* Removes candidates in Kueue's order until the preemptor fits, then fills
  * back.  A cross-queue candidate counts only while its queue still borrows
  * (reclamation never pushes a queue under its nominal quota); usage only
@@ -430,7 +541,7 @@ static size_t minimal(struct ts__eng_search *s, int allow_borrowing, struct ts__
         struct ts__eng_run *r = h[0];
         struct ts__eng_cand c = r->head;
 
-        if (!r->same && !borrowing_needed(s, &r->q->node)) {
+        if (!r->same && !still_borrows(s, r)) {
             h[0] = h[--nh]; /* its queue no longer borrows */
             runs_sift_down(h, nh, 0);
             continue;

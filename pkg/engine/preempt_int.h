@@ -38,7 +38,10 @@ struct ts__eng_search {
     const size_t *fr;
     const int64_t *need;
     size_t n;
-    int advantage;          /* the preemptor fits its own nominal quota */
+    int advantage; /* the preemptor fits its own nominal quota */
+    /* classical: it has the hierarchical advantage over some queue (its
+     * request fits its queue or a cohort below the root) */
+    int adv_any;
     unsigned char *lacking; /* need[i] > what is available now */
     uint64_t lacking_mask;  /* bit fr for each lacking fr < 64 */
     int any_cross, any_hier;
