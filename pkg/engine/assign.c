@@ -172,14 +172,13 @@ static enum ts__eng_mode fits_quota(struct ctx *c, size_t fr, int64_t val, int *
     char a[TS_QUANTITY_STR_MAX], b[TS_QUANTITY_STR_MAX];
     int may_reclaim = 0;
 
-    if (val == TS_AMOUNT_UNLIMITED || (val > TS_AMOUNT_COUNT_MAX && val <= potential)) {
-        /* where Kueue's int64 arithmetic would wrap, or a quota too large
-         * to count would take it, a request too large to count never fits
-         * (quota.h) */
+    if (val == TS_AMOUNT_UNLIMITED) {
+        /* where Kueue's int64 arithmetic would wrap, a request too large
+         * to count never fits (quota.h) */
         status_add(&c->st, TS__ENG_NOFIT_MAX,
                    "insufficient quota for %s in flavor %s, request too large to count "
-                   "(more than %s)",
-                   res, flavor, ts_amount_format(res, TS_AMOUNT_COUNT_MAX, a, sizeof(a)));
+                   "(at least %s)",
+                   res, flavor, ts_amount_format(res, TS_AMOUNT_UNLIMITED, a, sizeof(a)));
         return TS__ENG_NOFIT;
     }
     if (val > potential) {
@@ -544,7 +543,7 @@ int ts__eng_assignment_fits(const struct ts__eng_cq *cq, const struct ts__eng_as
                         total = ts_amount_add(total, a->ps[k].amount[l]);
                 }
             }
-            if (total > TS_AMOUNT_COUNT_MAX || total > ts_quota_available(&cq->node, fr))
+            if (total == TS_AMOUNT_UNLIMITED || total > ts_quota_available(&cq->node, fr))
                 return 0;
         }
     }

@@ -67,7 +67,7 @@ static int fresh_holder_in_tree(const struct ts_engine *e, const struct ts_quota
 static int check_cq(const struct ts_engine *e, const struct ts__eng_cq *cq, char *msg, size_t len)
 {
     const struct ts_quota_node *n = &cq->node;
-    int64_t *sum = ts_xcalloc(e->nfr + 1, sizeof(*sum));
+    ts_quota_sum *sum = ts_xcalloc(e->nfr + 1, sizeof(*sum));
     int rc = 0;
 
     for (size_t h = 0; h < cq->n_holders; h++) {
@@ -75,23 +75,24 @@ static int check_cq(const struct ts_engine *e, const struct ts__eng_cq *cq, char
 
         for (size_t p = 0; p < wl->n_podsets; p++)
             for (size_t j = 0; j < wl->admission[p].n; j++)
-                sum[wl->admission[p].fr[j]] =
-                    ts_amount_add(sum[wl->admission[p].fr[j]], wl->admission[p].amount[j]);
+                sum[wl->admission[p].fr[j]] += wl->admission[p].amount[j];
     }
     for (size_t fr = 0; fr < n->nfr && !rc; fr++) {
-        if (sum[fr] != n->usage[fr])
+        ts_quota_sum used = n->usage_sum[fr];
+
+        if (sum[fr] != used)
             rc = fail(msg, len, "clusterqueue %s %s/%s: usage %lld but its workloads hold %lld",
                       cq->name, e->fr_flavor[fr], e->resource_names[e->fr_resource[fr]],
-                      (long long)n->usage[fr], (long long)sum[fr]);
-        else if (n->usage[fr] > ts_quota_potential(n, fr) && fresh_holder(e, cq, fr))
+                      (long long)ts_quota_clamp(used), (long long)ts_quota_clamp(sum[fr]));
+        else if (used > ts_quota_potential(n, fr) && fresh_holder(e, cq, fr))
             rc = fail(msg, len, "clusterqueue %s %s/%s: usage %lld above its maximum %lld",
                       cq->name, e->fr_flavor[fr], e->resource_names[e->fr_resource[fr]],
-                      (long long)n->usage[fr], (long long)ts_quota_potential(n, fr));
+                      (long long)ts_quota_clamp(used), (long long)ts_quota_potential(n, fr));
         else if (n->borrowing_limit[fr] != TS_AMOUNT_NONE &&
-                 n->usage[fr] > ts_amount_add(n->nominal[fr], n->borrowing_limit[fr]) &&
+                 used > (ts_quota_sum)n->nominal[fr] + n->borrowing_limit[fr] &&
                  fresh_holder(e, cq, fr))
             rc = fail(msg, len, "clusterqueue %s: usage %lld above nominal + borrowingLimit",
-                      cq->name, (long long)n->usage[fr]);
+                      cq->name, (long long)ts_quota_clamp(used));
     }
     free(sum);
     return rc;
@@ -101,24 +102,29 @@ static int check_node(const struct ts_engine *e, const struct ts_quota_node *n, 
                       size_t len)
 {
     for (size_t fr = 0; fr < n->nfr; fr++) {
-        int64_t q = n->nominal[fr], u = 0;
+        ts_quota_sum q = n->nominal[fr], u = 0;
 
         for (size_t i = 0; n->is_cohort && i < n->n_children; i++) {
             const struct ts_quota_node *c = n->children[i];
-            int64_t local = ts_quota_local(c, fr);
+            ts_quota_sum local = 0;
 
-            q = ts_amount_add(q, ts_amount_sub(c->subtree[fr], local));
-            u = ts_amount_add(u, c->usage[fr] > local ? c->usage[fr] - local : 0);
+            if (fr >= c->nfr)
+                continue;
+            if (c->lending_limit[fr] != TS_AMOUNT_NONE && c->subtree_sum[fr] > c->lending_limit[fr])
+                local = c->subtree_sum[fr] - c->lending_limit[fr];
+            q += c->subtree_sum[fr] - local;
+            u += c->usage_sum[fr] > local ? c->usage_sum[fr] - local : 0;
         }
-        if (n->is_cohort && (q != n->subtree[fr] || u != n->usage[fr]))
+        if (n->is_cohort && (q != n->subtree_sum[fr] || u != n->usage_sum[fr]))
             return fail(msg, len, "cohort %s %s: quota %lld/%lld usage %lld/%lld out of sync",
-                        n->name, e->fr_flavor[fr], (long long)n->subtree[fr], (long long)q,
-                        (long long)n->usage[fr], (long long)u);
-        if (!n->parent && n->usage[fr] > n->subtree[fr] && fresh_holder_in_tree(e, n, fr))
+                        n->name, e->fr_flavor[fr], (long long)ts_quota_subtree(n, fr),
+                        (long long)ts_quota_clamp(q), (long long)ts_quota_usage(n, fr),
+                        (long long)ts_quota_clamp(u));
+        if (!n->parent && n->usage_sum[fr] > n->subtree_sum[fr] && fresh_holder_in_tree(e, n, fr))
             return fail(msg, len, "%s %s %s/%s: usage %lld above capacity %lld",
                         n->is_cohort ? "cohort" : "clusterqueue", n->name, e->fr_flavor[fr],
-                        e->resource_names[e->fr_resource[fr]], (long long)n->usage[fr],
-                        (long long)n->subtree[fr]);
+                        e->resource_names[e->fr_resource[fr]], (long long)ts_quota_usage(n, fr),
+                        (long long)ts_quota_subtree(n, fr));
     }
     for (size_t i = 0; i < n->n_children; i++) {
         if (check_node(e, n->children[i], msg, len))

@@ -390,13 +390,16 @@ static void reserve(struct reservations *r, struct entry *en, const size_t *fr, 
     struct ts_quota_node *node = &en->cq->node;
 
     for (size_t i = 0; i < n; i++) {
-        int64_t bl = node->borrowing_limit[fr[i]], room, v;
+        int64_t bl = node->borrowing_limit[fr[i]], v;
+        ts_quota_sum room;
 
         if (en->a.borrow_level > 0)
-            room = bl == TS_AMOUNT_NONE ? need[i] : node->nominal[fr[i]] + bl - node->usage[fr[i]];
+            room = bl == TS_AMOUNT_NONE
+                       ? need[i]
+                       : (ts_quota_sum)node->nominal[fr[i]] + bl - node->usage_sum[fr[i]];
         else
-            room = node->nominal[fr[i]] - node->usage[fr[i]];
-        v = need[i] < room ? need[i] : room;
+            room = (ts_quota_sum)node->nominal[fr[i]] - node->usage_sum[fr[i]];
+        v = need[i] < room ? need[i] : ts_quota_clamp(room);
         if (v <= 0)
             continue;
         if (r->n == r->cap) {

@@ -19,8 +19,7 @@ int64_t ts__eng_drs(const struct ts_engine *e, const struct ts_quota_node *n, co
     lendable = ts_xcalloc(e->n_resources + 1, sizeof(*lendable));
     for (size_t fr = 0; fr < n->nfr && fr < e->nfr; fr++) {
         size_t r = e->fr_resource[fr];
-        int64_t over =
-            ts_amount_sub(ts_amount_add(n->usage[fr], extra ? extra[fr] : 0), n->subtree[fr]);
+        int64_t over = ts_quota_over(n, fr, extra ? extra[fr] : 0);
 
         borrowed[r] = ts_amount_add(borrowed[r], over > 0 ? over : 0);
         lendable[r] = ts_amount_add(lendable[r], ts_quota_potential(n->parent, fr));
@@ -60,7 +59,7 @@ void ts__eng_share(const struct ts_engine *e, const struct ts_quota_node *n,
     lendable = ts_xcalloc(e->n_resources + 1, sizeof(*lendable));
     for (size_t fr = 0; fr < n->nfr && fr < e->nfr; fr++) {
         size_t r = e->fr_resource[fr];
-        int64_t over = ts_amount_sub(n->usage[fr], n->subtree[fr]);
+        int64_t over = ts_quota_over(n, fr, 0);
 
         if (over > 0) {
             borrowed[r] = ts_amount_add(borrowed[r], over);

@@ -31,11 +31,6 @@ struct ts__eng_fs_val {
     int borrowing_on; /* borrows on a flavor resource the nominee requests */
 };
 
-static int64_t max0(int64_t v)
-{
-    return v > 0 ? v : 0;
-}
-
 /* DRS of n with x[fr] more usage; req[fr] > 0 marks the nominee's pairs. */
 static void drs_of(const struct ts_engine *e, const struct ts_quota_node *n, const int64_t *x,
                    const int64_t *req, int64_t *borrowed, int64_t *lendable,
@@ -50,7 +45,7 @@ static void drs_of(const struct ts_engine *e, const struct ts_quota_node *n, con
     memset(lendable, 0, (e->n_resources + 1) * sizeof(*lendable));
     for (size_t fr = 0; fr < n->nfr && fr < e->nfr; fr++) {
         size_t r = e->fr_resource[fr];
-        int64_t over = ts_amount_sub(ts_amount_add(n->usage[fr], x[fr]), n->subtree[fr]);
+        int64_t over = ts_quota_over(n, fr, x[fr]);
 
         lendable[r] = ts_amount_add(lendable[r], ts_quota_potential(n->parent, fr));
         if (over <= 0)
@@ -96,7 +91,7 @@ static void values(const struct ts_engine *e, struct ts__eng_fs_cand *c, const s
         drs_of(e, n, x, c->usage, borrowed, lendable, &c->lv[c->n_lv++]);
         /* what n's unused local quota cannot hold goes up (addUsage) */
         for (size_t fr = 0; fr < e->nfr && fr < n->nfr; fr++) {
-            int64_t la = max0(ts_quota_local(n, fr) - n->usage[fr]);
+            int64_t la = ts_quota_local_avail(n, fr);
 
             x[fr] = x[fr] > la ? x[fr] - la : 0;
         }

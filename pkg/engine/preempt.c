@@ -81,7 +81,7 @@ static int fits_own_nominal(const struct ts__eng_search *s)
     const struct ts_quota_node *n = &s->cq->node;
 
     for (size_t i = 0; i < s->n; i++) {
-        if (ts_amount_add(n->usage[s->fr[i]], s->need[i]) > n->nominal[s->fr[i]])
+        if (n->usage_sum[s->fr[i]] + s->need[i] > n->nominal[s->fr[i]])
             return 0;
     }
     return 1;
@@ -90,7 +90,7 @@ static int fits_own_nominal(const struct ts__eng_search *s)
 int ts__eng_pre_borrows_lacking(const struct ts__eng_search *s, const struct ts_quota_node *n)
 {
     for (size_t i = 0; i < s->n; i++) {
-        if (s->lacking[i] && n->usage[s->fr[i]] > n->nominal[s->fr[i]])
+        if (s->lacking[i] && n->usage_sum[s->fr[i]] > n->nominal[s->fr[i]])
             return 1;
     }
     return 0;
@@ -99,7 +99,7 @@ int ts__eng_pre_borrows_lacking(const struct ts__eng_search *s, const struct ts_
 static int borrowing_needed(const struct ts__eng_search *s, const struct ts_quota_node *n)
 {
     for (size_t i = 0; i < s->n; i++) {
-        if (s->fr[i] < n->nfr && n->usage[s->fr[i]] > n->nominal[s->fr[i]])
+        if (s->fr[i] < n->nfr && n->usage_sum[s->fr[i]] > n->nominal[s->fr[i]])
             return 1;
     }
     return 0;
@@ -124,7 +124,7 @@ static int under_nominal(const struct ts__eng_search *s)
     const struct ts_quota_node *node = &s->cq->node;
 
     for (size_t i = 0; i < s->n; i++) {
-        if (node->usage[s->fr[i]] >= node->nominal[s->fr[i]])
+        if (node->usage_sum[s->fr[i]] >= node->nominal[s->fr[i]])
             return 0;
     }
     return 1;
@@ -315,7 +315,7 @@ static void add_queue(struct ts__eng_search *s, struct ts__eng_cq *q, int same, 
 static int within_nominal(const struct ts__eng_search *s, const struct ts_quota_node *n)
 {
     for (size_t i = 0; i < s->n; i++) {
-        if (s->lacking[i] && s->fr[i] < n->nfr && n->usage[s->fr[i]] > n->subtree[s->fr[i]])
+        if (s->lacking[i] && s->fr[i] < n->nfr && n->usage_sum[s->fr[i]] > n->subtree_sum[s->fr[i]])
             return 0;
     }
     return 1;
@@ -349,12 +349,11 @@ static int fits_in_quota(const struct ts__eng_search *s, const struct ts_quota_n
 
     for (size_t i = 0; i < s->n; i++) {
         size_t fr = s->fr[i];
-        int64_t local_avail = ts_quota_local(n, fr) - n->usage[fr];
+        int64_t local_avail = ts_quota_local_avail(n, fr);
 
-        if (ts_amount_add(n->usage[fr], req[i]) > n->subtree[fr])
+        if (n->usage_sum[fr] + req[i] > n->subtree_sum[fr])
             fits = 0;
-        req[i] =
-            req[i] > local_avail ? ts_amount_sub(req[i], local_avail > 0 ? local_avail : 0) : 0;
+        req[i] = req[i] > local_avail ? req[i] - local_avail : 0;
     }
     return fits;
 }
@@ -439,7 +438,7 @@ int ts__eng_pre_fits(const struct ts__eng_search *s, int allow_borrowing)
     /* the cheap test first: while only other queues' workloads are taken,
      * the preemptor's own usage stays above what no borrowing allows */
     for (size_t i = 0; !allow_borrowing && i < s->n; i++) {
-        if (ts_amount_add(n->usage[s->fr[i]], s->need[i]) > n->nominal[s->fr[i]])
+        if (n->usage_sum[s->fr[i]] + s->need[i] > n->nominal[s->fr[i]])
             return 0;
     }
     for (size_t i = 0; i < s->n; i++) {

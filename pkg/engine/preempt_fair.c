@@ -249,7 +249,7 @@ static int within_nominal(const struct ts__eng_search *s)
     const struct ts_quota_node *n = &s->cq->node;
 
     for (size_t i = 0; i < s->n; i++) {
-        if (s->lacking[i] && n->usage[s->fr[i]] > n->nominal[s->fr[i]])
+        if (s->lacking[i] && n->usage_sum[s->fr[i]] > n->nominal[s->fr[i]])
             return 0;
     }
     return 1;

@@ -35,14 +35,25 @@ int64_t ts_amount_mul(int64_t a, int64_t count)
     return a * count;
 }
 
-static int64_t max0(int64_t v)
+typedef ts_quota_sum sum_t;
+
+static sum_t max0(sum_t v)
 {
     return v > 0 ? v : 0;
 }
 
-static int64_t min64(int64_t a, int64_t b)
+static sum_t min_sum(sum_t a, sum_t b)
 {
     return a < b ? a : b;
+}
+
+int64_t ts_quota_clamp(ts_quota_sum v)
+{
+    if (v > INT64_MAX)
+        return INT64_MAX;
+    if (v < INT64_MIN)
+        return INT64_MIN;
+    return (int64_t)v;
 }
 
 void ts_quota_node_init(struct ts_quota_node *n, const char *name, int is_cohort, size_t nfr)
@@ -60,8 +71,8 @@ void ts_quota_node_release(struct ts_quota_node *n)
     free(n->nominal);
     free(n->borrowing_limit);
     free(n->lending_limit);
-    free(n->subtree);
-    free(n->usage);
+    free(n->subtree_sum);
+    free(n->usage_sum);
     memset(n, 0, sizeof(*n));
 }
 
@@ -70,6 +81,14 @@ static int64_t *grow(int64_t *a, size_t old, size_t nfr, int64_t fill)
     a = ts_xrealloc(a, (nfr ? nfr : 1) * sizeof(*a));
     for (size_t i = old; i < nfr; i++)
         a[i] = fill;
+    return a;
+}
+
+static sum_t *grow_sum(sum_t *a, size_t old, size_t nfr)
+{
+    a = ts_xrealloc(a, (nfr ? nfr : 1) * sizeof(*a));
+    for (size_t i = old; i < nfr; i++)
+        a[i] = 0;
     return a;
 }
 
@@ -82,36 +101,65 @@ void ts_quota_node_resize(struct ts_quota_node *n, size_t nfr)
     n->nominal = grow(n->nominal, old, nfr, 0);
     n->borrowing_limit = grow(n->borrowing_limit, old, nfr, TS_AMOUNT_NONE);
     n->lending_limit = grow(n->lending_limit, old, nfr, TS_AMOUNT_NONE);
-    n->subtree = grow(n->subtree, old, nfr, 0);
-    n->usage = grow(n->usage, old, nfr, 0);
+    n->subtree_sum = grow_sum(n->subtree_sum, old, nfr);
+    n->usage_sum = grow_sum(n->usage_sum, old, nfr);
     n->nfr = nfr;
+}
+
+int64_t ts_quota_usage(const struct ts_quota_node *n, size_t fr)
+{
+    return ts_quota_clamp(n->usage_sum[fr]);
+}
+
+int64_t ts_quota_subtree(const struct ts_quota_node *n, size_t fr)
+{
+    return ts_quota_clamp(n->subtree_sum[fr]);
+}
+
+static sum_t local_sum(const struct ts_quota_node *n, size_t fr)
+{
+    if (n->lending_limit[fr] == TS_AMOUNT_NONE)
+        return 0;
+    return max0(n->subtree_sum[fr] - n->lending_limit[fr]);
 }
 
 int64_t ts_quota_local(const struct ts_quota_node *n, size_t fr)
 {
-    if (n->lending_limit[fr] == TS_AMOUNT_NONE)
-        return 0;
-    return max0(ts_amount_sub(n->subtree[fr], n->lending_limit[fr]));
+    return ts_quota_clamp(local_sum(n, fr));
+}
+
+/* What n has left of its local quota for its own usage. */
+static sum_t local_avail(const struct ts_quota_node *n, size_t fr)
+{
+    return max0(local_sum(n, fr) - n->usage_sum[fr]);
+}
+
+int64_t ts_quota_local_avail(const struct ts_quota_node *n, size_t fr)
+{
+    return ts_quota_clamp(local_avail(n, fr));
+}
+
+int64_t ts_quota_over(const struct ts_quota_node *n, size_t fr, int64_t extra)
+{
+    return ts_quota_clamp(n->usage_sum[fr] + extra - n->subtree_sum[fr]);
 }
 
 /* What the parent sees of n: its lendable quota and its usage beyond local. */
-static int64_t visible_quota(const struct ts_quota_node *n, size_t fr)
+static sum_t visible_quota(const struct ts_quota_node *n, size_t fr)
 {
-    return ts_amount_sub(n->subtree[fr], ts_quota_local(n, fr));
+    return n->subtree_sum[fr] - local_sum(n, fr);
 }
 
-static int64_t visible_usage(const struct ts_quota_node *n, size_t fr)
+static sum_t visible_usage(const struct ts_quota_node *n, size_t fr)
 {
-    return max0(n->usage[fr] - ts_quota_local(n, fr));
+    return max0(n->usage_sum[fr] - local_sum(n, fr));
 }
 
 /* Sets p's subtree quota and usage of fr from its nominal quota and its
- * children.  A quota change takes this sum instead of a difference: sums
- * saturate at the int64 limit (a quota of 8191Pi), and a difference taken
- * back from a saturated sum would leave it wrong for good. */
+ * children. */
 static void resum(struct ts_quota_node *p, size_t fr)
 {
-    int64_t q = p->nominal[fr], u = 0;
+    sum_t q = p->nominal[fr], u = 0;
 
     if (!p->is_cohort)
         return; /* a queue's subtree is its nominal quota, set by ts_quota_set() */
@@ -120,31 +168,29 @@ static void resum(struct ts_quota_node *p, size_t fr)
 
         if (fr >= c->nfr)
             continue;
-        q = ts_amount_add(q, visible_quota(c, fr));
-        u = ts_amount_add(u, visible_usage(c, fr));
+        q += visible_quota(c, fr);
+        u += visible_usage(c, fr);
     }
-    p->subtree[fr] = q;
-    p->usage[fr] = u;
+    p->subtree_sum[fr] = q;
+    p->usage_sum[fr] = u;
 }
 
 /* Applies a change of what `child` shows its ancestors, from (q0, u0) to
  * its current (quota, usage), walking up as long as something changes. */
-static void propagate(struct ts_quota_node *child, size_t fr, int64_t q0, int64_t u0)
+static void propagate(struct ts_quota_node *child, size_t fr, sum_t q0, sum_t u0)
 {
     struct ts_quota_node *p = child->parent;
 
     while (p) {
-        int64_t pq0 = visible_quota(p, fr), pu0 = visible_usage(p, fr);
-        int64_t dq = ts_amount_sub(visible_quota(child, fr), q0);
-        int64_t du = visible_usage(child, fr) - u0;
+        sum_t pq0 = visible_quota(p, fr), pu0 = visible_usage(p, fr);
+        sum_t dq = visible_quota(child, fr) - q0;
+        sum_t du = visible_usage(child, fr) - u0;
 
         if (!dq && !du)
             return;
-        if (dq) {
-            resum(p, fr);
-        } else {
-            p->usage[fr] = ts_amount_add(p->usage[fr], du);
-        }
+        if (dq)
+            p->subtree_sum[fr] += dq;
+        p->usage_sum[fr] += du;
         q0 = pq0;
         u0 = pu0;
         child = p;
@@ -155,15 +201,12 @@ static void propagate(struct ts_quota_node *child, size_t fr, int64_t q0, int64_
 void ts_quota_set(struct ts_quota_node *n, size_t fr, int64_t nominal, int64_t borrowing_limit,
                   int64_t lending_limit)
 {
-    int64_t q0 = visible_quota(n, fr), u0 = visible_usage(n, fr);
+    sum_t q0 = visible_quota(n, fr), u0 = visible_usage(n, fr);
 
+    n->subtree_sum[fr] += (sum_t)nominal - n->nominal[fr];
     n->nominal[fr] = nominal;
     n->borrowing_limit[fr] = borrowing_limit;
     n->lending_limit[fr] = lending_limit;
-    if (n->is_cohort)
-        resum(n, fr);
-    else
-        n->subtree[fr] = nominal;
     propagate(n, fr, q0, u0);
 }
 
@@ -188,7 +231,7 @@ static void detach(struct ts_quota_node *n)
     }
     n->parent = NULL;
     for (size_t fr = 0; fr < n->nfr && fr < p->nfr; fr++) {
-        int64_t pq0 = visible_quota(p, fr), pu0 = visible_usage(p, fr);
+        sum_t pq0 = visible_quota(p, fr), pu0 = visible_usage(p, fr);
 
         resum(p, fr);
         propagate(p, fr, pq0, pu0);
@@ -209,7 +252,7 @@ int ts_quota_node_set_parent(struct ts_quota_node *n, struct ts_quota_node *pare
     parent->children[parent->n_children++] = n;
     n->parent = parent;
     for (size_t fr = 0; fr < n->nfr && fr < parent->nfr; fr++) {
-        int64_t pq0 = visible_quota(parent, fr), pu0 = visible_usage(parent, fr);
+        sum_t pq0 = visible_quota(parent, fr), pu0 = visible_usage(parent, fr);
 
         resum(parent, fr);
         propagate(parent, fr, pq0, pu0);
@@ -222,49 +265,54 @@ int ts_quota_node_set_parent(struct ts_quota_node *n, struct ts_quota_node *pare
  * debt reaches every queue of the tree, as in Kueue's available()
  * (pkg/cache/scheduler/resource_node.go), which clamps only the queue's own
  * answer. */
-static int64_t available_signed(const struct ts_quota_node *n, size_t fr)
+static sum_t available_signed(const struct ts_quota_node *n, size_t fr)
 {
-    int64_t local_avail, parent_avail;
+    sum_t parent_avail;
 
 #ifdef TS_MUTATE_OVERADMIT
     /* make soak-mutant: a broken build offering 1/N more than the quota */
     if (!n->parent)
-        return ts_amount_sub(ts_amount_add(n->subtree[fr], n->subtree[fr] / TS_MUTATE_OVERADMIT),
-                             n->usage[fr]);
+        return n->subtree_sum[fr] + n->subtree_sum[fr] / TS_MUTATE_OVERADMIT - n->usage_sum[fr];
 #endif
     if (!n->parent)
-        return ts_amount_sub(n->subtree[fr], n->usage[fr]);
-    local_avail = max0(ts_quota_local(n, fr) - n->usage[fr]);
+        return n->subtree_sum[fr] - n->usage_sum[fr];
     parent_avail = available_signed(n->parent, fr);
-    if (n->borrowing_limit[fr] != TS_AMOUNT_NONE) {
-        int64_t cap = ts_amount_add(ts_amount_sub(visible_quota(n, fr), visible_usage(n, fr)),
-                                    n->borrowing_limit[fr]);
-
-        parent_avail = min64(parent_avail, cap);
-    }
-    return ts_amount_add(local_avail, parent_avail);
+    if (n->borrowing_limit[fr] != TS_AMOUNT_NONE)
+        parent_avail = min_sum(parent_avail, visible_quota(n, fr) - visible_usage(n, fr) +
+                                                 n->borrowing_limit[fr]);
+    return local_avail(n, fr) + parent_avail;
 }
 
 int64_t ts_quota_available(const struct ts_quota_node *n, size_t fr)
 {
-    return max0(available_signed(n, fr));
+    return ts_quota_clamp(max0(available_signed(n, fr)));
+}
+
+static sum_t potential(const struct ts_quota_node *n, size_t fr)
+{
+    sum_t v;
+
+    if (!n->parent)
+        return n->subtree_sum[fr];
+    v = local_sum(n, fr) + potential(n->parent, fr);
+    if (n->borrowing_limit[fr] != TS_AMOUNT_NONE)
+        v = min_sum(v, n->subtree_sum[fr] + n->borrowing_limit[fr]);
+    return v;
 }
 
 int64_t ts_quota_potential(const struct ts_quota_node *n, size_t fr)
 {
-    int64_t v;
+    return ts_quota_clamp(potential(n, fr));
+}
 
-    if (!n->parent)
-        return n->subtree[fr];
-    v = ts_amount_add(ts_quota_local(n, fr), ts_quota_potential(n->parent, fr));
-    if (n->borrowing_limit[fr] != TS_AMOUNT_NONE)
-        v = min64(v, ts_amount_add(n->subtree[fr], n->borrowing_limit[fr]));
-    return v;
+static int borrowing_with(const struct ts_quota_node *n, size_t fr, sum_t extra)
+{
+    return n->usage_sum[fr] + extra > n->subtree_sum[fr];
 }
 
 int ts_quota_borrowing_with(const struct ts_quota_node *n, size_t fr, int64_t extra)
 {
-    return ts_amount_add(n->usage[fr], extra) > n->subtree[fr];
+    return borrowing_with(n, fr, extra);
 }
 
 static int height(const struct ts_quota_node *n)
@@ -282,22 +330,22 @@ static int height(const struct ts_quota_node *n)
 
 int ts_quota_fit_height(const struct ts_quota_node *n, size_t fr, int64_t val, int *may_reclaim)
 {
-    int64_t remaining;
+    sum_t remaining;
     const struct ts_quota_node *t;
 
     *may_reclaim = n->parent != NULL;
-    if (!n->parent || !ts_quota_borrowing_with(n, fr, val))
+    if (!n->parent || !borrowing_with(n, fr, val))
         return 0;
-    remaining = val - max0(ts_quota_local(n, fr) - n->usage[fr]);
+    remaining = val - local_avail(n, fr);
     for (t = n->parent; t; t = t->parent) {
         /* reclaiming is possible only below the root: a tree that fits
          * only as a whole leaves nothing to reclaim from (Kueue's
          * trackingNode.HasParent()) */
-        if (!ts_quota_borrowing_with(t, fr, remaining)) {
+        if (!borrowing_with(t, fr, remaining)) {
             *may_reclaim = t->parent != NULL;
             return height(t);
         }
-        remaining -= max0(ts_quota_local(t, fr) - t->usage[fr]);
+        remaining -= local_avail(t, fr);
         if (!t->parent)
             break;
     }
@@ -307,26 +355,30 @@ int ts_quota_fit_height(const struct ts_quota_node *n, size_t fr, int64_t val, i
 
 void ts_quota_add_usage(struct ts_quota_node *n, size_t fr, int64_t v)
 {
-    while (n) {
-        int64_t local_avail = max0(ts_quota_local(n, fr) - n->usage[fr]);
+    sum_t left = v;
 
-        n->usage[fr] = ts_amount_add(n->usage[fr], v);
-        if (v <= local_avail)
+    while (n) {
+        sum_t avail = local_avail(n, fr);
+
+        n->usage_sum[fr] += left;
+        if (left <= avail)
             return;
-        v -= local_avail;
+        left -= avail;
         n = n->parent;
     }
 }
 
 void ts_quota_remove_usage(struct ts_quota_node *n, size_t fr, int64_t v)
 {
-    while (n) {
-        int64_t in_parent = n->usage[fr] - ts_quota_local(n, fr);
+    sum_t left = v;
 
-        n->usage[fr] = ts_amount_sub(n->usage[fr], v);
+    while (n) {
+        sum_t in_parent = n->usage_sum[fr] - local_sum(n, fr);
+
+        n->usage_sum[fr] -= left;
         if (in_parent <= 0 || !n->parent)
             return;
-        v = min64(v, in_parent);
+        left = min_sum(left, in_parent);
         n = n->parent;
     }
 }

@@ -6,7 +6,10 @@
  * ("fr", a small integer id owned by the engine) a node holds nominal
  * quota, optional borrowing and lending limits, its subtree quota and its
  * usage.  Amounts are int64 (cpu in milli-units, everything else in base
- * units), saturating at TS_AMOUNT_UNLIMITED as Kueue's Amount does.
+ * units), as Kueue's are; subtree quota and usage are sums of them over a
+ * tree and kept exact (ts_quota_sum), so that adding and removing usage
+ * is exact for any int64 amounts and the arithmetic decides as Kueue's
+ * wherever Kueue's own int64 sums do not wrap.
  *
  * Invariants (maintained by the functions below, checked by tests):
  *   cohort.subtree[fr] = cohort.nominal[fr] + sum_children(child.subtree - child.local)
@@ -26,14 +29,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* An amount that saturated: a quantity beyond the int64 range, or a sum or
+ * product of amounts that would pass it.  A request of this much is too
+ * large to count and never fits (where Kueue's int64 arithmetic wraps); an
+ * admission read back at this much holds it, so it blocks its queue. */
 #define TS_AMOUNT_UNLIMITED INT64_MAX
-/* The most one workload's request of a flavor-resource pair (all its pod
- * sets, times their counts) or one admission's usage of it may be: 2^53
- * (9e12 cpus in milli-units, 8 PiB of memory in bytes).  A request beyond
- * it is too large to count and never fits; an admission read back beyond
- * it counts as this much.  So usage, a sum of such amounts, stays exact up
- * to 1,024 holders of that size, and saturates (never wraps) beyond. */
-#define TS_AMOUNT_COUNT_MAX (INT64_C(1) << 53)
+/* Subtree quota and usage: sums of int64 amounts, exact in 128 bits (a sum
+ * of fewer than 2^64 such terms cannot overflow), clamped to int64 only
+ * where they are read as an amount (ts_quota_usage(), ts_quota_subtree()). */
+typedef __int128 ts_quota_sum;
 /* "No limit set" for borrowing/lending limits. */
 #define TS_AMOUNT_NONE (-1)
 
@@ -55,8 +59,8 @@ struct ts_quota_node {
     int64_t *nominal;         /* own nominal quota */
     int64_t *borrowing_limit; /* TS_AMOUNT_NONE = unlimited */
     int64_t *lending_limit;   /* TS_AMOUNT_NONE = all lendable */
-    int64_t *subtree;         /* quota of the subtree (= nominal for a CQ) */
-    int64_t *usage;
+    ts_quota_sum *subtree_sum; /* quota of the subtree (= nominal for a CQ) */
+    ts_quota_sum *usage_sum;
     int requeue; /* root only: parked workloads to release before the next cycle */
     /* root only, for the engine's preemption search memo (memo.c): gen
      * counts the lasting changes of the tree, resv_sig fingerprints the
@@ -83,8 +87,19 @@ int ts_quota_node_set_parent(struct ts_quota_node *n, struct ts_quota_node *pare
 void ts_quota_set(struct ts_quota_node *n, size_t fr, int64_t nominal, int64_t borrowing_limit,
                   int64_t lending_limit);
 
-/* local(n): quota the parent never sees. */
+/* n's usage and subtree quota of fr, clamped to the int64 range. */
+int64_t ts_quota_usage(const struct ts_quota_node *n, size_t fr);
+int64_t ts_quota_subtree(const struct ts_quota_node *n, size_t fr);
+/* Clamps an exact sum to the int64 range. */
+int64_t ts_quota_clamp(ts_quota_sum v);
+
+/* local(n): quota the parent never sees (clamped). */
 int64_t ts_quota_local(const struct ts_quota_node *n, size_t fr);
+/* What n's local quota still holds for its own usage (>= 0, clamped). */
+int64_t ts_quota_local_avail(const struct ts_quota_node *n, size_t fr);
+/* How much n would use beyond its own quota (subtree quota) with `extra`
+ * more: usage + extra - subtree, clamped; <= 0 when within it. */
+int64_t ts_quota_over(const struct ts_quota_node *n, size_t fr, int64_t extra);
 /* What n could use now for fr (>= 0): its local remainder plus what its
  * ancestors can give within its borrowing limit, where a tree used beyond
  * its quota gives less than nothing (its debt eats the local remainder, as

@@ -48,7 +48,7 @@ static void usages(const struct ts_engine *e, const struct ts__eng_cq *cq,
             for (size_t r = 0; r < cq->rgs[g].n_covered; r++) {
                 size_t fr = cq->rgs[g].flavors[f].fr[r];
 
-                put_usage(&st->flavors_reservation, e, fr, cq->node.usage[fr],
+                put_usage(&st->flavors_reservation, e, fr, ts_quota_usage(&cq->node, fr),
                           cq->node.nominal[fr]);
                 put_usage(&st->flavors_usage, e, fr, adm[fr], cq->node.nominal[fr]);
             }

@@ -408,8 +408,8 @@ static int32_t reclaimable(const struct ts_workload *src, const char *ps)
 
 /* Reads status.admission into wl->admission (usage per fr), scaled down by
  * reclaimable pods as Kueue does.  Returns 0, TS_EINVAL (unaccountable:
- * the caller holds nothing) or TS_EOVERFLOW (an amount clamped at
- * TS_AMOUNT_COUNT_MAX: the caller holds it so). */
+ * the caller holds nothing) or TS_EOVERFLOW (an amount past int64, held
+ * as TS_AMOUNT_UNLIMITED: the caller holds it so). */
 static int fill_admission(struct ts_engine *e, struct ts__eng_wl *wl, const struct ts_workload *src,
                           struct ts_err *err)
 {
@@ -445,10 +445,9 @@ static int fill_admission(struct ts_engine *e, struct ts__eng_wl *wl, const stru
                                   i, res);
             if (count > 0 && keep < count)
                 amount = amount / count * (keep > 0 ? keep : 0);
-            if (amount > TS_AMOUNT_COUNT_MAX) {
-                /* a running job is never counted as less than the most
-                 * anything may hold; the error names the field */
-                amount = TS_AMOUNT_COUNT_MAX;
+            if (amount == TS_AMOUNT_UNLIMITED) {
+                /* a quantity past int64: the running job holds the most
+                 * an amount can be; the error names the field */
                 rc = ts_err_set(err, TS_EOVERFLOW,
                                 "status.admission.podSetAssignments[%zu].resourceUsage[%s]: too "
                                 "large to count; counted as its largest countable amount",
@@ -848,6 +847,6 @@ int ts_engine_usage(const struct ts_engine *e, const char *node, int is_cohort, 
     }
     if (!n)
         return TS_ENOTFOUND;
-    *out = fr >= 0 && (size_t)fr < n->nfr ? n->usage[fr] : 0;
+    *out = fr >= 0 && (size_t)fr < n->nfr ? ts_quota_usage(n, fr) : 0;
     return 0;
 }

@@ -171,8 +171,8 @@ class Gen:
             return r.choice([1, 2, 4, 6]) * 1024
         if res == GPU:
             return r.choice([1, 1, 2, 4])
-        # Turnstile counts at most 2^53 of a request (pkg/engine/quota.h,
-        # deliberate): beyond it rarely, near it mostly
+        # near the int64 limit rarely (where Kueue's int64 sums may wrap:
+        # a deliberate difference, pkg/engine/quota.h), large mostly
         if self.big_wrap:
             return r.choice([1 << 61, 1 << 62, 3 * 10 ** 18, INT64_MAX // 2])
         return r.choice([1 << 50, 1 << 52, (1 << 53) - 1, 1 << 53, 3 * 10 ** 15])
@@ -363,8 +363,8 @@ class Gen:
         res = [CPU]
         for g, _ in self.groups:
             for x in g:
-                # (the huge resource in the first pod set only: its sum stays
-                # within what Turnstile counts)
+                # (the huge resource in the first pod set only: its sum over
+                # pod sets stays within int64)
                 if x == BIG and name != "main":
                     continue
                 if x != CPU and self.chance(0.4 if x != BIG else 0.9):
@@ -479,8 +479,6 @@ class Gen:
                     chosen = self.r.choice(rg["flavors"])["name"]
                 flavors[rname] = chosen
                 total = v * ps["count"]
-                if rname == BIG and total > 1 << 53:
-                    return None  # Turnstile reads it back as 2^53 (deliberate)
                 use[rname] = qty(rname, total)
                 key = (cqn, chosen, rname)
                 add[key] = add.get(key, 0) + total

@@ -43,8 +43,8 @@ static void test_amount_mul_saturates(void **state)
         {INT64_MAX / 2 + 1, 2, TS_AMOUNT_UNLIMITED},
         {4294968000, 2147483647, TS_AMOUNT_UNLIMITED},
         {TS_AMOUNT_UNLIMITED, 1, TS_AMOUNT_UNLIMITED},
-        {TS_AMOUNT_COUNT_MAX, 1023, TS_AMOUNT_COUNT_MAX * 1023},
-        {TS_AMOUNT_COUNT_MAX, 1024, TS_AMOUNT_UNLIMITED},
+        {INT64_C(1) << 53, 1023, (INT64_C(1) << 53) * 1023},
+        {INT64_C(1) << 53, 1024, TS_AMOUNT_UNLIMITED},
     };
 
     (void)state;
@@ -56,9 +56,10 @@ static void test_amount_mul_saturates(void **state)
     }
 }
 
-/* Usage saturates at the top instead of wrapping, in a queue and in its
- * cohort, and 1,024 holders of the largest countable amount are counted
- * exactly. */
+/* Usage is exact past the int64 range, in a queue and in its cohort: read
+ * back it is clamped at the top (never wraps), and removing what was added
+ * gives back exactly what was there, so a queue that held huge amounts is
+ * never left full for good. */
 static void test_usage_never_wraps(void **state)
 {
     struct ts_quota_node c, a;
@@ -68,16 +69,19 @@ static void test_usage_never_wraps(void **state)
     ts_quota_node_init(&a, "A", 0, 1);
     ts_quota_set(&a, 0, TS_AMOUNT_UNLIMITED, NONE, NONE);
     assert_int_equal(ts_quota_node_set_parent(&a, &c), 0);
-    for (int i = 0; i < 1023; i++)
-        ts_quota_add_usage(&a, 0, TS_AMOUNT_COUNT_MAX);
-    assert_true(a.usage[0] == TS_AMOUNT_COUNT_MAX * 1023);
-    assert_true(c.usage[0] == TS_AMOUNT_COUNT_MAX * 1023);
-    ts_quota_add_usage(&a, 0, TS_AMOUNT_COUNT_MAX);
-    ts_quota_add_usage(&a, 0, TS_AMOUNT_COUNT_MAX);
-    assert_true(a.usage[0] == TS_AMOUNT_UNLIMITED);
-    assert_true(c.usage[0] == TS_AMOUNT_UNLIMITED);
-    assert_true(a.usage[0] > 0 && c.usage[0] > 0);
+    for (int i = 0; i < 3; i++)
+        ts_quota_add_usage(&a, 0, INT64_MAX);
+    assert_true(ts_quota_usage(&a, 0) == INT64_MAX);
+    assert_true(ts_quota_usage(&c, 0) == INT64_MAX);
+    assert_int_equal(ts_quota_available(&a, 0), 0);
+    ts_quota_add_usage(&a, 0, 5);
+    for (int i = 0; i < 3; i++)
+        ts_quota_remove_usage(&a, 0, INT64_MAX);
+    assert_true(ts_quota_usage(&a, 0) == 5);
+    assert_true(ts_quota_usage(&c, 0) == 5);
+    assert_true(ts_quota_available(&a, 0) == INT64_MAX - 5);
     /* a full node offers nothing more */
+    ts_quota_add_usage(&a, 0, INT64_MAX);
     ts_quota_set(&a, 0, 10, NONE, NONE);
     assert_int_equal(ts_quota_available(&a, 0), 0);
     ts_quota_node_release(&a);
@@ -100,11 +104,11 @@ static void test_flat_cohort_lending_borrowing(void **state)
     assert_int_equal(ts_quota_node_set_parent(&b, &c), 0);
     assert_int_equal(ts_quota_local(&a, 0), 6);
     assert_int_equal(ts_quota_local(&b, 0), 0);
-    assert_int_equal(c.subtree[0], 10);
+    assert_int_equal(ts_quota_subtree(&c, 0), 10);
     ts_quota_add_usage(&a, 0, 3);
-    assert_int_equal(c.usage[0], 0); /* fits A's private 6 */
+    assert_int_equal(ts_quota_usage(&c, 0), 0); /* fits A's private 6 */
     ts_quota_add_usage(&b, 0, 5);
-    assert_int_equal(c.usage[0], 5);
+    assert_int_equal(ts_quota_usage(&c, 0), 5);
     assert_int_equal(ts_quota_available(&b, 0), 5);
     assert_int_equal(ts_quota_available(&a, 0), 8);
     assert_int_equal(ts_quota_potential(&a, 0), 16);
@@ -114,8 +118,8 @@ static void test_flat_cohort_lending_borrowing(void **state)
     /* release everything: the cohort returns to zero usage */
     ts_quota_remove_usage(&b, 0, 5);
     ts_quota_remove_usage(&a, 0, 3);
-    assert_int_equal(c.usage[0], 0);
-    assert_int_equal(a.usage[0], 0);
+    assert_int_equal(ts_quota_usage(&c, 0), 0);
+    assert_int_equal(ts_quota_usage(&a, 0), 0);
     ts_quota_node_release(&a);
     ts_quota_node_release(&b);
     ts_quota_node_release(&c);
@@ -146,15 +150,15 @@ static void test_saturated_quota_restored(void **state)
         ts_quota_set(&a, 0, 5000, NONE, huge[i]);
         ts_quota_set(&a, 0, 5000, NONE, 1500);
         ts_quota_set(&b, 0, 2000, NONE, NONE);
-        assert_int_equal(x.subtree[0], 1500);
-        assert_int_equal(r.subtree[0], 3500);
-        assert_int_equal(r.usage[0], 8000);
+        assert_int_equal(ts_quota_subtree(&x, 0), 1500);
+        assert_int_equal(ts_quota_subtree(&r, 0), 3500);
+        assert_int_equal(ts_quota_usage(&r, 0), 8000);
         assert_int_equal(ts_quota_available(&b, 0), 0);
         /* moved out and back, the sums stay exact too */
         assert_int_equal(ts_quota_node_set_parent(&a, NULL), 0);
-        assert_int_equal(r.subtree[0], 2000);
+        assert_int_equal(ts_quota_subtree(&r, 0), 2000);
         assert_int_equal(ts_quota_node_set_parent(&a, &x), 0);
-        assert_int_equal(r.subtree[0], 3500);
+        assert_int_equal(ts_quota_subtree(&r, 0), 3500);
         ts_quota_node_release(&a);
         ts_quota_node_release(&b);
         ts_quota_node_release(&x);
@@ -181,8 +185,8 @@ static void test_hierarchy_private_cohort_quota(void **state)
     ts_quota_node_set_parent(&x, &r);
     ts_quota_node_set_parent(&q2, &y);
     ts_quota_node_set_parent(&y, &r);
-    assert_int_equal(x.subtree[0], 6);
-    assert_int_equal(r.subtree[0], 3); /* only Y's 3 are shared */
+    assert_int_equal(ts_quota_subtree(&x, 0), 6);
+    assert_int_equal(ts_quota_subtree(&r, 0), 3); /* only Y's 3 are shared */
     assert_int_equal(ts_quota_available(&q1, 0), 6 + 3);
     assert_int_equal(ts_quota_available(&q2, 0), 3);
     {
@@ -193,7 +197,7 @@ static void test_hierarchy_private_cohort_quota(void **state)
         assert_true(reclaim);
     }
     ts_quota_add_usage(&q1, 0, 6);
-    assert_int_equal(r.usage[0], 0); /* held inside X */
+    assert_int_equal(ts_quota_usage(&r, 0), 0); /* held inside X */
     assert_int_equal(ts_quota_available(&q2, 0), 3);
     assert_int_equal(ts_quota_fit_height(&q2, 0, 3, &(int){0}), 0);
     {
@@ -229,7 +233,7 @@ static void test_edge_cases_table(void **state)
         {"exact fit: all used", 4, NONE, NONE, 0, 4, 0, 0, 4},
         {"other queue borrowed our quota", 4, NONE, NONE, 4, 0, 8, 0, 8},
         {"lending limit keeps the rest private", 4, NONE, 1, 4, 0, 5, 3, 8},
-        {"unlimited nominal saturates", TS_AMOUNT_UNLIMITED, NONE, NONE, 4, 1, 0,
+        {"unlimited nominal: read back clamped at the top", TS_AMOUNT_UNLIMITED, NONE, NONE, 4, 1, 0,
          TS_AMOUNT_UNLIMITED, TS_AMOUNT_UNLIMITED},
     };
 
@@ -269,12 +273,12 @@ static void check_invariant(const struct ts_quota_node *n)
             const struct ts_quota_node *c = n->children[i];
             int64_t local = ts_quota_local(c, fr);
 
-            q += c->subtree[fr] - local;
-            u += c->usage[fr] - local > 0 ? c->usage[fr] - local : 0;
+            q += ts_quota_subtree(c, fr) - local;
+            u += ts_quota_usage(c, fr) - local > 0 ? ts_quota_usage(c, fr) - local : 0;
         }
-        if (q != n->subtree[fr] || u != n->usage[fr])
+        if (q != ts_quota_subtree(n, fr) || u != ts_quota_usage(n, fr))
             fail_msg("node %s fr %zu: subtree %lld (want %lld) usage %lld (want %lld)", n->name, fr,
-                     (long long)n->subtree[fr], (long long)q, (long long)n->usage[fr],
+                     (long long)ts_quota_subtree(n, fr), (long long)q, (long long)ts_quota_usage(n, fr),
                      (long long)u);
     }
     for (size_t i = 0; i < n->n_children; i++)

@@ -103,7 +103,7 @@ static cJSON *odd_value(void)
 }
 
 /* A valid quantity at or near a limit of the arithmetic: int64 base
- * units or milli-units, 2^53 (the most a workload may count), and the
+ * units or milli-units, 2^53 and 2^62, and the
  * largest magnitude a quantity holds. */
 static const char *huge_quantity(void)
 {
