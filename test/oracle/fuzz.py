@@ -18,12 +18,23 @@ programs still accept every document and their decisions still differ.
 A scenario that either program refuses (a document rejected, or no output)
 is a generator bug and counted as "invalid", never as agreement.
 
+Two outcomes are Kueue's own and are counted apart:
+- "crash": kueue-oracle died on the scenario (a Go panic in Kueue's
+  scheduler): Kueue gave no answer to agree with, so the agreement is taken
+  over the scenarios Kueue decided;
+- "int64": a disagreement whose reduced scenario totals more than int64 of
+  one resource (every quota, limit, request times count and admitted usage
+  of it added up), where Kueue's int64 arithmetic may wrap: the deliberate
+  difference of docs/architecture.md ("Quantities that do not fit in
+  int64").  Below that total no sum Kueue takes can wrap, so those
+  disagreements stay "disagree".
+
 kueue-oracle runs in its serve mode (one process per worker answering many
 runs), since its start (compiling Kueue's CRD schemas and CEL rules) costs
 more than a run.
 
 usage: fuzz.py [--seeds N] [--first S] [--family F ...] [-j J] [--out DIR]
-               [--strict --known FILE] [--no-reduce] [--quiet]
+               [--strict --known FILE] [--no-reduce] [--quiet] [--with-resource NAME]
 
 --strict: exit 1 on a disagreement or invalid scenario not listed in
 --known (lines `FAMILY-SEED: why`; a listed one that agrees now also fails,
@@ -33,8 +44,11 @@ gen.py does not change: a change to gen.py may call for a new list.
 import argparse
 import concurrent.futures
 import copy
+import fractions
 import json
+import math
 import os
+import re
 import select
 import shutil
 import subprocess
@@ -54,6 +68,8 @@ TIMEOUT = 60  # seconds per run: runs take milliseconds, so this is a hang
 TIMED_OUT = "timed out (a hang)"
 SETTLE = 300  # cycles after which Kueue is taken to livelock (runs settle in tens)
 LIVELOCK = "still changing after"
+CRASHED = "kueue-oracle --serve exited"
+INT64_MAX = (1 << 63) - 1
 
 
 class Oracle:
@@ -98,7 +114,7 @@ class Oracle:
         if not line:
             rc = self.p.wait()
             self.p = None
-            return rc or 1, "", "kueue-oracle --serve exited (rc %s)" % rc
+            return rc or 1, "", "%s (rc %s)" % (CRASHED, rc)
         a = json.loads(line)
         return a["rc"], a["stdout"], a["stderr"]
 
@@ -156,11 +172,14 @@ def outcome(rc, out, err):
 
 def verdict(res):
     """agree | disagree | hang (a program did not answer in TIMEOUT) |
-    invalid (a program refused the scenario) | livelock (decisions differ
-    but Kueue still changes something after SETTLE cycles)."""
+    crash (kueue-oracle died) | invalid (a program refused the scenario) |
+    livelock (decisions differ but Kueue still changes something after
+    SETTLE cycles)."""
     s, k = res["turnstile"], res["kueue"]
     if TIMED_OUT in s.get("error", "") + k.get("error", ""):
         return "hang"
+    if CRASHED in k.get("error", ""):
+        return "crash"
     if "error" in s or "error" in k or s["rejected"] or k["rejected"]:
         return "invalid"
     if s["dec"] == k["dec"]:
@@ -168,6 +187,58 @@ def verdict(res):
     # Kueue never settled (its queues or messages, maybe its decisions,
     # still changing): the decisions of its last cycle are not its answer
     return "livelock" if k["livelock"] else "disagree"
+
+
+# --- Kueue's int64 arithmetic ---------------------------------------------
+
+QTY_RE = re.compile(r"^([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+))(?:[eE]([+-]?[0-9]+)|(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei))?$")
+SUFFIX = {None: 1, "m": fractions.Fraction(1, 1000), "k": 10 ** 3, "M": 10 ** 6, "G": 10 ** 9, "T": 10 ** 12,
+          "P": 10 ** 15, "E": 10 ** 18, "Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40,
+          "Pi": 1 << 50, "Ei": 1 << 60}
+
+
+def amount(res, q):
+    """Kueue's amount of quantity q: cpu in milli-units, the rest in base
+    units, rounded up (pkg/resources/requests.go ResourceValue), exactly."""
+    m = QTY_RE.match(str(q).strip())
+    if not m:
+        return 0
+    v = fractions.Fraction(m.group(1))
+    v *= fractions.Fraction(10) ** int(m.group(2)) if m.group(2) else SUFFIX[m.group(3)]
+    return math.ceil(v * 1000 if res == "cpu" else v)
+
+
+def totals(docs):
+    """Per resource: every quota, limit, request times count and admitted
+    usage of it in the scenario, added up."""
+    t = {}
+
+    def add(res, q, times=1):
+        t[res] = t.get(res, 0) + amount(res, q) * times
+
+    for d in docs:
+        spec, kind = d.get("spec") or {}, kind_of(d)
+        if kind in ("ClusterQueue", "Cohort"):
+            for rg in spec.get("resourceGroups", []):
+                for f in rg.get("flavors", []):
+                    for r in f.get("resources", []):
+                        for key in ("nominalQuota", "borrowingLimit", "lendingLimit"):
+                            if key in r:
+                                add(r["name"], r[key])
+        elif kind == "Workload":
+            for ps in spec.get("podSets", []):
+                for c in ps.get("template", {}).get("spec", {}).get("containers", []):
+                    for res, q in (c.get("resources") or {}).get("requests", {}).items():
+                        add(res, q, ps.get("count", 1))
+            for psa in ((d.get("status") or {}).get("admission") or {}).get("podSetAssignments", []):
+                for res, q in (psa.get("resourceUsage") or {}).items():
+                    add(res, q)
+    return t
+
+
+def int64_wrap(docs):
+    """The resources whose total passes int64 (where Kueue's sums may wrap)."""
+    return sorted(r for r, v in totals(docs).items() if v > INT64_MAX)
 
 
 # --- reduction -------------------------------------------------------------
@@ -383,6 +454,9 @@ def main():
     ap.add_argument("--strict", action="store_true", help="exit 1 on an unlisted disagreement or invalid scenario")
     ap.add_argument("--known", help="file of 'FAMILY-SEED: why' lines --strict forgives")
     ap.add_argument("--quiet", action="store_true", help="only the summary")
+    ap.add_argument("--with-resource", metavar="NAME",
+                    help="only the seeds whose scenario has resource NAME (e.g. example.com/units, the "
+                         "amounts near the int64 limit); the others are not run or counted")
     a = ap.parse_args()
     fams = a.family or gen.FAMILIES
 
@@ -437,6 +511,10 @@ def main():
             if verdict(sres) != "disagree":  # (cannot happen unless a program is not deterministic)
                 small, sres = docs, res
             note = write_disagreement(a.out, fam, seed, small, sres, docs)
+            wrap = int64_wrap(small)
+            if wrap:
+                v = "int64"
+                note += " (%s totals past int64: Kueue's sums may wrap, a deliberate difference)" % ", ".join(wrap)
         elif v in ("hang", "livelock"):
             os.makedirs(a.out, exist_ok=True)
             path = os.path.join(a.out, "%s-%s.yaml" % (v, name))
@@ -445,6 +523,12 @@ def main():
             with open(path, "w") as fh:
                 fh.write(gen.dump(docs, "%s: %s" % (name, what)))
             note = path
+        elif v == "crash":
+            os.makedirs(a.out, exist_ok=True)
+            path = os.path.join(a.out, "crash-%s.yaml" % name)
+            with open(path, "w") as fh:
+                fh.write(gen.dump(docs, "%s: %s" % (name, res["kueue"]["error"])))
+            note = path
         elif v == "invalid":
             note = "; ".join(
                 "%s: %s" % (p, res[p].get("error") or " | ".join(res[p]["rejected"])[:400])
@@ -452,7 +536,10 @@ def main():
         return fam, seed, v, note
 
     jobs = [(f, s) for f in fams for s in range(a.first, a.first + a.seeds)]
-    stats = {f: {"agree": 0, "disagree": 0, "invalid": 0, "unstable": 0, "hang": 0, "livelock": 0} for f in fams}
+    if a.with_resource:
+        jobs = [(f, s) for f, s in jobs if a.with_resource in totals(gen.generate(f, s))]
+    stats = {f: {"agree": 0, "disagree": 0, "int64": 0, "invalid": 0, "unstable": 0, "hang": 0, "livelock": 0,
+                 "crash": 0} for f in fams}
     results = []
     t0 = time.monotonic()
     try:
@@ -469,12 +556,16 @@ def main():
     wall = time.monotonic() - t0
 
     print()
+    print("agreement over the scenarios Kueue decided (all but its crashes); a livelock, an unstable")
+    print("answer, an invalid scenario and a deliberate int64 difference count against it")
     for f in fams:
         st = stats[f]
-        n = sum(st.values())
-        print("%-14s %d/%d agree (%.1f %%), %d disagree, %d invalid, %d hang; Kueue: %d unstable, %d livelock" % (
-            f + ":", st["agree"], n, 100.0 * st["agree"] / n if n else 100.0, st["disagree"], st["invalid"],
-            st["hang"], st["unstable"], st["livelock"]))
+        n = sum(st.values()) - st["crash"]
+        pct = (lambda k: 100.0 * k / n if n else 100.0)
+        print("%-14s %d/%d agree (%.2f %%; %.2f %% with the int64 differences), %d disagree, %d int64, "
+              "%d invalid, %d hang; Kueue: %d crash, %d unstable, %d livelock" % (
+                  f + ":", st["agree"], n, pct(st["agree"]), pct(st["agree"] + st["int64"]), st["disagree"],
+                  st["int64"], st["invalid"], st["hang"], st["crash"], st["unstable"], st["livelock"]))
     n_sim = sum(r.n_sim for r in runners)
     if n_sim:
         print("per run: simulate %.1f ms, kueue-oracle %.1f ms (serve mode); %d runs (with reductions) in %.0f s, %d at once" % (
@@ -492,7 +583,7 @@ def main():
     bad = 0
     for fam, seed, v in results:
         name = "%s-%d" % (fam, seed)
-        if v != "agree" and name not in known:
+        if v not in ("agree", "int64", "crash") and name not in known:
             why = {"disagree": "Turnstile decides differently from Kueue", "unstable": "Kueue unstable",
                    "livelock": "Kueue livelocks",
                    "invalid": "invalid scenario (a generator bug)", "hang": "a program hangs"}[v]
