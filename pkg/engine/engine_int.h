@@ -416,8 +416,11 @@ size_t ts__eng_parked(const struct ts__eng_cq *cq, struct ts__eng_wl **out);
 int ts__eng_classes_check(const struct ts__eng_cq *cq, char *msg, size_t len);
 
 /* fairshare.c */
-/* The weighted DRS of node with extra[fr] more usage (extra may be NULL). */
-int64_t ts__eng_drs(const struct ts_engine *e, const struct ts_quota_node *n, const int64_t *extra);
+/* status.fairSharing.weightedShare of node as Kueue writes it
+ * (pkg/controller/core/helpers.go WeightedShare over PreciseWeightedShare):
+ * the ratio over the weight rounded up, 0 while not borrowing or where
+ * nothing can be lent, INT64_MAX for weight 0 while borrowing. */
+int64_t ts__eng_weighted_share(const struct ts_engine *e, const struct ts_quota_node *n);
 int64_t ts__eng_node_weight(const struct ts_quota_node *n);
 /* Kueue's DRS of a node (struct ts__eng_share, above). */
 void ts__eng_share(const struct ts_engine *e, const struct ts_quota_node *n,

@@ -5,45 +5,9 @@
 #include "engine/engine_int.h"
 #include "util/alloc.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-int64_t ts__eng_drs(const struct ts_engine *e, const struct ts_quota_node *n, const int64_t *extra)
-{
-    int64_t *borrowed, *lendable, best = 0, weight = ts__eng_node_weight(n);
-    int any = 0;
-
-    if (!n->parent)
-        return 0;
-    borrowed = ts_xcalloc(e->n_resources + 1, sizeof(*borrowed));
-    lendable = ts_xcalloc(e->n_resources + 1, sizeof(*lendable));
-    for (size_t fr = 0; fr < n->nfr && fr < e->nfr; fr++) {
-        size_t r = e->fr_resource[fr];
-        int64_t over = ts_quota_over(n, fr, extra ? extra[fr] : 0);
-
-        borrowed[r] = ts_amount_add(borrowed[r], over > 0 ? over : 0);
-        lendable[r] = ts_amount_add(lendable[r], ts_quota_potential(n->parent, fr));
-    }
-    for (size_t r = 0; r < e->n_resources; r++) {
-        int64_t ratio;
-
-        if (!borrowed[r])
-            continue;
-        any = 1;
-        /* borrowed * 1000 / lendable, in 128 bits: quotas may be huge */
-        ratio = lendable[r] > 0 ? (int64_t)((__int128)borrowed[r] * 1000 / lendable[r]) : INT64_MAX;
-        if (ratio > best)
-            best = ratio;
-    }
-    free(borrowed);
-    free(lendable);
-    if (!any)
-        return 0;
-    if (weight <= 0)
-        return INT64_MAX;
-    /* weighted share = DRS / weight, weight in milli-units; rounded up */
-    return best == INT64_MAX ? INT64_MAX : (int64_t)(((__int128)best * 1000 + weight - 1) / weight);
-}
 
 void ts__eng_share(const struct ts_engine *e, const struct ts_quota_node *n,
                    struct ts__eng_share *out)
@@ -88,6 +52,20 @@ static double weighted(const struct ts__eng_share *s)
     return s->ratio == 0 ? 0 : s->ratio / ((double)s->weight / 1000.0);
 }
 
+int64_t ts__eng_weighted_share(const struct ts_engine *e, const struct ts_quota_node *n)
+{
+    struct ts__eng_share s;
+    double w;
+
+    ts__eng_share(e, n, &s);
+    if (s.ratio == 0)
+        return 0;
+    if (s.weight == 0)
+        return INT64_MAX;
+    w = ceil(weighted(&s));
+    return w >= 9223372036854775807.0 ? INT64_MAX : (int64_t)w;
+}
+
 int ts__eng_share_cmp(const struct ts__eng_share *a, const struct ts__eng_share *b)
 {
     int za = a->weight == 0 && a->ratio != 0, zb = b->weight == 0 && b->ratio != 0;
@@ -116,6 +94,6 @@ int ts_engine_weighted_share(const struct ts_engine *e, const char *node, int is
     }
     if (!n)
         return TS_ENOTFOUND;
-    *out = ts__eng_drs(e, n, NULL);
+    *out = ts__eng_weighted_share(e, n);
     return 0;
 }

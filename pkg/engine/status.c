@@ -127,7 +127,7 @@ int ts_engine_cq_status(const struct ts_engine *e, const char *name, ts_time now
     active(e, cq, now, st);
     if (e->config.fair_sharing) {
         st->fair_sharing.set = 1;
-        st->fair_sharing.weighted_share = ts__eng_drs(e, &cq->node, NULL);
+        st->fair_sharing.weighted_share = ts__eng_weighted_share(e, &cq->node);
     }
     return 0;
 }
@@ -153,7 +153,7 @@ int ts_engine_cohort_status(const struct ts_engine *e, const char *name,
         return TS_ENOTFOUND;
     if (e->config.fair_sharing) {
         st->fair_sharing.set = 1;
-        st->fair_sharing.weighted_share = ts__eng_drs(e, &co->node, NULL);
+        st->fair_sharing.weighted_share = ts__eng_weighted_share(e, &co->node);
     }
     return 0;
 }
