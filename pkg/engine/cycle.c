@@ -477,6 +477,32 @@ static int fits_without(const struct entry *en, const struct reservations *r,
 }
 
 /* Issues the preemptions an entry needs, or says why it cannot. */
+/* A head that is neither admitted nor preempting this cycle: its pending
+ * status, its class told of the verdict (BestEffortFIFO), and back to the
+ * heap; with flavors left to try at once (Kueue's requeueIfNotPresent,
+ * PendingFlavors), else as inadmissible, its shape blocked when
+ * may_block. */
+static void not_admitted(struct ts_engine *e, struct entry *en, struct ts_cycle *c, size_t *moved,
+                         const char *reason, int may_block)
+{
+    struct ts__eng_wl *wl = en->wl;
+    int best_effort = en->cq->queueing != TS_QUEUEING_STRICT_FIFO;
+    int left = ts__eng_keep_tried(e, en->cq, wl, &en->a);
+
+    if (pending(c, wl, reason, en->a.message ? en->a.message : "")) {
+        /* a new status: Kueue's queue manager takes the workload's info
+         * anew from the update, without its last assignment */
+        ts__eng_forget_tried(wl);
+        if (best_effort)
+            tell_class(en->cq, wl, c);
+    }
+    requeue(en->cq, wl, best_effort && !left, moved);
+    if (left)
+        (*moved)++; /* a retry due: the next cycle has work */
+    else if (may_block)
+        block(en->cq, wl);
+}
+
 static void preempt(struct ts_engine *e, struct entry *en, struct ts_cycle *c, size_t *moved,
                     struct reservations *resv)
 {
@@ -522,17 +548,8 @@ static void preempt(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
     free(fr);
     free(need);
     if (!nt) {
-        int best_effort = en->cq->queueing != TS_QUEUEING_STRICT_FIFO;
-        int left = ts__eng_keep_tried(e, en->cq, wl, &en->a);
-
         reserve_without_victims(resv, en);
-        if (pending(c, wl, TS_WL_REASON_WAITING_FOR_QUOTA, en->a.message ? en->a.message : "")) {
-            ts__eng_forget_tried(wl); /* as in process() */
-            if (best_effort)
-                tell_class(en->cq, wl, c);
-        }
-        requeue(en->cq, wl, best_effort && !left, moved);
-        *moved += (size_t)left;
+        not_admitted(e, en, c, moved, TS_WL_REASON_WAITING_FOR_QUOTA, 0);
         free(t);
         return;
     }
@@ -573,7 +590,6 @@ static void process(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
                     ts_time now, struct reservations *resv)
 {
     struct ts__eng_wl *wl = en->wl;
-    int strict = en->cq->queueing == TS_QUEUEING_STRICT_FIFO, left;
 
     if (en->reason) {
         /* misconfiguration is per workload: a class of its own */
@@ -610,21 +626,7 @@ static void process(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
     }
     if (en->a.mode == TS__ENG_NO_CANDIDATES)
         reserve_without_victims(resv, en);
-    left = ts__eng_keep_tried(e, en->cq, wl, &en->a);
-    if (pending(c, wl, nofit_reason(&en->a), en->a.message ? en->a.message : "")) {
-        /* a new status: Kueue's queue manager takes the workload's info
-         * anew from the update, without its last assignment */
-        ts__eng_forget_tried(wl);
-        if (!strict)
-            tell_class(en->cq, wl, c);
-    }
-    /* flavors left to try: back to the heap at once (Kueue's
-     * requeueIfNotPresent, PendingFlavors) */
-    requeue(en->cq, wl, !strict && !left, moved);
-    if (left)
-        (*moved)++; /* a retry due: the next cycle has work */
-    else
-        block(en->cq, wl);
+    not_admitted(e, en, c, moved, nofit_reason(&en->a), 1);
 }
 
 /* The next head of cq worth a look: heads equivalent to one that did not
