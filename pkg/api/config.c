@@ -1,6 +1,7 @@
 #include "api/config.h"
 
 #include "api/dec.h"
+#include "util/buf.h"
 
 #include <stdlib.h>
 #include <stdio.h>
@@ -231,6 +232,39 @@ static void decode_feature_gates(struct ts_dec *d, const cJSON *obj, struct ts_c
 static const char *const strategies[] = {"LessThanOrEqualToFinalShare", "LessThanInitialShare",
                                          NULL};
 
+/* Kueue's validateFairSharing (pkg/config/validation.go), after its
+ * defaulting (v1beta1's enable: true without strategies gets both): the
+ * strategies are required, and only these orders are supported. */
+static void check_strategy_set(struct ts_dec *d, const cJSON *list, int v1beta1,
+                               const struct ts_config *c)
+{
+    static const char supported[] = "supported values: \"LessThanOrEqualToFinalShare\", "
+                                    "\"LessThanInitialShare\", "
+                                    "\"LessThanOrEqualToFinalShare,LessThanInitialShare\"";
+    int n = cJSON_GetArraySize(list), ok;
+    struct ts_buf v = TS_BUF_INIT;
+    const cJSON *e;
+
+    if (n == 0 && v1beta1)
+        return;
+    if (n == 0) {
+        ts_dec_error(d, TS_FIELD_REQUIRED, "preemptionStrategies", NULL, "must be specified");
+        return;
+    }
+    ok = (size_t)n == c->n_strategies &&
+         (n == 1 || (c->strategies[0] == TS_CONFIG_FS_LESS_THAN_OR_EQUAL_TO_FINAL_SHARE &&
+                     c->strategies[1] == TS_CONFIG_FS_LESS_THAN_INITIAL_SHARE));
+    if (ok)
+        return;
+    cJSON_ArrayForEach(e, list)
+    {
+        ts_buf_addf(&v, "%s%s", v.len ? "," : "", cJSON_IsString(e) ? e->valuestring : "?");
+    }
+    ts_dec_error(d, TS_FIELD_NOT_SUPPORTED, "preemptionStrategies", v.ptr ? v.ptr : "", "%s",
+                 supported);
+    ts_buf_release(&v);
+}
+
 static void decode_fair_sharing(struct ts_dec *d, const cJSON *obj, int v1beta1,
                                 struct ts_config *c)
 {
@@ -271,6 +305,8 @@ static void decode_fair_sharing(struct ts_dec *d, const cJSON *obj, int v1beta1,
         }
         ts_path_pop(&d->path, m2);
     }
+    if (enable)
+        check_strategy_set(d, list, v1beta1, c);
     ts_path_pop(&d->path, mark);
 }
 

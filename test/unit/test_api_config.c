@@ -50,6 +50,17 @@ static const struct config_case cases[] = {
      "apiVersion: config.kueue.x-k8s.io/v1beta1\n"
      "kind: Configuration\nfairSharing: {enable: true}\nclientConnection: {qps: 50, burst: 100}\n",
      0, 300, 0, 1, 50, NULL},
+    {"v1beta2 fairSharing without preemptionStrategies is refused, as Kueue",
+     "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nfairSharing: {}\n", 1, 1800,
+     0, 1, 300, "fairSharing.preemptionStrategies"},
+    {"v1beta2 fairSharing strategies in an order Kueue does not support",
+     "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+     "fairSharing: {preemptionStrategies: [LessThanInitialShare, LessThanOrEqualToFinalShare]}\n",
+     1, 1800, 0, 1, 300, "fairSharing.preemptionStrategies"},
+    {"v1beta2 fairSharing with one strategy",
+     "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+     "fairSharing: {preemptionStrategies: [LessThanInitialShare]}\n",
+     1, 1800, 0, 1, 300, NULL},
     {"bad timeout names the field",
      "apiVersion: config.kueue.x-k8s.io/v1beta2\n"
      "kind: Configuration\nwaitForPodsReady: {timeout: soon}\n",
