@@ -476,6 +476,29 @@ static int fits_without(const struct entry *en, const struct reservations *r,
     return ok;
 }
 
+/* Whether a fitting entry may be admitted after this cycle's preemptions:
+ * into the quota free now, its victims still holding theirs and nothing
+ * held back for the preemptors (nothing is admitted into quota still in
+ * use), and into what is left once the victims are gone and the
+ * preemptors hold theirs (Kueue's scheduler.go fits(), on which the
+ * preemptors rely).  Without victims this cycle it is the second alone. */
+static int fits_now_and_after(const struct entry *en, const struct reservations *r)
+{
+    int ok;
+
+    if (!r->n_victims)
+        return ts__eng_assignment_fits(en->cq, &en->a);
+    ok = fits_without(en, r, NULL, 0);
+    if (!ok || !r->n)
+        return ok;
+    for (size_t i = 0; i < r->n; i++)
+        ts_quota_remove_usage(r->node[i], r->fr[i], r->v[i]);
+    ok = ts__eng_assignment_fits(en->cq, &en->a);
+    for (size_t i = 0; i < r->n; i++)
+        ts_quota_add_usage(r->node[i], r->fr[i], r->v[i]);
+    return ok;
+}
+
 /* Issues the preemptions an entry needs, or says why it cannot. */
 /* A head that is neither admitted nor preempting this cycle: its pending
  * status, its class told of the verdict (BestEffortFIFO), and back to the
@@ -607,7 +630,7 @@ static void process(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
             requeue(en->cq, wl, 0, &retried);
             return;
         }
-        if (ts__eng_assignment_fits(en->cq, &en->a)) {
+        if (fits_now_and_after(en, resv)) {
             assume(e, en, c, now);
             e->blocking = e->config.block_admission; /* the new one is not ready yet */
             return;

@@ -55,10 +55,10 @@ struct ts_quota_node {
     struct ts_quota_node **children;
     size_t n_children;
     size_t cap_children;
-    size_t nfr;               /* length of the arrays below */
-    int64_t *nominal;         /* own nominal quota */
-    int64_t *borrowing_limit; /* TS_AMOUNT_NONE = unlimited */
-    int64_t *lending_limit;   /* TS_AMOUNT_NONE = all lendable */
+    size_t nfr;                /* length of the arrays below */
+    int64_t *nominal;          /* own nominal quota */
+    int64_t *borrowing_limit;  /* TS_AMOUNT_NONE = unlimited */
+    int64_t *lending_limit;    /* TS_AMOUNT_NONE = all lendable */
     ts_quota_sum *subtree_sum; /* quota of the subtree (= nominal for a CQ) */
     ts_quota_sum *usage_sum;
     int requeue; /* root only: parked workloads to release before the next cycle */

@@ -233,8 +233,8 @@ static void test_edge_cases_table(void **state)
         {"exact fit: all used", 4, NONE, NONE, 0, 4, 0, 0, 4},
         {"other queue borrowed our quota", 4, NONE, NONE, 4, 0, 8, 0, 8},
         {"lending limit keeps the rest private", 4, NONE, 1, 4, 0, 5, 3, 8},
-        {"unlimited nominal: read back clamped at the top", TS_AMOUNT_UNLIMITED, NONE, NONE, 4, 1, 0,
-         TS_AMOUNT_UNLIMITED, TS_AMOUNT_UNLIMITED},
+        {"unlimited nominal: read back clamped at the top", TS_AMOUNT_UNLIMITED, NONE, NONE, 4, 1,
+         0, TS_AMOUNT_UNLIMITED, TS_AMOUNT_UNLIMITED},
     };
 
     (void)state;
@@ -278,8 +278,8 @@ static void check_invariant(const struct ts_quota_node *n)
         }
         if (q != ts_quota_subtree(n, fr) || u != ts_quota_usage(n, fr))
             fail_msg("node %s fr %zu: subtree %lld (want %lld) usage %lld (want %lld)", n->name, fr,
-                     (long long)ts_quota_subtree(n, fr), (long long)q, (long long)ts_quota_usage(n, fr),
-                     (long long)u);
+                     (long long)ts_quota_subtree(n, fr), (long long)q,
+                     (long long)ts_quota_usage(n, fr), (long long)u);
     }
     for (size_t i = 0; i < n->n_children; i++)
         check_invariant(n->children[i]);
