@@ -27,7 +27,11 @@ Two outcomes are Kueue's own and are counted apart:
   of it added up), where Kueue's int64 arithmetic may wrap: the deliberate
   difference of docs/architecture.md ("Quantities that do not fit in
   int64").  Below that total no sum Kueue takes can wrap, so those
-  disagreements stay "disagree".
+  disagreements stay "disagree";
+- "wakeup": a disagreement where Turnstile admits what Kueue leaves pending
+  and nothing else differs, after a workload was evicted from a stopped
+  LocalQueue: the deliberate difference of stop-04 (docs/architecture.md:
+  Kueue loses the wakeup of the quota that eviction frees).
 
 kueue-oracle runs in its serve mode (one process per worker answering many
 runs), since its start (compiling Kueue's CRD schemas and CEL rules) costs
@@ -234,6 +238,19 @@ def totals(docs):
                 for res, q in (psa.get("resourceUsage") or {}).items():
                     add(res, q)
     return t
+
+
+STOPPED_LQ = "The LocalQueue is stopped"
+
+
+def lost_wakeup(res):
+    """Whether a disagreement has the signature of stop-04's lost wakeup."""
+    s, k = res["turnstile"], res["kueue"]
+    diff = [key for key in set(s["dec"]) | set(k["dec"]) if s["dec"].get(key) != k["dec"].get(key)]
+    only_admits = all((k["dec"].get(key) or {}).get("state") == "pending" and
+                      (s["dec"].get(key) or {}).get("state") == "admitted" for key in diff)
+    drained = any((m or {}).get("evictedMessage") == STOPPED_LQ for m in k["msg"].values())
+    return bool(diff) and only_admits and drained
 
 
 def int64_wrap(docs):
@@ -515,6 +532,9 @@ def main():
             if wrap:
                 v = "int64"
                 note += " (%s totals past int64: Kueue's sums may wrap, a deliberate difference)" % ", ".join(wrap)
+            elif lost_wakeup(sres):
+                v = "wakeup"
+                note += " (quota drained from a stopped LocalQueue: Kueue's lost wakeup, stop-04, deliberate)"
         elif v in ("hang", "livelock"):
             os.makedirs(a.out, exist_ok=True)
             path = os.path.join(a.out, "%s-%s.yaml" % (v, name))
@@ -538,7 +558,7 @@ def main():
     jobs = [(f, s) for f in fams for s in range(a.first, a.first + a.seeds)]
     if a.with_resource:
         jobs = [(f, s) for f, s in jobs if a.with_resource in totals(gen.generate(f, s))]
-    stats = {f: {"agree": 0, "disagree": 0, "int64": 0, "invalid": 0, "unstable": 0, "hang": 0, "livelock": 0,
+    stats = {f: {"agree": 0, "disagree": 0, "int64": 0, "wakeup": 0, "invalid": 0, "unstable": 0, "hang": 0, "livelock": 0,
                  "crash": 0} for f in fams}
     results = []
     t0 = time.monotonic()
@@ -557,15 +577,17 @@ def main():
 
     print()
     print("agreement over the scenarios Kueue decided (all but its crashes); a livelock, an unstable")
-    print("answer, an invalid scenario and a deliberate int64 difference count against it")
+    print("answer, an invalid scenario and a deliberate difference (int64, wakeup) count against it;")
+    print("the second figure counts the deliberate differences as agreement")
     for f in fams:
         st = stats[f]
         n = sum(st.values()) - st["crash"]
         pct = (lambda k: 100.0 * k / n if n else 100.0)
-        print("%-14s %d/%d agree (%.2f %%; %.2f %% with the int64 differences), %d disagree, %d int64, "
+        print("%-14s %d/%d agree (%.2f %%; %.2f %% with the deliberate), %d disagree, %d int64, %d wakeup, "
               "%d invalid, %d hang; Kueue: %d crash, %d unstable, %d livelock" % (
-                  f + ":", st["agree"], n, pct(st["agree"]), pct(st["agree"] + st["int64"]), st["disagree"],
-                  st["int64"], st["invalid"], st["hang"], st["crash"], st["unstable"], st["livelock"]))
+                  f + ":", st["agree"], n, pct(st["agree"]), pct(st["agree"] + st["int64"] + st["wakeup"]),
+                  st["disagree"], st["int64"], st["wakeup"], st["invalid"], st["hang"], st["crash"],
+                  st["unstable"], st["livelock"]))
     n_sim = sum(r.n_sim for r in runners)
     if n_sim:
         print("per run: simulate %.1f ms, kueue-oracle %.1f ms (serve mode); %d runs (with reductions) in %.0f s, %d at once" % (
@@ -583,7 +605,7 @@ def main():
     bad = 0
     for fam, seed, v in results:
         name = "%s-%d" % (fam, seed)
-        if v not in ("agree", "int64", "crash") and name not in known:
+        if v not in ("agree", "int64", "wakeup", "crash") and name not in known:
             why = {"disagree": "Turnstile decides differently from Kueue", "unstable": "Kueue unstable",
                    "livelock": "Kueue livelocks",
                    "invalid": "invalid scenario (a generator bug)", "hang": "a program hangs"}[v]
