@@ -224,6 +224,30 @@ static void prepare_for_update(cJSON *obj, const cJSON *old, int status)
     }
 }
 
+/* A /status update is checked against the status schema alone
+ * (k8s.io/apiextensions-apiserver pkg/apiserver/customresource_handler.go
+ * builds its validator from properties.status): the messages name the
+ * field from the status ("pendingWorkloads in body ..."), the paths from
+ * the object ("status.pendingWorkloads"). */
+static void validate_status(const struct crd_version *v, const cJSON *st,
+                            struct ts_field_errors *errs)
+{
+    struct ts_field_errors own = TS_FIELD_ERRORS_INIT;
+    struct ts_buf path = TS_BUF_INIT;
+
+    ts_schema_validate_with(ts_json_get(v->schema, "properties.status"), v->patterns, st, "", &own);
+    for (size_t i = 0; i < own.n; i++) {
+        const struct ts_field_error *e = &own.items[i];
+
+        ts_buf_reset(&path);
+        ts_buf_addf(&path, "status%s%s", e->field[0] && e->field[0] != '[' ? "." : "", e->field);
+        ts_field_errors_add(errs, e->type, path.ptr, e->value, 0, e->detail ? "%s" : NULL,
+                            e->detail);
+    }
+    ts_buf_release(&path);
+    ts_field_errors_release(&own);
+}
+
 int ts_cli_crds_check_update(const struct ts_cli_crds *c, cJSON *obj, cJSON *old, int status,
                              struct ts_field_errors *errs)
 {
@@ -247,8 +271,7 @@ int ts_cli_crds_check_update(const struct ts_cli_crds *c, cJSON *obj, cJSON *old
     if (!status)
         ts_schema_validate_with(v->schema, v->patterns, obj, "", errs);
     else if (st)
-        ts_schema_validate_with(ts_json_get(v->schema, "properties.status"), v->patterns, st,
-                                "status", errs);
+        validate_status(v, st, errs);
     ts_cel_rules_check(v->cel, obj, old, errs, NULL);
     return 0;
 }
