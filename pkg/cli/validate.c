@@ -192,8 +192,9 @@ cJSON *ts_cli_validate_update_doc(const cJSON *doc, const cJSON *old_doc,
         return res;
     if (strcmp(sget(old_doc, "apiVersion"), sget(doc, "apiVersion")) ||
         strcmp(sget(old_doc, "kind"), sget(doc, "kind"))) {
-        cJSON_AddStringToObject(res, "error", "old object: not of the new object's apiVersion "
-                                              "and kind");
+        cJSON_AddStringToObject(res, "error",
+                                "old object: not of the new object's apiVersion "
+                                "and kind");
         return res;
     }
     obj = cJSON_Duplicate(doc, 1);
