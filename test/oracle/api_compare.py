@@ -38,6 +38,7 @@ group disagrees that FILE does not list, or one FILE lists agrees now.
                    --seeds N [--kind KIND] [--out DIR] [--strict]
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import re
@@ -321,15 +322,21 @@ def ctl_validate(args):
 
 
 def compare_updates(t, args, cases):
-    """Update cases through both, one call per subresource."""
+    """Update cases through both, one call per subresource, the calls run
+    at once (the oracle's start, reading Kueue's CRDs, is most of a call)."""
+    parts, calls = [], []
     for sub in ("", "status"):
         part = [c for c in cases if c["subresource"] == sub]
         if not part:
             continue
         extra = ["--subresource", "status"] if sub else []
         docs, olds = [c["object"] for c in part], [c["old"] for c in part]
-        compare_validation(t, part, run_lines([args.oracle, "validate"] + extra, docs, olds),
-                           run_lines(ctl_validate(args) + extra, docs, olds))
+        parts.append(part)
+        calls += [([args.oracle, "validate"] + extra, docs, olds), (ctl_validate(args) + extra, docs, olds)]
+    with concurrent.futures.ThreadPoolExecutor(len(calls) or 1) as pool:
+        res = list(pool.map(lambda c: run_lines(*c), calls))
+    for i, part in enumerate(parts):
+        compare_validation(t, part, res[2 * i], res[2 * i + 1])
 
 
 def main():
