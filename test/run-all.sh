@@ -78,7 +78,7 @@ else
     if $MAKE --no-print-directory api-fidelity SEEDS=3 ORACLE_SIM="$build/bin/turnstilectl" \
         API_FIDELITY_ARGS=--strict >"$logs/api-fidelity.log" 2>&1; then
         passed=$((passed + 1))
-        echo "[  PASSED  ] api-fidelity: $(awk '$2 ~ /^[0-9]+$/ {n += $2} END {print n}' "$logs/api-fidelity.log") objects, every difference listed with its reason"
+        echo "[  PASSED  ] api-fidelity: $(awk '$2 ~ /^[0-9]+$/ {n += $2} $2 == "update" && $3 ~ /^[0-9]+$/ {u += $3} END {print n " objects, " u " updates"}' "$logs/api-fidelity.log"), every difference listed with its reason"
     else
         failed=$((failed + 1))
         echo "[  FAILED  ] api-fidelity (log: $logs/api-fidelity.log)"

@@ -91,6 +91,8 @@ const char *ts_field_error_reason(enum ts_field_error_type type)
         return "FieldValueForbidden";
     case TS_FIELD_TYPE_INVALID:
         return "FieldValueTypeInvalid";
+    case TS_FIELD_NOT_FOUND:
+        return "FieldValueNotFound";
     case TS_FIELD_INVALID:
         break;
     }
@@ -112,6 +114,8 @@ static const char *type_text(enum ts_field_error_type type)
         return "Too long";
     case TS_FIELD_FORBIDDEN:
         return "Forbidden";
+    case TS_FIELD_NOT_FOUND:
+        return "Not found";
     case TS_FIELD_TYPE_INVALID:
     case TS_FIELD_INVALID:
         break;

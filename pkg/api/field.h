@@ -30,6 +30,7 @@ enum ts_field_error_type {
     TS_FIELD_TOO_LONG,      /* "Too long" */
     TS_FIELD_FORBIDDEN,     /* "Forbidden" */
     TS_FIELD_TYPE_INVALID,  /* "Invalid value" for a JSON type mismatch */
+    TS_FIELD_NOT_FOUND,     /* "Not found" */
 };
 
 struct ts_field_error {

@@ -1,6 +1,7 @@
 #include "api/object.h"
 
 #include "api/convert.h"
+#include "util/log.h"
 
 #include <string.h>
 
@@ -208,6 +209,35 @@ void ts_object_validate(const struct ts_object *o, struct ts_field_errors *errs)
         ts_namespace_validate(&o->u.ns, errs);
         break;
     default: /* the job kinds: the webhook validates them */
+        break;
+    }
+}
+
+void ts_object_validate_update(const struct ts_object *old, const struct ts_object *nw,
+                               struct ts_field_errors *errs)
+{
+    TS_BUG_ON(old->kind != nw->kind);
+    switch (nw->kind) {
+    case TS_KIND_RESOURCE_FLAVOR:
+        ts_resource_flavor_validate_update(&old->u.rf, &nw->u.rf, errs);
+        break;
+    case TS_KIND_CLUSTER_QUEUE:
+        ts_cluster_queue_validate_update(&old->u.cq, &nw->u.cq, errs);
+        break;
+    case TS_KIND_COHORT:
+        ts_cohort_validate_update(&old->u.cohort, &nw->u.cohort, errs);
+        break;
+    case TS_KIND_LOCAL_QUEUE:
+        ts_local_queue_validate_update(&old->u.lq, &nw->u.lq, errs);
+        break;
+    case TS_KIND_WORKLOAD:
+        ts_workload_validate_update(&old->u.wl, &nw->u.wl, errs);
+        break;
+    case TS_KIND_WORKLOAD_PRIORITY_CLASS:
+        ts_workload_priority_class_validate_update(&old->u.wpc, &nw->u.wpc, errs);
+        break;
+    default:
+        ts_object_validate(nw, errs);
         break;
     }
 }

@@ -117,6 +117,13 @@ int ts_object_decode_flags(const cJSON *obj, unsigned flags, struct ts_object *o
 /* Runs the kind's create validation. */
 void ts_object_validate(const struct ts_object *o, struct ts_field_errors *errs);
 
+/* Runs the kind's update validation of nw against old (the stored object),
+ * the rules the validating webhook applies on UPDATE; a kind without
+ * update rules gets its create validation on nw.  old and nw are of one
+ * kind. */
+void ts_object_validate_update(const struct ts_object *old, const struct ts_object *nw,
+                               struct ts_field_errors *errs);
+
 /* The object's metadata. Borrowed. */
 const struct ts_object_meta *ts_object_meta(const struct ts_object *o);
 

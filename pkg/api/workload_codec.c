@@ -2,6 +2,8 @@
 #include "api/workload.h"
 
 #include "api/enc.h"
+#include "api/workload_int.h"
+#include "json/json.h"
 #include "util/alloc.h"
 
 #include <stdlib.h>
@@ -327,6 +329,15 @@ static void admission_encode(const struct ts_admission *a, cJSON *status)
         ts_enc_string(e, "delayedTopologyRequest", p->delayed_topology_request);
         cJSON_AddItemToArray(arr, e);
     }
+}
+
+void ts__workload_admission_json(const struct ts_admission *a, struct ts_buf *out)
+{
+    cJSON *st = cJSON_CreateObject();
+
+    admission_encode(a, st);
+    ts_json_print(cJSON_GetObjectItemCaseSensitive(st, "admission"), TS_JSON_COMPACT, out, NULL);
+    cJSON_Delete(st);
 }
 
 static cJSON *check_encode(const struct ts_admission_check_state *c)

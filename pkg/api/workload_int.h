@@ -29,5 +29,8 @@ void ts__workload_validate_tolerations(const struct ts_toleration *t, size_t n, 
 /* The status rules of create: conditions, reclaimablePods, admission
  * checks' podSetUpdates, clusterName vs nominatedClusterNames, list sizes. */
 void ts__workload_validate_status(const struct ts_workload *w, struct ts_field_errors *errs);
+/* Appends a's JSON, compact, in the field order of Kueue's Go type (the
+ * bad value Kueue's messages print for it) to out. */
+void ts__workload_admission_json(const struct ts_admission *a, struct ts_buf *out);
 
 #endif

@@ -23,15 +23,26 @@ static int podset_equal(const struct ts_podset *a, const struct ts_podset *b)
            ts_pod_template_equal(&a->template, &b->template);
 }
 
-static int podsets_equal(const struct ts_workload *a, const struct ts_workload *b)
+/* Kueue's validateImmutablePodSets (pkg/webhooks/workload_webhook.go): a
+ * changed number of pod sets is one error on the list, else one per
+ * changed pod set, on the path Kueue builds with Child(strconv.Itoa(i)):
+ * "spec.podSets.0", not "spec.podSets[0]".  Kueue prints the pod set's Go
+ * JSON as the value; it is left out here. */
+static void check_podsets(const struct ts_workload *old, const struct ts_workload *nw,
+                          struct ts_field_errors *errs)
 {
-    if (a->spec.n_podsets != b->spec.n_podsets)
-        return 0;
-    for (size_t i = 0; i < a->spec.n_podsets; i++) {
-        if (!podset_equal(&a->spec.podsets[i], &b->spec.podsets[i]))
-            return 0;
+    char path[64];
+
+    if (old->spec.n_podsets != nw->spec.n_podsets) {
+        ts_field_errors_add(errs, TS_FIELD_INVALID, "spec.podSets", NULL, 0, IMMUTABLE_MSG);
+        return;
     }
-    return 1;
+    for (size_t i = 0; i < nw->spec.n_podsets; i++) {
+        if (podset_equal(&old->spec.podsets[i], &nw->spec.podsets[i]))
+            continue;
+        snprintf(path, sizeof(path), "spec.podSets.%zu", i);
+        ts_field_errors_add(errs, TS_FIELD_INVALID, path, NULL, 0, IMMUTABLE_MSG);
+    }
 }
 
 /* Rules that hold while the old object has QuotaReserved=True. */
@@ -41,8 +52,7 @@ static void check_reserved_spec(const struct ts_workload *old, const struct ts_w
     const struct ts_priority_class_ref *o = &old->spec.priority_class_ref;
     const struct ts_priority_class_ref *n = &nw->spec.priority_class_ref;
 
-    if (!podsets_equal(old, nw))
-        ts_field_errors_add(errs, TS_FIELD_INVALID, "spec.podSets", NULL, 0, IMMUTABLE_MSG);
+    check_podsets(old, nw, errs);
     if (o->set != n->set || !streq0(o->group, n->group) || !streq0(o->kind, n->kind))
         ts_field_errors_add(errs, TS_FIELD_INVALID, "spec.priorityClassRef", NULL, 0,
                             IMMUTABLE_MSG);
@@ -96,7 +106,8 @@ static void check_reclaimable_update(const struct ts_workload *old, const struct
                                 "cannot be removed");
         } else if (n->count < o->count) {
             ts_path_push(&p, "count");
-            snprintf(detail, sizeof(detail), "cannot be less than %d", (int)o->count);
+            /* Kueue's text, "then" included (validateReclaimablePodsUpdate) */
+            snprintf(detail, sizeof(detail), "cannot be less then %d", (int)o->count);
             ts__workload_errf_int(errs, TS_FIELD_INVALID, ts_path_str(&p), n->count, detail);
         }
         ts_path_pop(&p, mark);
@@ -119,6 +130,18 @@ static int admission_equal(const struct ts_admission *a, const struct ts_admissi
             return 0;
     }
     return 1;
+}
+
+/* "status.admission: Invalid value: {...}: field is immutable", the value
+ * the new admission's JSON, as Kueue's ValidateImmutableField prints it. */
+static void admission_immutable(const struct ts_admission *a, struct ts_field_errors *errs)
+{
+    struct ts_buf v = TS_BUF_INIT;
+
+    ts__workload_admission_json(a, &v);
+    ts_field_errors_add(errs, TS_FIELD_INVALID, "status.admission", v.ptr ? v.ptr : "null", 0,
+                        IMMUTABLE_MSG);
+    ts_buf_release(&v);
 }
 
 static int updates_equal(const struct ts_admission_check_state *a,
@@ -194,7 +217,7 @@ void ts_workload_validate_update(const struct ts_workload *old, const struct ts_
         check_reclaimable_update(old, nw, errs);
     if (old->status.admission && nw->status.admission &&
         !admission_equal(old->status.admission, nw->status.admission))
-        ts_field_errors_add(errs, TS_FIELD_INVALID, "status.admission", NULL, 0, IMMUTABLE_MSG);
+        admission_immutable(nw->status.admission, errs);
     check_ready_updates(old, nw, errs);
     check_cluster_name(old, nw, errs);
 }

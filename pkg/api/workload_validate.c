@@ -336,9 +336,8 @@ static void check_admission(const struct ts_workload *w, struct ts_field_errors 
 
 void ts__workload_not_found(struct ts_field_errors *errs, const char *path, const char *value)
 {
-    /* field.NotFound; field.h has no "Not found" type yet, so the text is
-     * carried by an Invalid error: `<path>: Invalid value: "x": not found` */
-    ts_field_errors_add(errs, TS_FIELD_INVALID, path, value, 1, "not found");
+    /* field.NotFound: `<path>: Not found: "x"` */
+    ts_field_errors_add(errs, TS_FIELD_NOT_FOUND, path, value, 1, NULL);
 }
 
 void ts_workload_validate(const struct ts_workload *w, struct ts_field_errors *errs)

@@ -16,7 +16,8 @@
 struct crd_version {
     char *group, *kind, *version;
     int namespaced;
-    cJSON *schema; /* owned copy of openAPIV3Schema */
+    int has_status; /* serves the /status subresource */
+    cJSON *schema;  /* owned copy of openAPIV3Schema */
     struct ts_schema_patterns *patterns;
     struct ts_cel_rules *cel; /* NULL: no rules */
 };
@@ -54,6 +55,7 @@ static void add_versions(struct ts_cli_crds *c, const cJSON *crd)
         cv->kind = ts_xstrdup(kind);
         cv->version = ts_xstrdup(name);
         cv->namespaced = !scope || strcmp(scope, "Cluster") != 0;
+        cv->has_status = ts_json_get(v, "subresources.status") != NULL;
         cv->schema = cJSON_Duplicate(schema, 1);
         cv->patterns = ts_schema_patterns_new(cv->schema);
         snprintf(what, sizeof(what), "%s/%s", crd_name ? crd_name : kind, name);
@@ -167,24 +169,109 @@ static const struct crd_version *find(const struct ts_cli_crds *c, const char *a
     return NULL;
 }
 
-int ts_cli_crds_check(const struct ts_cli_crds *c, cJSON *obj, struct ts_field_errors *errs)
+/* What the API server does to an object it reads: the namespace of a
+ * cluster-scoped object dropped (k8s.io/apiserver pkg/registry/rest/meta.go
+ * EnsureObjectNamespaceMatchesRequestNamespace), unknown fields pruned,
+ * defaults applied. */
+static void decode_as_stored(const struct crd_version *v, cJSON *obj)
 {
-    const struct crd_version *v =
-        find(c, ts_json_get_string(obj, "apiVersion"), ts_json_get_string(obj, "kind"));
-    cJSON *md;
+    cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
 
-    if (!v)
-        return -1;
-    md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
-    /* kube-apiserver stores a cluster-scoped object without the namespace
-     * it was sent with (k8s.io/apiserver pkg/registry/rest/meta.go
-     * EnsureObjectNamespaceMatchesRequestNamespace) */
     if (!v->namespaced && cJSON_IsObject(md))
         cJSON_DeleteItemFromObjectCaseSensitive(md, "namespace");
     ts_schema_prune(v->schema, obj, 1, NULL);
     ts_schema_default(v->schema, obj);
+}
+
+int ts_cli_crds_check(const struct ts_cli_crds *c, cJSON *obj, struct ts_field_errors *errs)
+{
+    const struct crd_version *v =
+        find(c, ts_json_get_string(obj, "apiVersion"), ts_json_get_string(obj, "kind"));
+
+    if (!v)
+        return -1;
+    decode_as_stored(v, obj);
     ts_meta_validate(obj, TS_META_NAME_SUBDOMAIN, v->namespaced, errs);
     ts_schema_validate_with(v->schema, v->patterns, obj, "", errs);
     ts_cel_rules_check(v->cel, obj, NULL, errs, NULL);
+    return 0;
+}
+
+/* The custom resource strategies' PrepareForUpdate
+ * (k8s.io/apiextensions-apiserver pkg/registry/customresource): an update
+ * of the object keeps the stored status; one of /status keeps everything
+ * but the status. */
+static void prepare_for_update(cJSON *obj, const cJSON *old, int status)
+{
+    const cJSON *c;
+
+    if (!status) {
+        cJSON_DeleteItemFromObjectCaseSensitive(obj, "status");
+        c = cJSON_GetObjectItemCaseSensitive(old, "status");
+        if (c)
+            cJSON_AddItemToObject(obj, "status", cJSON_Duplicate(c, 1));
+        return;
+    }
+    for (cJSON *it = obj->child, *next; it; it = next) {
+        next = it->next;
+        if (!it->string || strcmp(it->string, "status"))
+            cJSON_Delete(cJSON_DetachItemViaPointer(obj, it));
+    }
+    cJSON_ArrayForEach(c, old)
+    {
+        if (strcmp(c->string, "status"))
+            cJSON_AddItemToObject(obj, c->string, cJSON_Duplicate(c, 1));
+    }
+}
+
+/* A /status update is checked against the status schema alone
+ * (k8s.io/apiextensions-apiserver pkg/apiserver/customresource_handler.go
+ * builds its validator from properties.status): the messages name the
+ * field from the status ("pendingWorkloads in body ..."), the paths from
+ * the object ("status.pendingWorkloads"). */
+static void validate_status(const struct crd_version *v, const cJSON *st,
+                            struct ts_field_errors *errs)
+{
+    struct ts_field_errors own = TS_FIELD_ERRORS_INIT;
+    struct ts_buf path = TS_BUF_INIT;
+
+    ts_schema_validate_with(ts_json_get(v->schema, "properties.status"), v->patterns, st, "", &own);
+    for (size_t i = 0; i < own.n; i++) {
+        const struct ts_field_error *e = &own.items[i];
+
+        ts_buf_reset(&path);
+        ts_buf_addf(&path, "status%s%s", e->field[0] && e->field[0] != '[' ? "." : "", e->field);
+        ts_field_errors_add(errs, e->type, path.ptr, e->value, 0, e->detail ? "%s" : NULL,
+                            e->detail);
+    }
+    ts_buf_release(&path);
+    ts_field_errors_release(&own);
+}
+
+int ts_cli_crds_check_update(const struct ts_cli_crds *c, cJSON *obj, cJSON *old, int status,
+                             struct ts_field_errors *errs)
+{
+    const struct crd_version *v =
+        find(c, ts_json_get_string(obj, "apiVersion"), ts_json_get_string(obj, "kind"));
+    const cJSON *st;
+
+    if (!v)
+        return -1;
+    if (status && !v->has_status)
+        return TS_ENOTFOUND;
+    decode_as_stored(v, old);
+    decode_as_stored(v, obj);
+    if (v->has_status)
+        prepare_for_update(obj, old, status);
+    /* ObjectMeta's update rules check the new labels, annotations and
+     * finalizers as on create; name and namespace come from the stored
+     * object's URL, so they cannot differ */
+    ts_meta_validate(obj, TS_META_NAME_SUBDOMAIN, v->namespaced, errs);
+    st = cJSON_GetObjectItemCaseSensitive(obj, "status");
+    if (!status)
+        ts_schema_validate_with(v->schema, v->patterns, obj, "", errs);
+    else if (st)
+        validate_status(v, st, errs);
+    ts_cel_rules_check(v->cel, obj, old, errs, NULL);
     return 0;
 }

@@ -29,4 +29,17 @@ void ts_cli_crds_free(struct ts_cli_crds *c);
  * when c has no schema for obj's apiVersion and kind (obj untouched). */
 int ts_cli_crds_check(const struct ts_cli_crds *c, cJSON *obj, struct ts_field_errors *errs);
 
+/* The same on UPDATE of old (the stored object) to obj, both changed in
+ * place (namespace, pruning, defaults, as the API server reads them):
+ * first the custom resource strategy's PrepareForUpdate where the version
+ * serves /status (with status set, an update of /status: obj becomes old
+ * with obj's status; else obj keeps old's status), then ObjectMeta, the
+ * schema (of the status alone for /status) and the CEL rules with old,
+ * transition rules (oldSelf) included.  Not modelled: ratcheting of
+ * schema errors on values unchanged from old (an old object that passes
+ * the schema makes no difference).  Returns 0, -1 when c has no schema
+ * for obj, or TS_ENOTFOUND for status on a version without /status. */
+int ts_cli_crds_check_update(const struct ts_cli_crds *c, cJSON *obj, cJSON *old, int status,
+                             struct ts_field_errors *errs);
+
 #endif

@@ -46,34 +46,6 @@ static int decode_as(const cJSON *obj, enum ts_kind kind, struct ts_object *o,
     return 0;
 }
 
-static void validate_update(const struct ts_object *old, const struct ts_object *nw,
-                            struct ts_field_errors *errs)
-{
-    switch (nw->kind) {
-    case TS_KIND_RESOURCE_FLAVOR:
-        ts_resource_flavor_validate_update(&old->u.rf, &nw->u.rf, errs);
-        break;
-    case TS_KIND_CLUSTER_QUEUE:
-        ts_cluster_queue_validate_update(&old->u.cq, &nw->u.cq, errs);
-        break;
-    case TS_KIND_COHORT:
-        ts_cohort_validate_update(&old->u.cohort, &nw->u.cohort, errs);
-        break;
-    case TS_KIND_LOCAL_QUEUE:
-        ts_local_queue_validate_update(&old->u.lq, &nw->u.lq, errs);
-        break;
-    case TS_KIND_WORKLOAD:
-        ts_workload_validate_update(&old->u.wl, &nw->u.wl, errs);
-        break;
-    case TS_KIND_WORKLOAD_PRIORITY_CLASS:
-        ts_workload_priority_class_validate_update(&old->u.wpc, &nw->u.wpc, errs);
-        break;
-    default:
-        ts_object_validate(nw, errs);
-        break;
-    }
-}
-
 /* UPDATE: decode the old object too (its own problems are not the
  * requester's) and run the update rules. */
 static void check_update(const struct ts__wh_req *rq, enum ts_kind kind, const struct ts_object *nw,
@@ -83,7 +55,7 @@ static void check_update(const struct ts__wh_req *rq, enum ts_kind kind, const s
     struct ts_object old;
 
     if (decode_as(rq->old_object, kind, &old, &old_errs, rs) == 0) {
-        validate_update(&old, nw, errs);
+        ts_object_validate_update(&old, nw, errs);
         ts_object_release(&old);
     }
     ts_field_errors_release(&old_errs);

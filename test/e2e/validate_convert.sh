@@ -115,3 +115,57 @@ PY
 if "$bin" validate --crds "$tmp/no-such-dir" -f "$tmp/crd.yaml" 2>"$tmp/err"; then exit 1; fi
 grep -q -- "--crds $tmp/no-such-dir: cannot read the directory" "$tmp/err"
 echo "ok: --crds"
+
+# --old: an UPDATE of the stored objects of FILE.  A LocalQueue's
+# clusterQueue is immutable (CRD transition rule); a change of the object
+# keeps the stored status; on --subresource status everything but the
+# status is kept, and the status alone is checked against its schema.
+cat >"$tmp/old.yaml" <<'YAML'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq, namespace: team-a}
+spec: {clusterQueue: cq-a}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq, namespace: team-a}
+spec: {clusterQueue: cq-a}
+status: {pendingWorkloads: 1}
+YAML
+cat >"$tmp/new.yaml" <<'YAML'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq, namespace: team-a}
+spec: {clusterQueue: cq-b}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq, namespace: team-a, labels: {tier: gold}}
+spec: {clusterQueue: cq-a, stopPolicy: Hold}
+status: {pendingWorkloads: 9}
+YAML
+rc=0
+"$bin" validate --crds crds --old "$tmp/old.yaml" -f "$tmp/new.yaml" -o json >"$tmp/upd.json" || rc=$?
+test "$rc" = 1
+python3 - "$tmp/upd.json" <<'PY'
+import json, sys
+moved, held = [json.loads(l) for l in open(sys.argv[1])]
+assert moved["allowed"] is False, moved
+assert [e["message"] for e in moved["errors"]] == ['spec.clusterQueue: Invalid value: "cq-b": field is immutable'], moved
+assert held["allowed"] is True and held["object"]["status"]["pendingWorkloads"] == 1, held
+PY
+sed 's/pendingWorkloads: 9/pendingWorkloads: nine/' "$tmp/new.yaml" >"$tmp/st.yaml"
+rc=0
+"$bin" validate --crds crds --old "$tmp/old.yaml" --subresource status -f "$tmp/st.yaml" -o json >"$tmp/st.json" || rc=$?
+test "$rc" = 1
+python3 - "$tmp/st.json" <<'PY'
+import json, sys
+kept, bad = [json.loads(l) for l in open(sys.argv[1])]
+assert kept["allowed"] is True and kept["object"]["spec"]["clusterQueue"] == "cq-a", kept
+assert bad["allowed"] is False and bad["errors"][0]["field"] == "status.pendingWorkloads", bad
+assert bad["errors"][0]["message"].startswith('status.pendingWorkloads: Invalid value: "string": pendingWorkloads in body'), bad
+PY
+head -4 "$tmp/old.yaml" >"$tmp/one.yaml"
+if "$bin" validate --old "$tmp/one.yaml" -f "$tmp/new.yaml" 2>"$tmp/err"; then exit 1; fi
+grep -q -- "--old $tmp/one.yaml: 1 documents for 2" "$tmp/err"
+echo "ok: --old"

@@ -21,6 +21,12 @@ converted v1beta1 -> v1beta2 -> v1beta1.  Printed per kind, as agreement
                  compared by value, empty and null fields dropped,
                  Turnstile's conversion-data annotation ignored)
 
+UPDATE cases (apigen.generate_updates(): a stored object and the one
+an update sends, to the object or to its /status) go through
+`turnstilectl validate --old` and `kueue-api-oracle validate --old`
+[--subresource status] and are compared as above but for conversion; they
+are printed in rows of their own ("Kind update").
+
 Each disagreement is written to OUT/<kind>/<case>--<seed>.json (input and
 both answers) and summarised, grouped by kind, case and aspect, in
 OUT/summary.txt.  --known FILE lists groups ("Kind case aspect: reason")
@@ -32,6 +38,7 @@ group disagrees that FILE does not list, or one FILE lists agrees now.
                    --seeds N [--kind KIND] [--out DIR] [--strict]
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import re
@@ -61,24 +68,33 @@ ASPECTS = ["accept/refuse", "paths", "messages", "defaults", "round trip", "conv
 CHUNK = 4000  # documents per call: turnstilectl reads files of at most 64 MiB
 
 
-def run_lines(cmd, docs):
+def run_lines(cmd, docs, olds=None):
     """Runs cmd on docs, CHUNK at a time written as one multi-document
-    file; returns one parsed JSON line per document."""
+    file (and olds, the stored objects of an update, as the file of
+    --old); returns one parsed JSON line per document."""
     out = []
     for i in range(0, len(docs), CHUNK):
-        out += run_chunk(cmd, docs[i:i + CHUNK])
+        out += run_chunk(cmd, docs[i:i + CHUNK], olds[i:i + CHUNK] if olds is not None else None)
     return out
 
 
-def run_chunk(cmd, docs):
+def write_docs(docs):
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
         for d in docs:
             f.write("---\n" + json.dumps(d) + "\n")
-        path = f.name
+        return f.name
+
+
+def run_chunk(cmd, docs, olds=None):
+    path = write_docs(docs)
+    old_path = write_docs(olds) if olds is not None else None
     try:
-        p = subprocess.run(cmd + ["-f", path], capture_output=True, text=True)
+        p = subprocess.run(cmd + ["-f", path] + (["--old", old_path] if old_path else []),
+                           capture_output=True, text=True)
     finally:
         os.unlink(path)
+        if old_path:
+            os.unlink(old_path)
     lines = [ln for ln in p.stdout.splitlines() if ln.strip()]
     if len(lines) != len(docs):
         sys.exit("%s: %d results for %d documents (exit %d): %s" % (" ".join(cmd), len(lines), len(docs),
@@ -173,6 +189,11 @@ def diff(a, b, path=""):
     return [] if a == b else [path or "."]
 
 
+def row(case):
+    """The report's row of a case: its kind, "Kind update" for an update."""
+    return case["kind"] + (" update" if "old" in case else "")
+
+
 class Tally:
     def __init__(self, out_dir):
         self.n = defaultdict(lambda: defaultdict(int))     # kind -> aspect -> compared
@@ -182,13 +203,13 @@ class Tally:
         self.out_dir = out_dir
 
     def check(self, case, aspect, ok, record):
-        kind = case["kind"]
+        kind = row(case)
         self.n[kind][aspect] += 1
         if ok:
             return
         self.bad[kind][aspect] += 1
-        self.groups[(kind, case["case"], aspect)].append(case["id"])
-        d = os.path.join(self.out_dir, kind)
+        self.groups[(case["kind"], case["case"], aspect)].append(case["id"])
+        d = os.path.join(self.out_dir, case["kind"])
         os.makedirs(d, exist_ok=True)
         seed = case["id"].split("-")[1]
         path = os.path.join(d, "%s--%s.json" % (case["case"].replace("/", "_"), seed))
@@ -198,17 +219,20 @@ class Tally:
                 prev = json.load(f)
         prev.setdefault("id", case["id"])
         prev.setdefault("input", case["object"])
+        if "old" in case:
+            prev.setdefault("old", case["old"])
+            prev.setdefault("subresource", case.get("subresource", ""))
         prev.setdefault("aspects", {})[aspect] = record
         with open(path, "w") as f:
             json.dump(prev, f, indent=1, sort_keys=True)
 
     def report(self, out):
-        head = "%-22s %7s" % ("kind", "objects") + "".join(" %15s" % a for a in ASPECTS)
+        head = "%-29s %7s" % ("kind", "objects") + "".join(" %15s" % a for a in ASPECTS)
         print(head, file=out)
-        for kind in apigen.KINDS:
+        for kind in [k + suffix for suffix in ("", " update") for k in apigen.KINDS]:
             if kind not in self.n:
                 continue
-            row = "%-22s %7d" % (kind, self.objects[kind])
+            row = "%-29s %7d" % (kind, self.objects[kind])
             for a in ASPECTS:
                 n, b = self.n[kind][a], self.bad[kind][a]
                 row += " %15s" % ("-" if not n else "%.1f%% (%d)" % (100.0 * (n - b) / n, b))
@@ -249,7 +273,7 @@ def messages(r):
 
 def compare_validation(t, cases, kueue, ours):
     for c, k, o in zip(cases, kueue, ours):
-        t.objects[c["kind"]] += 1
+        t.objects[row(c)] += 1
         rec = {"kueue": k, "turnstile": o}
         if k.get("error") and not k.get("errors"):  # not an object the oracle reads
             continue
@@ -297,6 +321,24 @@ def ctl_validate(args):
     return [args.ctl, "validate", "--crds", args.crds, "-o", "json"]
 
 
+def compare_updates(t, args, cases):
+    """Update cases through both, one call per subresource, the calls run
+    at once (the oracle's start, reading Kueue's CRDs, is most of a call)."""
+    parts, calls = [], []
+    for sub in ("", "status"):
+        part = [c for c in cases if c["subresource"] == sub]
+        if not part:
+            continue
+        extra = ["--subresource", "status"] if sub else []
+        docs, olds = [c["object"] for c in part], [c["old"] for c in part]
+        parts.append(part)
+        calls += [([args.oracle, "validate"] + extra, docs, olds), (ctl_validate(args) + extra, docs, olds)]
+    with concurrent.futures.ThreadPoolExecutor(len(calls) or 1) as pool:
+        res = list(pool.map(lambda c: run_lines(*c), calls))
+    for i, part in enumerate(parts):
+        compare_validation(t, part, res[2 * i], res[2 * i + 1])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ctl", default="build/bin/turnstilectl")
@@ -322,6 +364,10 @@ def main():
     accepted = [c for c, k in zip(cases, kueue) if k.get("allowed")]
     if accepted:
         compare_conversion(t, a, accepted)
+    updates = []
+    for s in range(a.first_seed, a.first_seed + a.seeds):
+        updates += apigen.generate_updates(s, a.kind or apigen.KINDS)
+    compare_updates(t, a, updates)
     t.report(sys.stdout)
     lines = t.summary()
     with open(os.path.join(a.out, "summary.txt"), "w") as f:
@@ -332,7 +378,7 @@ def main():
     groups = set(t.groups)
     new = sorted(g for g in groups if g not in known)
     # a listed group is stale only when its kind and case were generated
-    ran = {(c["kind"], c["case"]) for c in cases} | {(c["kind"], "v1beta1:" + c["case"]) for c in cases}
+    ran = {(c["kind"], c["case"]) for c in cases + updates} | {(c["kind"], "v1beta1:" + c["case"]) for c in cases}
     stale = sorted(g for g in known if g not in groups and (g[0], g[1]) in ran)
     for g in sorted(groups & set(known)):
         print("known: %s %s %s: %s" % (g + (known[g],)))

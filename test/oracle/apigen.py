@@ -10,6 +10,14 @@ lengths at and one past each limit, broken references).  A case at a limit
 
     apigen.py --seeds N [--kind KIND] [-o FILE]   # JSON lines: {"id","kind","case","object"}
 
+UPDATE cases (generate_updates(), --updates): per kind and seed, a stored
+object ("old": valid, with a status where the case needs one, e.g. a
+Workload whose quota is reserved) and the object an UPDATE sends ("object":
+old with one field changed, a change Kueue allows or one it forbids:
+immutable fields, CEL transition rules, the webhook's ValidateUpdate),
+sent to the object or, with "subresource": "status", to its /status.
+Their cases are named "update:<old state>/<change>".
+
 api_compare.py imports generate(); the same seed always gives the same
 objects (random.Random(seed), nothing else random).
 """
@@ -598,16 +606,346 @@ def generate(seed, kinds=KINDS):
     return out
 
 
+# --- updates: each takes (old, new, rng), both copies of the valid object;
+# it may give old a state (a status, a field the change needs) and changes
+# new; it returns True, or None when it does not apply -----------------------
+
+CONDITION_TIME = "2024-05-01T10:00:00Z"
+
+
+def condition(ctype, status="True", reason=None):
+    return {"type": ctype, "status": status, "reason": reason or ctype, "message": "set by the test",
+            "lastTransitionTime": CONDITION_TIME}
+
+
+def reserve(w, admitted=False):
+    """Gives Workload w the status of one whose quota is reserved in
+    ClusterQueue cq (and admitted)."""
+    st = w.setdefault("status", {})
+    st["conditions"] = [condition("QuotaReserved")] + ([condition("Admitted")] if admitted else [])
+    st["admission"] = {"clusterQueue": "cq", "podSetAssignments": [
+        {"name": ps["name"], "flavors": {"cpu": "default"}, "resourceUsage": {"cpu": str(ps["count"])},
+         "count": ps["count"]} for ps in w["spec"]["podSets"]]}
+    return True
+
+
+def pending(w):
+    return True
+
+
+def change(path, value):
+    """new[path] = value (value(rng) when callable)."""
+    def f(old, new, rng):
+        at(new, path, value(rng) if callable(value) else value)
+        return True
+    return f
+
+
+def remove(path):
+    def f(old, new, rng):
+        return drop(path)(new, rng) is not None or None
+    return f
+
+
+def both(path, value):
+    """old and new get path = value (a field the change needs stored)."""
+    def f(old, new, rng):
+        at(old, path, value)
+        at(new, path, copy.deepcopy(value))
+        return True
+    return f
+
+
+def seq(*fns):
+    def f(old, new, rng):
+        for fn in fns:
+            if fn(old, new, rng) is None:
+                return None
+        return True
+    return f
+
+
+def only_if(path, fn):
+    return lambda old, new, rng: fn(old, new, rng) if get(old, path) is not None else None
+
+
+def meta_updates():
+    return {
+        "noop": lambda o, n, r: True,
+        "label-added": change("metadata.labels", {"app": "changed", "team": "x"}),
+        "label-invalid": change("metadata.labels", {"bad key": "x"}),
+        "annotation-added": change("metadata.annotations", {"example.com/note": "changed"}),
+    }
+
+
+def rf_updates():
+    topo = both("spec.topologyName", "topo-a")
+    labelled = lambda o, n, r: (o["spec"].setdefault("nodeLabels", {"zone": "a"}),
+                                n["spec"].setdefault("nodeLabels", dict(o["spec"]["nodeLabels"])))[0] and True
+    changes = {
+        "nodeLabels-changed": change("spec.nodeLabels", {"zone": "changed"}),
+        "nodeLabels-removed": remove("spec.nodeLabels"),
+        "nodeLabels-invalid": change("spec.nodeLabels", {"zone": "-bad-"}),
+        "tolerations-changed": change("spec.tolerations", [{"key": "spot", "operator": "Exists", "effect": "NoSchedule"}]),
+        "tolerations-removed": remove("spec.tolerations"),
+        "nodeTaints-changed": change("spec.nodeTaints", [{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]),
+        "nodeTaints-removed": remove("spec.nodeTaints"),
+        "topologyName-added": seq(labelled, change("spec.topologyName", "topo-b")),
+        "topologyName-changed": change("spec.topologyName", "topo-b"),
+        "topologyName-removed": remove("spec.topologyName"),
+    }
+    out = {}
+    for name, fn in changes.items():
+        out["plain/" + name] = fn
+        out["topology/" + name] = seq(labelled, topo, fn)
+    return out
+
+
+def rg_updates():
+    q0 = "spec.resourceGroups[0].flavors[0].resources[0]"
+
+    def flavor_added(old, new, rng):
+        g = get(new, "spec.resourceGroups")
+        if not g:
+            return None
+        f = copy.deepcopy(g[0]["flavors"][0])
+        f["name"] = "flavor-added"
+        g[0]["flavors"].append(f)
+        return True
+
+    has = lambda fn: only_if("spec.resourceGroups", fn)
+    return {
+        "nominalQuota-changed": has(change(q0 + ".nominalQuota", "77")),
+        "nominalQuota-negative": has(change(q0 + ".nominalQuota", "-1")),
+        "lendingLimit-over-nominal": has(seq(change(q0 + ".nominalQuota", "1"), change(q0 + ".lendingLimit", "2"))),
+        "flavor-added": flavor_added,
+        "resourceGroups-removed": remove("spec.resourceGroups"),
+        "fairSharing-changed": change("spec.fairSharing", {"weight": "3"}),
+        "fairSharing-negative": change("spec.fairSharing", {"weight": "-1"}),
+    }
+
+
+def cq_updates():
+    out = {"spec/" + k: v for k, v in rg_updates().items()}
+    out.update({
+        "spec/cohortName-changed": change("spec.cohortName", "other-cohort"),
+        "spec/cohortName-removed": remove("spec.cohortName"),
+        "spec/cohortName-invalid": change("spec.cohortName", "Bad_Cohort"),
+        "spec/queueingStrategy-changed": lambda o, n, r: at(n, "spec.queueingStrategy", "StrictFIFO" if o["spec"].get("queueingStrategy") != "StrictFIFO" else "BestEffortFIFO") and True,
+        "spec/stopPolicy-changed": change("spec.stopPolicy", "HoldAndDrain"),
+        "spec/namespaceSelector-changed": change("spec.namespaceSelector", {"matchLabels": {"team": "changed"}}),
+        "spec/preemption-changed": change("spec.preemption", {"withinClusterQueue": "LowerPriority", "reclaimWithinCohort": "Any"}),
+        "spec/preemption-invalid": change("spec.preemption", {"reclaimWithinCohort": "Never", "borrowWithinCohort": {"policy": "LowerPriority"}}),
+        "spec/status-sent": change("status", {"pendingWorkloads": 7}),
+    })
+    return out
+
+
+def cohort_updates():
+    out = {"spec/" + k: v for k, v in rg_updates().items()}
+    out.update({
+        "spec/parentName-changed": change("spec.parentName", "other-parent"),
+        "spec/parentName-removed": remove("spec.parentName"),
+        "spec/parentName-self": lambda o, n, r: at(n, "spec.parentName", o["metadata"]["name"]) and True,
+    })
+    return out
+
+
+def lq_updates():
+    return {
+        "spec/clusterQueue-changed": change("spec.clusterQueue", "other-cq"),
+        "spec/clusterQueue-invalid": change("spec.clusterQueue", "Bad_CQ"),
+        "spec/clusterQueue-removed": remove("spec.clusterQueue"),
+        "spec/stopPolicy-changed": change("spec.stopPolicy", "Hold"),
+        "spec/fairSharing-changed": change("spec.fairSharing", {"weight": "2"}),
+        "spec/status-sent": change("status", {"pendingWorkloads": 3}),
+    }
+
+
+def wpc_updates():
+    return {
+        "spec/value-changed": lambda o, n, r: at(n, "value", o["value"] + 1) and True,
+        "spec/value-over-int32": change("value", 2147483648),
+        "spec/description-changed": change("description", "changed"),
+        "spec/description-removed": remove("description"),
+        "spec/description-too-long": change("description", "d" * 2049),
+    }
+
+
+WPC_REF = {"group": "kueue.x-k8s.io", "kind": "WorkloadPriorityClass", "name": "wpc-a"}
+PC_REF = {"group": "scheduling.k8s.io", "kind": "PriorityClass", "name": "pc-a"}
+
+
+def wl_updates():
+    ps0 = "spec.podSets[0]"
+
+    def podset_added(old, new, rng):
+        new["spec"]["podSets"].append(gen_podset(rng, "added"))
+        return True
+
+    def with_ref(ref):
+        return seq(both("spec.priority", 10), both("spec.priorityClassRef", ref))
+
+    spec = {
+        "queueName-changed": change("spec.queueName", "other-queue"),
+        "queueName-invalid": change("spec.queueName", "Bad_Queue"),
+        "podSet-count-changed": lambda o, n, r: at(n, ps0 + ".count", o["spec"]["podSets"][0]["count"] + 1) and True,
+        "podSet-image-changed": change(ps0 + ".template.spec.containers[0].image", "changed:latest"),
+        "podSet-added": podset_added,
+        "podSet-minCount-changed": change(ps0 + ".minCount", 1),
+        "priority-changed": change("spec.priority", 999),
+        "priorityClassRef-added": seq(change("spec.priority", 10), change("spec.priorityClassRef", WPC_REF)),
+        "priorityClassRef-removed": seq(with_ref(WPC_REF), remove("spec.priorityClassRef")),
+        "priorityClassRef-wpc-name-changed": seq(with_ref(WPC_REF), change("spec.priorityClassRef.name", "wpc-b")),
+        "priorityClassRef-pc-name-changed": seq(with_ref(PC_REF), change("spec.priorityClassRef.name", "pc-b")),
+        "priorityClassRef-kind-changed": seq(with_ref(WPC_REF), change("spec.priorityClassRef", PC_REF)),
+        "maximumExecutionTimeSeconds-changed": change("spec.maximumExecutionTimeSeconds", 4242),
+        "maximumExecutionTimeSeconds-removed": seq(both("spec.maximumExecutionTimeSeconds", 600), remove("spec.maximumExecutionTimeSeconds")),
+        "active-false": change("spec.active", False),
+        "status-sent": lambda o, n, r: reserve(n),
+    }
+    states = {"pending": lambda o: True, "reserved": reserve, "admitted": lambda o: reserve(o, True)}
+    out = {}
+    for sname, state in states.items():
+        for name, fn in spec.items():
+            out["%s/%s" % (sname, name)] = (lambda st, fn: lambda o, n, r: (st(o), st(n)) and fn(o, n, r))(state, fn)
+
+    def status_change(state, fn):
+        return lambda o, n, r: (state(o), state(n)) and fn(o, n, r)
+
+    def set_admission_flavor(o, n, r):
+        n["status"]["admission"]["podSetAssignments"][0]["flavors"] = {"cpu": "other-flavor"}
+        return True
+
+    def clear_admission(o, n, r):
+        n["status"].pop("admission", None)
+        n["status"]["conditions"] = [condition("QuotaReserved", "False", "Pending")]
+        return True
+
+    def reclaim(count_old, count_new):
+        def f(o, n, r):
+            name = o["spec"]["podSets"][0]["name"]
+            o["status"]["reclaimablePods"] = [{"name": name, "count": count_old}]
+            if count_new is None:
+                n["status"].pop("reclaimablePods", None)
+            else:
+                n["status"]["reclaimablePods"] = [{"name": name, "count": count_new}]
+            return True
+        return f
+
+    def nominated(o, n, r):
+        o.setdefault("status", {})["nominatedClusterNames"] = ["worker-1", "worker-2"]
+        return True
+
+    def cluster_name(old_name, new_name, nominate=False):
+        def f(o, n, r):
+            if nominate:
+                nominated(o, n, r)
+            if old_name:
+                o.setdefault("status", {})["clusterName"] = old_name
+                n.setdefault("status", {})["clusterName"] = old_name
+            if new_name:
+                n.setdefault("status", {})["clusterName"] = new_name
+                n["status"].pop("nominatedClusterNames", None)
+            else:
+                n.get("status", {}).pop("clusterName", None)
+            return True
+        return f
+
+    def unknown_podset(o, n, r):
+        reserve(n)
+        n["status"]["admission"]["podSetAssignments"][0]["name"] = "unknown"
+        return True
+
+    def usage_not_multiple(o, n, r):
+        reserve(n)
+        a = n["status"]["admission"]["podSetAssignments"][0]
+        a["count"] = 3
+        a["resourceUsage"] = {"cpu": "4"}
+        return True
+
+    def spec_via_status(o, n, r):
+        n["spec"]["queueName"] = "other-queue"
+        return True
+
+    status = {
+        "pending/reserve": lambda o, n, r: reserve(n),
+        "pending/admit": lambda o, n, r: reserve(n, True),
+        "pending/admission-unknown-podset": unknown_podset,
+        "pending/admission-usage-not-multiple": usage_not_multiple,
+        "pending/condition-bad-status": lambda o, n, r: at(n, "status.conditions", [condition("Finished", "Maybe")]) and True,
+        "pending/spec-sent": spec_via_status,
+        "pending/clusterName-set-nominated": cluster_name(None, "worker-1", True),
+        "pending/clusterName-set-not-nominated": cluster_name(None, "elsewhere", True),
+        "pending/clusterName-changed": cluster_name("worker-1", "worker-2"),
+        "pending/clusterName-cleared": cluster_name("worker-1", None),
+        "reserved/admission-changed": status_change(reserve, set_admission_flavor),
+        "reserved/admission-cleared": status_change(reserve, clear_admission),
+        "reserved/admit": lambda o, n, r: (reserve(o), reserve(n, True)) and True,
+        "reserved/reclaimable-increased": status_change(reserve, reclaim(1, 2)),
+        "reserved/reclaimable-decreased": status_change(reserve, reclaim(1, 0)),
+        "reserved/reclaimable-removed": status_change(reserve, reclaim(1, None)),
+        "reserved/spec-sent": status_change(reserve, spec_via_status),
+        "admitted/evict": status_change(lambda w: reserve(w, True), clear_admission),
+    }
+    out.update({"status:" + k: v for k, v in status.items()})
+    return out
+
+
+def queue_status_updates():
+    return {
+        "status:counts": change("status", {"pendingWorkloads": 2, "reservingWorkloads": 1, "admittedWorkloads": 1}),
+        "status:counts-wrong-type": change("status", {"pendingWorkloads": "two"}),
+        "status:condition": change("status", {"conditions": [condition("Active", "True", "Ready")]}),
+        "status:condition-bad-status": change("status", {"conditions": [condition("Active", "Maybe", "Ready")]}),
+        "status:condition-missing-reason": change("status", {"conditions": [{"type": "Active", "status": "True", "message": "m", "lastTransitionTime": CONDITION_TIME}]}),
+    }
+
+
+UPDATES = {
+    "ResourceFlavor": rf_updates,
+    "ClusterQueue": lambda: dict(cq_updates(), **queue_status_updates()),
+    "Cohort": cohort_updates,
+    "LocalQueue": lambda: dict(lq_updates(), **queue_status_updates()),
+    "WorkloadPriorityClass": wpc_updates,
+    "Workload": wl_updates,
+}
+
+
+def generate_updates(seed, kinds=KINDS):
+    """[{"id","kind","case","old","object","subresource"}] for one seed: per
+    kind, each update that applies to its valid object (the metadata ones
+    and the kind's)."""
+    out = []
+    for kind in kinds:
+        base = GENERATORS[kind](random.Random("%s/%d" % (kind, seed)))
+        ups = {"meta/" + k: v for k, v in meta_updates().items()}
+        ups.update(UPDATES[kind]())
+        for name in sorted(ups):
+            old, new = copy.deepcopy(base), copy.deepcopy(base)
+            if ups[name](old, new, random.Random("%s/%d/update/%s" % (kind, seed, name))) is None:
+                continue
+            sub = "status" if name.startswith("status:") else ""
+            case = "update:" + (name[len("status:"):] if sub else name)
+            if sub:
+                case = "update-status:" + name[len("status:"):]
+            out.append({"id": "%s-%d-%s" % (kind, seed, case), "kind": kind, "case": case, "old": old,
+                        "object": new, "subresource": sub})
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", type=int, default=1)
     ap.add_argument("--first-seed", type=int, default=1)
     ap.add_argument("--kind", action="append", choices=KINDS)
+    ap.add_argument("--updates", action="store_true", help="the UPDATE cases instead")
     ap.add_argument("-o", "--output", default="-")
     a = ap.parse_args()
     f = sys.stdout if a.output == "-" else open(a.output, "w")
+    gen = generate_updates if a.updates else generate
     for s in range(a.first_seed, a.first_seed + a.seeds):
-        for c in generate(s, a.kind or KINDS):
+        for c in gen(s, a.kind or KINDS):
             f.write(json.dumps(c, sort_keys=True) + "\n")
 
 

@@ -192,35 +192,27 @@ static const struct rule_case rule_cases[] = {
      1},
     {"has(self.minCount) ? self.minCount <= self.count : true", "{'count':1,'minCount':2}", NULL,
      0},
-    {"!has(oldSelf.clusterName) || (has(self.clusterName) && oldSelf.clusterName == "
-     "self.clusterName)",
+    /* Kueue's rule: clusterName may be cleared, not changed */
+    {"!has(oldSelf.clusterName) || !has(self.clusterName) || oldSelf.clusterName == "
+     "self.clusterName",
      "{'clusterName':'a'}", "{'clusterName':'a'}", 1},
-    {"!has(oldSelf.clusterName) || (has(self.clusterName) && oldSelf.clusterName == "
-     "self.clusterName)",
-     "{}", "{'clusterName':'a'}", 0},
-    {"!has(self.clusterName) || !has(self.nominatedClusterNames) || "
-     "size(self.nominatedClusterNames) == 0",
+    {"!has(oldSelf.clusterName) || !has(self.clusterName) || oldSelf.clusterName == "
+     "self.clusterName",
+     "{}", "{'clusterName':'a'}", 1},
+    {"!has(oldSelf.clusterName) || !has(self.clusterName) || oldSelf.clusterName == "
+     "self.clusterName",
+     "{'clusterName':'b'}", "{'clusterName':'a'}", 0},
+    {"!has(self.clusterName) || (!has(self.nominatedClusterNames) || "
+     "(has(self.nominatedClusterNames) && size(self.nominatedClusterNames) == 0))",
      "{'clusterName':'a','nominatedClusterNames':[]}", NULL, 1},
-    {"!has(self.clusterName) || !has(self.nominatedClusterNames) || "
-     "size(self.nominatedClusterNames) == 0",
+    {"!has(self.clusterName) || (!has(self.nominatedClusterNames) || "
+     "(has(self.nominatedClusterNames) && size(self.nominatedClusterNames) == 0))",
      "{'clusterName':'a','nominatedClusterNames':['b']}", NULL, 0},
     /* tolerations */
-    {TOLERATIONS "has(x.key) || (has(x.operator) && x.operator == 'Exists'))",
-     "[{'key':'k'},{'operator':'Exists'}]", NULL, 1},
-    {TOLERATIONS "has(x.key) || (has(x.operator) && x.operator == 'Exists'))",
-     "[{'operator':'Equal'}]", NULL, 0},
-    {TOLERATIONS "!has(x.tolerationSeconds) || (has(x.effect) && x.effect == 'NoExecute'))",
-     "[{'tolerationSeconds':5,'effect':'NoExecute'}]", NULL, 1},
-    {TOLERATIONS "!has(x.tolerationSeconds) || (has(x.effect) && x.effect == 'NoExecute'))",
-     "[{'tolerationSeconds':5}]", NULL, 0},
     {TOLERATIONS "!has(x.operator) || x.operator in ['Equal', 'Exists'])",
      "[{},{'operator':'Equal'}]", NULL, 1},
     {TOLERATIONS "!has(x.operator) || x.operator in ['Equal', 'Exists'])", "[{'operator':'Has'}]",
      NULL, 0},
-    {TOLERATIONS "!has(x.operator) || x.operator != 'Exists' || !has(x.value))",
-     "[{'operator':'Exists'}]", NULL, 1},
-    {TOLERATIONS "!has(x.operator) || x.operator != 'Exists' || !has(x.value))",
-     "[{'operator':'Exists','value':'v'}]", NULL, 0},
     {TOLERATIONS "!has(x.effect) || x.effect in ['NoSchedule', 'PreferNoSchedule', 'NoExecute'])",
      "[{'effect':'NoSchedule'}]", NULL, 1},
     {TOLERATIONS "!has(x.effect) || x.effect in ['NoSchedule', 'PreferNoSchedule', 'NoExecute'])",

@@ -22,6 +22,8 @@ import (
 // crdSchemas: Kueue's CRDs, per kind and version (internal/crdschema).
 type crdSchemas = crdschema.Schemas
 
+type crdschemaVersion = crdschema.Version
+
 func loadCRDs(dir string) (crdSchemas, error) { return crdschema.Load(dir) }
 
 // blocking: the error types after which kube-apiserver skips the CEL

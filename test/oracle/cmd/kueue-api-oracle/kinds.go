@@ -1,7 +1,10 @@
 package main
 
 // The Kueue kinds the oracle handles: their v1beta2 (hub) and v1beta1 Go
-// types, the webhook's Default and validation functions. Kinds whose CRD
+// types, the webhook's Default and validation functions (of create, and of
+// update: validateUpdate(new, old), nil where the kind has no validating
+// webhook; statusWebhook where it also serves the /status subresource, as
+// the verbs and resources of Kueue's +kubebuilder:webhook markers say). Kinds whose CRD
 // converts with strategy None (ResourceFlavor, WorkloadPriorityClass) have
 // no v1beta1 Convertible: only the apiVersion changes between versions.
 
@@ -22,6 +25,9 @@ type kindInfo struct {
 	old      func() conversion.Convertible // nil: same schema in both versions
 	defaults func(client.Object) error     // the mutating webhook; nil when none
 	validate func(client.Object) field.ErrorList
+
+	validateUpdate func(newObj, oldObj client.Object) field.ErrorList
+	statusWebhook  bool
 }
 
 var ctx = context.Background()
@@ -36,12 +42,18 @@ var kinds = map[string]kindInfo{
 		validate: func(o client.Object) field.ErrorList {
 			return webhooks.ValidateClusterQueue(o.(*kueue.ClusterQueue))
 		},
+		validateUpdate: func(n, _ client.Object) field.ErrorList {
+			return webhooks.ValidateClusterQueueUpdate(n.(*kueue.ClusterQueue))
+		},
 	},
 	"Cohort": {
 		hub: func() client.Object { return &kueue.Cohort{} },
 		old: func() conversion.Convertible { return &kueuev1beta1.Cohort{} },
 		validate: func(o client.Object) field.ErrorList {
 			return webhooksValidateCohort(o.(*kueue.Cohort))
+		},
+		validateUpdate: func(n, _ client.Object) field.ErrorList {
+			return webhooksValidateCohort(n.(*kueue.Cohort))
 		},
 	},
 	"LocalQueue": {
@@ -56,6 +68,9 @@ var kinds = map[string]kindInfo{
 		validate: func(o client.Object) field.ErrorList {
 			return webhooks.ValidateResourceFlavor(o.(*kueue.ResourceFlavor))
 		},
+		validateUpdate: func(n, _ client.Object) field.ErrorList {
+			return webhooks.ValidateResourceFlavor(n.(*kueue.ResourceFlavor))
+		},
 	},
 	"WorkloadPriorityClass": {
 		hub: func() client.Object { return &kueue.WorkloadPriorityClass{} },
@@ -69,5 +84,9 @@ var kinds = map[string]kindInfo{
 		validate: func(o client.Object) field.ErrorList {
 			return webhooks.ValidateWorkload(o.(*kueue.Workload))
 		},
+		validateUpdate: func(n, o client.Object) field.ErrorList {
+			return webhooks.ValidateWorkloadUpdate(n.(*kueue.Workload), o.(*kueue.Workload))
+		},
+		statusWebhook: true,
 	},
 }

@@ -9,6 +9,13 @@
 //	    list types, CEL) and Kueue's webhooks (Default, then the validation
 //	    of create) make of the object; "object" is the defaulted object in
 //	    v1beta2.
+//	kueue-api-oracle validate --old OLD [--subresource status] [-f FILE] [--crds DIR]
+//	    the same answer for an UPDATE of the i-th document of OLD (the
+//	    stored object) to the i-th of FILE: kube-apiserver's update path
+//	    (the status of the stored object kept, or with --subresource status
+//	    everything else; ObjectMeta's update rules; schema and CEL rules,
+//	    transition rules with oldSelf, with ratcheting) and Kueue's
+//	    validating webhook's ValidateUpdate where it serves the resource.
 //	kueue-api-oracle convert --to v1beta1|v1beta2 [-f FILE]
 //	    the object converted with Kueue's conversion functions, or
 //	    {"error": "..."}.
@@ -43,7 +50,7 @@ func defaultCRDDir() string {
 }
 
 func usage() int {
-	fmt.Fprintln(os.Stderr, "usage: kueue-api-oracle validate [-f FILE] [--crds DIR]\n"+
+	fmt.Fprintln(os.Stderr, "usage: kueue-api-oracle validate [-f FILE] [--crds DIR] [--old OLD [--subresource status]]\n"+
 		"       kueue-api-oracle convert --to v1beta1|v1beta2 [-f FILE]")
 	return 2
 }
@@ -63,7 +70,12 @@ func run(args []string) int {
 	file := fs.String("f", "-", "input file (- for stdin)")
 	crdDir := fs.String("crds", defaultCRDDir(), "directory with Kueue's CRDs")
 	to := fs.String("to", "", "target version of convert: v1beta1 or v1beta2")
+	oldFile := fs.String("old", "", "validate: the stored objects, one per document of FILE (an UPDATE)")
+	sub := fs.String("subresource", "", "validate --old: \"status\" for an update of /status")
 	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 0 {
+		return usage()
+	}
+	if (*sub != "" && *sub != "status") || (*sub != "" && *oldFile == "") {
 		return usage()
 	}
 	docs, err := readDocs(*file)
@@ -80,8 +92,22 @@ func run(args []string) int {
 			fmt.Fprintln(os.Stderr, "kueue-api-oracle:", err)
 			return 1
 		}
-		for _, d := range docs {
-			writeLine(out, validateDoc(crds, d))
+		if *oldFile == "" {
+			for _, d := range docs {
+				writeLine(out, validateDoc(crds, d))
+			}
+			break
+		}
+		olds, err := readDocs(*oldFile)
+		if err == nil && len(olds) != len(docs) {
+			err = fmt.Errorf("--old %s: %d documents for %d", *oldFile, len(olds), len(docs))
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "kueue-api-oracle:", err)
+			return 1
+		}
+		for i, d := range docs {
+			writeLine(out, validateUpdateDoc(crds, d, olds[i], *sub == "status"))
 		}
 	case "convert":
 		if *to != "v1beta1" && *to != "v1beta2" {

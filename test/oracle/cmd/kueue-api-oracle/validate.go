@@ -114,6 +114,28 @@ func decodeError(err error) fieldError {
 	return fe
 }
 
+// fixNamespace gives raw the namespace kubectl and kube-apiserver give it:
+// kubectl fills that of a namespaced object from its context, "default"
+// here; kube-apiserver drops that of a cluster-scoped one
+// (k8s.io/apiserver pkg/registry/rest/meta.go
+// EnsureObjectNamespaceMatchesRequestNamespace).  Returns the name and
+// namespace.
+func fixNamespace(v *crdschemaVersion, raw map[string]any) (name, namespace string) {
+	md, _ := raw["metadata"].(map[string]any)
+	if md == nil {
+		return "", ""
+	}
+	name, namespace = str(md, "name"), str(md, "namespace")
+	if v != nil && v.Namespaced && namespace == "" {
+		md["namespace"] = "default"
+		namespace = "default"
+	} else if v != nil && !v.Namespaced {
+		delete(md, "namespace")
+		namespace = ""
+	}
+	return name, namespace
+}
+
 func validateDoc(crds crdSchemas, d doc) validation {
 	if d.err != nil {
 		return validation{Errors: []fieldError{}, Error: d.err.Error()}
@@ -125,21 +147,7 @@ func validateDoc(crds crdSchemas, d doc) validation {
 		res.Error = err.Error()
 		return res
 	}
-	md, _ := raw["metadata"].(map[string]any)
-	if md != nil {
-		res.Name, res.Namespace = str(md, "name"), str(md, "namespace")
-		// kubectl fills the namespace of a namespaced object from its
-		// context; kube-apiserver drops that of a cluster-scoped one
-		// (k8s.io/apiserver pkg/registry/rest/meta.go
-		// EnsureObjectNamespaceMatchesRequestNamespace)
-		if v := crds[res.Kind][version]; v != nil && v.Namespaced && res.Namespace == "" {
-			md["namespace"] = "default"
-			res.Namespace = "default"
-		} else if v != nil && !v.Namespaced {
-			delete(md, "namespace")
-			res.Namespace = ""
-		}
-	}
+	res.Name, res.Namespace = fixNamespace(crds[res.Kind][version], raw)
 	crdErrs := defaultAndValidate(crds, res.Kind, version, raw)
 	hub, err := toHub(info, version, raw)
 	if err != nil {

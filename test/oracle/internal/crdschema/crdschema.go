@@ -25,6 +25,13 @@ type Version struct {
 	Validator  apiextvalidation.SchemaValidator
 	CEL        *cel.Validator
 	Namespaced bool
+	// HasStatus: the version serves the /status subresource, so an update
+	// of the object keeps the stored status and one of /status keeps
+	// everything else.
+	HasStatus bool
+	// StatusValidator: the OpenAPI validator of the status schema alone,
+	// which kube-apiserver checks a /status update with; nil without one.
+	StatusValidator apiextvalidation.SchemaValidator
 }
 
 // Schemas maps kind -> version -> schema.
@@ -67,12 +74,19 @@ func Load(dir string) (Schemas, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s %s: %w", kind, v.Name, err)
 			}
-			out[kind][v.Name] = &Version{
+			ver := &Version{
 				Structural: ss,
 				Validator:  val,
 				CEL:        cel.NewValidator(ss, true, celconfig.PerCallLimit),
 				Namespaced: crd.Spec.Scope == apiextv1.NamespaceScoped,
+				HasStatus:  v.Subresources != nil && v.Subresources.Status != nil,
 			}
+			if st, ok := internal.Properties["status"]; ok && ver.HasStatus {
+				if ver.StatusValidator, _, err = apiextvalidation.NewSchemaValidator(&st); err != nil {
+					return nil, fmt.Errorf("%s %s status: %w", kind, v.Name, err)
+				}
+			}
+			out[kind][v.Name] = ver
 		}
 	}
 	return out, nil
