@@ -330,6 +330,10 @@ static void assume(struct ts_engine *e, struct entry *en, struct ts_cycle *c, ts
     free(wl->admission_cq);
     wl->admission_cq = ts_xstrdup(en->cq->name);
     wl->state = TS__ENG_WL_ASSUMED;
+    if (en->cq->preemptor && !strcmp(en->cq->preemptor, wl->key)) {
+        free(en->cq->preemptor); /* admitted: first no longer */
+        en->cq->preemptor = NULL;
+    }
     ts__eng_release_next(en->cq, wl->shape); /* its class may fit too */
     ts__eng_wl_add_usage(wl, 1);
     ts__eng_touch(wl);
@@ -513,8 +517,10 @@ static void preempt(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
             resv->victims[resv->n_victims++] = t[i].wl;
         }
         reserve(resv, en, fr, need, n);
-        free(en->cq->preemptor);
-        en->cq->preemptor = ts_xstrdup(wl->key);
+        if (en->cq->queueing == TS_QUEUEING_BEST_EFFORT_FIFO) {
+            free(en->cq->preemptor);
+            en->cq->preemptor = ts_xstrdup(wl->key);
+        }
     }
     free(fr);
     free(need);
@@ -632,12 +638,14 @@ static struct ts__eng_wl *next_head(const struct ts_engine *e, struct ts__eng_cq
     struct ts__eng_wl *wl;
     const struct ts__eng_blocked *b;
 
-    if (cq->preemptor) { /* one look each: it preempts again if it must */
+    if (cq->preemptor) {
         wl = ts_hmap_get(&e->workloads, cq->preemptor);
-        free(cq->preemptor);
-        cq->preemptor = NULL;
-        if (wl && ts_heap_remove(&cq->pending, wl))
-            return wl;
+        if (!wl || wl->cq != cq || wl->state != TS__ENG_WL_PENDING) {
+            free(cq->preemptor); /* admitted, deleted or moved away */
+            cq->preemptor = NULL;
+        } else if (ts_heap_remove(&cq->pending, wl)) {
+            return wl; /* parked, it stays first for when it is back */
+        }
     }
 
     while ((wl = ts_heap_pop(&cq->pending))) {
