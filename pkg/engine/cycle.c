@@ -179,7 +179,14 @@ static int ns_matches(const struct ts_engine *e, const struct ts__eng_cq *cq, co
 
 static size_t totals(const struct ts__eng_assignment *a, size_t **fr, int64_t **need);
 
-static void search_targets(const struct ts_engine *e, struct entry *en)
+/* Searches the victims of the whole assignment.  A pod set whose own
+ * pairs found no candidates still counts as preempting: the search over
+ * every pair the assignment lacks can find victims the searches of single
+ * pairs did not (Kueue's flavorassigner.go maps noPreemptionCandidates to
+ * the Preempt mode, and scheduler.go getInitialAssignments searches
+ * whenever that is the assignment's mode); the mode then says where the
+ * victims are.  Returns whether there are any. */
+static int search_targets(const struct ts_engine *e, struct entry *en)
 {
     size_t *fr, n;
     int64_t *need;
@@ -189,6 +196,44 @@ static void search_targets(const struct ts_engine *e, struct entry *en)
     en->nt = ts__eng_preempt_targets_memo(e, en->cq, en->wl, fr, need, n, &en->t, &cross);
     free(fr);
     free(need);
+    if (en->nt && en->a.mode == TS__ENG_NO_CANDIDATES)
+        en->a.mode = cross ? TS__ENG_RECLAIM : TS__ENG_PREEMPT;
+    return en->nt > 0;
+}
+
+static int preempting(enum ts__eng_mode m)
+{
+    return m == TS__ENG_NO_CANDIDATES || m == TS__ENG_PREEMPT || m == TS__ENG_RECLAIM;
+}
+
+/* Kueue's getInitialAssignments (scheduler.go): the full counts, with
+ * their victims if they need any; fewer pods (partial admission) only
+ * when the full counts neither fit nor find a victim. */
+static void assign_entry(struct ts_engine *e, struct entry *en)
+{
+    enum ts__eng_mode full;
+
+    ts__eng_assign(e, en->cq, en->wl, NULL, &en->a);
+    if (en->a.mode == TS__ENG_FIT || (preempting(en->a.mode) && search_targets(e, en)))
+        return;
+    if (!e->config.partial_admission)
+        return;
+    /* the full counts' search found nobody: for the reducer, as if
+     * their own pairs had found nobody either */
+    full = en->a.mode;
+    if (preempting(full))
+        en->a.mode = TS__ENG_NO_CANDIDATES;
+    ts__eng_assign_partial(e, en->cq, en->wl, &en->a);
+    if (en->a.mode == TS__ENG_FIT ||
+        ((en->a.mode == TS__ENG_PREEMPT || en->a.mode == TS__ENG_RECLAIM) && search_targets(e, en)))
+        return;
+    if (en->a.mode == TS__ENG_PREEMPT || en->a.mode == TS__ENG_RECLAIM) {
+        /* fewer pods found no victim either: the full counts stand */
+        ts__eng_assignment_release(&en->a);
+        ts__eng_assign(e, en->cq, en->wl, NULL, &en->a);
+    } else {
+        en->a.mode = full; /* not replaced */
+    }
 }
 
 static void nominate(struct ts_engine *e, struct entry *en)
@@ -205,11 +250,7 @@ static void nominate(struct ts_engine *e, struct entry *en)
         en->inadmissible = 1;
         return;
     }
-    ts__eng_assign(e, en->cq, en->wl, NULL, &en->a);
-    if (en->a.mode != TS__ENG_FIT && e->config.partial_admission)
-        ts__eng_assign_partial(e, en->cq, en->wl, &en->a);
-    if (en->a.mode == TS__ENG_PREEMPT || en->a.mode == TS__ENG_RECLAIM)
-        search_targets(e, en);
+    assign_entry(e, en);
 }
 
 static int entry_cmp(const void *pa, const void *pb)
@@ -330,6 +371,10 @@ static void assume(struct ts_engine *e, struct entry *en, struct ts_cycle *c, ts
     free(wl->admission_cq);
     wl->admission_cq = ts_xstrdup(en->cq->name);
     wl->state = TS__ENG_WL_ASSUMED;
+    if (en->cq->preemptor && !strcmp(en->cq->preemptor, wl->key)) {
+        free(en->cq->preemptor); /* admitted: first no longer */
+        en->cq->preemptor = NULL;
+    }
     ts__eng_release_next(en->cq, wl->shape); /* its class may fit too */
     ts__eng_wl_add_usage(wl, 1);
     ts__eng_touch(wl);
@@ -565,8 +610,10 @@ static void preempt(struct ts_engine *e, struct entry *en, struct ts_cycle *c, s
             resv->victims[resv->n_victims++] = t[i].wl;
         }
         reserve(resv, en, fr, need, n);
-        free(en->cq->preemptor);
-        en->cq->preemptor = ts_xstrdup(wl->key);
+        if (en->cq->queueing == TS_QUEUEING_BEST_EFFORT_FIFO) {
+            free(en->cq->preemptor);
+            en->cq->preemptor = ts_xstrdup(wl->key);
+        }
     }
     free(fr);
     free(need);
@@ -660,12 +707,14 @@ static struct ts__eng_wl *next_head(const struct ts_engine *e, struct ts__eng_cq
     struct ts__eng_wl *wl;
     const struct ts__eng_blocked *b;
 
-    if (cq->preemptor) { /* one look each: it preempts again if it must */
+    if (cq->preemptor) {
         wl = ts_hmap_get(&e->workloads, cq->preemptor);
-        free(cq->preemptor);
-        cq->preemptor = NULL;
-        if (wl && ts_heap_remove(&cq->pending, wl))
-            return wl;
+        if (!wl || wl->cq != cq || wl->state != TS__ENG_WL_PENDING) {
+            free(cq->preemptor); /* admitted, deleted or moved away */
+            cq->preemptor = NULL;
+        } else if (ts_heap_remove(&cq->pending, wl)) {
+            return wl; /* parked, it stays first for when it is back */
+        }
     }
 
     while ((wl = ts_heap_pop(&cq->pending))) {

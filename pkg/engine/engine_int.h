@@ -95,10 +95,13 @@ struct ts__eng_cq {
      * a later head of the same shape is parked without a second look. */
     struct ts__eng_blocked *blocked;
     size_t n_blocked, cap_blocked;
-    /* The workload ("ns/name") that issued preemptions and waits for its
-     * victims: the queue's next head, ahead of its usual order, so the
-     * quota the victims free goes to it and not to the queue it was
-     * reclaimed from (which the preemptor would then evict again). */
+    /* BestEffortFIFO: the workload ("ns/name") that last issued
+     * preemptions here, the queue's head ahead of its usual order each time
+     * it is in the heap, until it is admitted or leaves the queue (Kueue's
+     * stickyWorkload, pkg/cache/queue/cluster_queue.go): the quota its
+     * victims free goes to it and not to a workload the queue skipped
+     * over, nor to the queue it was reclaimed from (which the preemptor
+     * would then evict again).  NULL when none. */
     char *preemptor;
     size_t n_reserving;
     size_t n_admitted;
