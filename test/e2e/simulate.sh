@@ -116,6 +116,21 @@ grep -q "warning: decisions still change after 1000 cycles" "$tmp/loop.err" ||
 grep -q "name: w00" "$tmp/loop.out" || { echo "FAIL: no state shown after the loop"; exit 1; }
 echo "ok: a preemption loop stops with a warning"
 
+# 7. a preemptor stays its queue's head until admitted (Kueue's sticky
+# workload): the input that looped before settles as Kueue does, w06
+# admitted and w08, its victim, pending
+"$bin" simulate -o json --now 2026-11-21T10:00:00Z --config "$data/simulate-settles-config.yaml" \
+    -f "$data/simulate-settles.yaml" >"$tmp/settle.json" 2>"$tmp/settle.err"
+! grep -q "still change" "$tmp/settle.err" || { echo "FAIL: it did not settle:"; cat "$tmp/settle.err"; exit 1; }
+/usr/bin/python3 -c '
+import json, sys
+st = {i["metadata"]["name"]: {c["type"]: c["status"] for c in i.get("status", {}).get("conditions", [])}
+      for i in json.load(sys.stdin)["items"] if i["kind"] == "Workload"}
+assert st["w06"].get("Admitted") == "True", st["w06"]
+assert st["w08"].get("QuotaReserved") == "False", st["w08"]
+' <"$tmp/settle.json" || { echo "FAIL: settled otherwise"; exit 1; }
+echo "ok: a former preemption loop settles as Kueue"
+
 # 5. usage errors
 set +e
 "$bin" simulate >/dev/null 2>&1; rc=$?
