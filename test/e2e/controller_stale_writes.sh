@@ -3,9 +3,9 @@
 # Workload changes meanwhile, the write is not sent (the server would
 # refuse it with a 409, a token spent for nothing) and the decision is made
 # again on the new version (pkg/controller/sched.c, write_current).  Here
-# the budget is 0.5 QPS with a burst of 1, and two Workloads in two
+# the budget is 0.2 QPS with a burst of 1, and two Workloads in two
 # ClusterQueues exist before the controller starts: its first cycle admits
-# both, the second admission waits 2 s for its token, and its Workload is
+# both, the second admission waits 5 s for its token, and its Workload is
 # relabelled meanwhile.
 . "$(dirname "$0")/lib/apiserver.sh"
 need_kubectl
@@ -31,7 +31,7 @@ metadata: {name: lq2, namespace: team-a}
 spec: {clusterQueue: cq2}
 YAML
 { wl_yaml w1 0 lq; wl_yaml w2 0 lq2; } | K apply -f - >/dev/null
-budget_config 0.5 1
+budget_config 0.2 1
 ctl_start --config "$T/config.yaml" --log-level debug
 one_admitted() { K get workloads -n team-a -o jsonpath='{.items[*].status.admission.clusterQueue}' | grep -q cq; }
 unadmitted() { ! K get workload -n team-a "$1" -o jsonpath='{.status.admission}' | grep -q .; }
