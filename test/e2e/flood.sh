@@ -17,8 +17,10 @@ BINT=$BUILD/bin/turnstile
 command -v openssl >/dev/null || { echo "skip: needs openssl"; exit 77; }
 P99=${FLOOD_P99_MS:-100}
 RSS_KIB=204800 # 200 MiB
-# ASan keeps freed memory in quarantine (256 MiB by default) and shadows the rest
-case $BUILD in *asan*) P99=${FLOOD_P99_MS:-400} RSS_KIB=1048576 ;; esac
+# ASan keeps freed memory in quarantine (256 MiB by default) and shadows the
+# rest; its TLS handshakes are several times slower, and the promised 100 ms
+# is the regular build's: there the latency only bounds a stall
+case $BUILD in *asan*) P99=${FLOOD_P99_MS:-1500} RSS_KIB=1048576 ;; esac
 [ -z "$WRAP" ] || P99=$((P99 * 20))
 FL="$PY $(dirname "$0")/lib/flood.py"
 
